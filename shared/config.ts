@@ -1,0 +1,116 @@
+// Every setting of the platform, read from the environment once and validated, so a bad value
+// stops the process at start-up with a message naming the variable instead of failing later.
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const commaList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+const seconds = z.coerce.number().int().positive();
+
+const settingsSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_SECRET_ARN: z.string().min(1).optional(),
+  DATABASE_HOST: z.string().min(1).optional(),
+  DATABASE_NAME: z.string().min(1).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  ADMIN_USERNAME: z.string().min(1).default('admin'),
+  ADMIN_EMAIL: z.string().email().default('admin@example.com'),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  PLATFORM_DOMAIN: z.string().min(1).default('localhost'),
+  CORS_ORIGINS: commaList.default(['http://localhost:3000', 'http://localhost:5173']),
+  ACCESS_TOKEN_TTL_SECONDS: seconds.default(900),
+  REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 3600),
+  JWT_ISSUER: z.string().min(1).default('tessera'),
+  JWT_PRIVATE_KEY: z.string().min(1).optional(),
+  JWT_SIGNING_KEY_SECRET_ARN: z.string().min(1).optional(),
+  PASSWORD_SCRYPT_COST: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
+    .default(32768),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  REQUEST_LOG: booleanFlag.default(true),
+});
+
+export interface Config {
+  port: number;
+  dataDir: string;
+  database: {
+    url?: string;
+    secretArn?: string;
+    host?: string;
+    name?: string;
+    poolMax: number;
+  };
+  admin: { username: string; email: string; password?: string };
+  platformDomain: string;
+  corsOrigins: string[];
+  tokens: {
+    accessTtlSeconds: number;
+    refreshTtlSeconds: number;
+    issuer: string;
+    privateKeyJwk?: string;
+    signingKeySecretArn?: string;
+  };
+  passwordScryptCost: number;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  requestLog: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the settings; throws a ConfigError naming every bad variable at once. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(settingsSchema.shape).flatMap((key) =>
+      env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]],
+    ),
+  );
+  const parsed = settingsSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const s = parsed.data;
+  return {
+    port: s.PORT,
+    dataDir: s.DATA_DIR,
+    database: {
+      url: s.DATABASE_URL,
+      secretArn: s.DATABASE_SECRET_ARN,
+      host: s.DATABASE_HOST,
+      name: s.DATABASE_NAME,
+      poolMax: s.DATABASE_POOL_MAX,
+    },
+    admin: { username: s.ADMIN_USERNAME, email: s.ADMIN_EMAIL, password: s.ADMIN_PASSWORD },
+    platformDomain: s.PLATFORM_DOMAIN,
+    corsOrigins: s.CORS_ORIGINS,
+    tokens: {
+      accessTtlSeconds: s.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTtlSeconds: s.REFRESH_TOKEN_TTL_SECONDS,
+      issuer: s.JWT_ISSUER,
+      privateKeyJwk: s.JWT_PRIVATE_KEY,
+      signingKeySecretArn: s.JWT_SIGNING_KEY_SECRET_ARN,
+    },
+    passwordScryptCost: s.PASSWORD_SCRYPT_COST,
+    logLevel: s.LOG_LEVEL,
+    requestLog: s.REQUEST_LOG,
+  };
+}

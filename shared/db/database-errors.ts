@@ -1,0 +1,122 @@
+// Maps PostgreSQL errors (from postgres.js or PGlite, possibly wrapped by drizzle) to the platform's
+// error family, so services reason about conflicts and timeouts, never about SQLSTATE codes.
+import {
+  AppError,
+  ConflictError,
+  GatewayTimeoutError,
+  ServiceUnavailableError,
+  ValidationError,
+  type AppErrorOptions,
+} from '#shared/errors.ts';
+
+/** What both drivers report about a failed statement, under one set of names. */
+export interface PostgresFailure {
+  code: string;
+  message: string;
+  detail?: string;
+  constraint?: string;
+  table?: string;
+  column?: string;
+}
+
+export class UniqueViolationError extends ConflictError {
+  constructor(
+    readonly constraint: string | undefined,
+    readonly table: string | undefined,
+    options: AppErrorOptions = {},
+  ) {
+    super('A record with the same unique value already exists', options);
+  }
+}
+
+export class ForeignKeyViolationError extends ConflictError {
+  constructor(
+    readonly constraint: string | undefined,
+    readonly table: string | undefined,
+    options: AppErrorOptions = {},
+  ) {
+    super('The operation would break a reference between records', options);
+  }
+}
+
+export class StatementTimeoutError extends GatewayTimeoutError {
+  constructor(options: AppErrorOptions = {}) {
+    super('The database statement took longer than its time limit', options);
+  }
+}
+
+export class LockTimeoutError extends ConflictError {
+  constructor(options: AppErrorOptions = {}) {
+    super('The resource is busy; try again shortly', {
+      ...options,
+      headers: { 'Retry-After': '1', ...options.headers },
+    });
+  }
+}
+
+function stringField(source: Record<string, unknown>, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = source[name];
+    if (typeof value === 'string' && value.length > 0) return value;
+  }
+  return undefined;
+}
+
+/** Finds the driver's error inside drizzle's wrapper and reads it the same way for both drivers. */
+export function readPostgresFailure(error: unknown): PostgresFailure | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    const fields = current as unknown as Record<string, unknown>;
+    const code = stringField(fields, 'code');
+    if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) {
+      return {
+        code,
+        message: current.message,
+        detail: stringField(fields, 'detail'),
+        constraint: stringField(fields, 'constraint_name', 'constraint'),
+        table: stringField(fields, 'table_name', 'table'),
+        column: stringField(fields, 'column_name', 'column'),
+      };
+    }
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** Returns the domain error for a database failure; anything unknown passes through unchanged. */
+export function mapDatabaseError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const failure = readPostgresFailure(error);
+  if (failure === undefined) return error;
+  const options: AppErrorOptions = { cause: error };
+  switch (failure.code) {
+    case '23505':
+      return new UniqueViolationError(failure.constraint, failure.table, options);
+    case '23503':
+      return new ForeignKeyViolationError(failure.constraint, failure.table, options);
+    case '23502':
+      return new ValidationError('A required value is missing', {
+        ...options,
+        fieldErrors: failure.column ? { [failure.column]: ['This field is required.'] } : undefined,
+      });
+    case '23514':
+      return new ValidationError('A value breaks a constraint of the table', options);
+    case '22001':
+    case '22003':
+    case '22007':
+    case '22008':
+    case '22P02':
+      return new ValidationError('A value has the wrong form for its field', options);
+    case '57014':
+      return new StatementTimeoutError(options);
+    case '55P03':
+    case '40001':
+    case '40P01':
+      return new LockTimeoutError(options);
+    case '53300':
+    case '57P03':
+      return new ServiceUnavailableError('The database is not accepting connections right now', options);
+    default:
+      return error;
+  }
+}

@@ -1,0 +1,165 @@
+// One database API over both drivers (postgres.js for PostgreSQL, PGlite embedded). It papers over
+// their different result shapes once and maps PostgreSQL errors to domain errors at this boundary.
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { mapDatabaseError } from './database-errors.ts';
+import * as platformSchema from './platform-schema.ts';
+
+export type PlatformSchema = typeof platformSchema;
+/** Drizzle bound either to the whole database or to one transaction. */
+export type Orm = PgDatabase<PgQueryResultHKT, PlatformSchema>;
+export type DriverName = 'postgres' | 'pglite';
+export type Row = Record<string, unknown>;
+
+export interface TransactionOptions {
+  /** Applied with SET LOCAL semantics, so no session state outlives the transaction. */
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+}
+
+/** What repositories run statements against: the database itself or an open transaction. */
+export interface Queryable {
+  /** Runs a drizzle query builder; driver errors come back as domain errors. */
+  query<T>(build: (orm: Orm) => PromiseLike<T>): Promise<T>;
+  /** Runs one parameterized statement and returns its rows. */
+  rows<T extends Row = Row>(statement: SQL): Promise<T[]>;
+  /** Runs one parameterized statement for its effect and returns the number of rows it touched. */
+  run(statement: SQL): Promise<number>;
+  /** Runs work in a transaction (a savepoint when already inside one). */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+export interface Database extends Queryable {
+  readonly driver: DriverName;
+  /** Applies the committed drizzle-kit migrations in `folder`; safe when several processes start at once. */
+  applyMigrations(folder: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+type MigrationRunner = (folder: string) => Promise<void>;
+// Kept outside `platform` because the first migration creates that schema itself.
+const MIGRATIONS_CONFIG = { migrationsSchema: 'drizzle', migrationsTable: '__platform_migrations' } as const;
+/** Key of the advisory lock that serialises platform migrations across processes. */
+const MIGRATION_LOCK_KEY = 7_310_001;
+
+interface ExecuteResult {
+  rows?: Row[];
+  affectedRows?: number;
+  count?: number;
+}
+
+/** postgres.js answers an array with `count`; PGlite answers `{rows, affectedRows}`. */
+function rowsOf(result: unknown): Row[] {
+  if (Array.isArray(result)) return result as Row[];
+  return (result as ExecuteResult).rows ?? [];
+}
+
+function countOf(result: unknown): number {
+  const shaped = result as ExecuteResult;
+  return shaped.count ?? shaped.affectedRows ?? rowsOf(result).length;
+}
+
+async function mapped<T>(work: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw mapDatabaseError(error);
+  }
+}
+
+class OrmQueryable implements Queryable {
+  constructor(protected readonly orm: Orm) {}
+
+  query<T>(build: (orm: Orm) => PromiseLike<T>): Promise<T> {
+    return mapped(() => build(this.orm));
+  }
+
+  async rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
+    return rowsOf(await mapped(() => this.orm.execute(statement))) as T[];
+  }
+
+  async run(statement: SQL): Promise<number> {
+    return countOf(await mapped(() => this.orm.execute(statement)));
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return mapped(() =>
+      this.orm.transaction(async (tx) => {
+        // SET cannot take bind parameters; set_config(..., true) is the transaction-local form.
+        if (options.statementTimeoutMs !== undefined) {
+          await tx.execute(sql`select set_config('statement_timeout', ${String(options.statementTimeoutMs)}, true)`);
+        }
+        if (options.lockTimeoutMs !== undefined) {
+          await tx.execute(sql`select set_config('lock_timeout', ${String(options.lockTimeoutMs)}, true)`);
+        }
+        return work(new OrmQueryable(tx as unknown as Orm));
+      }),
+    );
+  }
+}
+
+class DrizzleDatabase extends OrmQueryable implements Database {
+  constructor(
+    orm: Orm,
+    readonly driver: DriverName,
+    private readonly migrationRunner: MigrationRunner,
+    private readonly closeClient: () => Promise<void>,
+  ) {
+    super(orm);
+  }
+
+  applyMigrations(folder: string): Promise<void> {
+    return mapped(() => this.migrationRunner(folder));
+  }
+
+  close(): Promise<void> {
+    return this.closeClient();
+  }
+}
+
+export interface PostgresConnectionOptions {
+  url: string;
+  poolMax?: number;
+  /** Named prepared statements pin connections behind RDS Proxy; turn them off there. */
+  prepare?: boolean;
+}
+
+export async function connectPostgres(options: PostgresConnectionOptions): Promise<Database> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const client = postgres(options.url, {
+    max: options.poolMax ?? 10,
+    prepare: options.prepare ?? true,
+    onnotice: () => undefined,
+    connection: { application_name: 'tessera' },
+  });
+  const orm = drizzle(client, { schema: platformSchema }) as unknown as Orm;
+  const runMigrations: MigrationRunner = async (folder) => {
+    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+    // The lock belongs to a session, so migrate through a one-connection client that holds it.
+    const single = postgres(options.url, { max: 1, prepare: options.prepare ?? true, onnotice: () => undefined });
+    try {
+      await single`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+      await migrate(drizzle(single), { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
+      await single`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    } finally {
+      await single.end({ timeout: 5 });
+    }
+  };
+  return new DrizzleDatabase(orm, 'postgres', runMigrations, () => client.end({ timeout: 5 }));
+}
+
+/** Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database). */
+export async function connectPglite(dataDir: string): Promise<Database> {
+  // Imported lazily so Lambda bundles, which never use it, do not carry its 27 MB.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const client = await PGlite.create(dataDir);
+  const orm = drizzle(client, { schema: platformSchema });
+  // PGlite is one connection in one process: nothing else can migrate at the same time.
+  const runMigrations: MigrationRunner = async (folder) => {
+    const { migrate } = await import('drizzle-orm/pglite/migrator');
+    await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
+  };
+  return new DrizzleDatabase(orm as unknown as Orm, 'pglite', runMigrations, () => client.close());
+}

@@ -1,0 +1,130 @@
+// The `platform` schema: tables shared by every tenant. Changes here become committed drizzle-kit
+// migrations (`npm run db:generate`), applied on start and at deploy.
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  pgSchema,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  varchar,
+} from 'drizzle-orm/pg-core';
+
+export const platform = pgSchema('platform');
+
+const timestamps = {
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+};
+
+export const users = platform.table(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    uuid: uuid('uuid').notNull().defaultRandom().unique(),
+    username: varchar('username', { length: 150 }).notNull().unique(),
+    email: varchar('email', { length: 254 }).notNull(),
+    passwordHash: text('password_hash').notNull(),
+    firstName: varchar('first_name', { length: 150 }).notNull().default(''),
+    lastName: varchar('last_name', { length: 150 }).notNull().default(''),
+    isActive: boolean('is_active').notNull().default(true),
+    isStaff: boolean('is_staff').notNull().default(false),
+    isSuperuser: boolean('is_superuser').notNull().default(false),
+    isDeleted: boolean('is_deleted').notNull().default(false),
+    dateJoined: timestamp('date_joined', { withTimezone: true }).notNull().defaultNow(),
+    lastLogin: timestamp('last_login', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    // Tokens issued before this instant are refused: set on password change and on soft delete.
+    tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
+    index('users_date_joined_idx').on(table.dateJoined),
+  ],
+);
+
+export const permissions = platform.table('permissions', {
+  id: serial('id').primaryKey(),
+  codename: varchar('codename', { length: 100 }).notNull().unique(),
+  name: varchar('name', { length: 255 }).notNull(),
+  model: varchar('model', { length: 50 }).notNull(),
+});
+
+export const groups = platform.table('groups', {
+  id: serial('id').primaryKey(),
+  name: varchar('name', { length: 150 }).notNull().unique(),
+});
+
+export const groupPermissions = platform.table(
+  'group_permissions',
+  {
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    permissionId: integer('permission_id')
+      .notNull()
+      .references(() => permissions.id, { onDelete: 'cascade' }),
+  },
+  (table) => [primaryKey({ columns: [table.groupId, table.permissionId] })],
+);
+
+export const userGroups = platform.table(
+  'user_groups',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.groupId] }), index('user_groups_group_idx').on(table.groupId)],
+);
+
+export const userPermissions = platform.table(
+  'user_permissions',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    permissionId: integer('permission_id')
+      .notNull()
+      .references(() => permissions.id, { onDelete: 'cascade' }),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.permissionId] })],
+);
+
+/** Revoked token ids (refresh tokens after rotation or logout, access tokens at logout). */
+export const revokedTokens = platform.table(
+  'revoked_tokens',
+  {
+    jti: uuid('jti').primaryKey(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    tokenType: varchar('token_type', { length: 10 }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('revoked_tokens_expires_at_idx').on(table.expiresAt)],
+);
+
+/** A site is a tenant; its data lives in its own PostgreSQL schema, named by `schema_name`. */
+export const sites = platform.table('sites', {
+  id: serial('id').primaryKey(),
+  uuid: uuid('uuid').notNull().defaultRandom().unique(),
+  slug: varchar('slug', { length: 100 }).notNull().unique(),
+  name: varchar('name', { length: 255 }).notNull(),
+  description: text('description').notNull().default(''),
+  schemaName: varchar('schema_name', { length: 63 }).notNull().unique(),
+  environment: varchar('environment', { length: 20 }).notNull().default('production'),
+  isActive: boolean('is_active').notNull().default(true),
+  ...timestamps,
+});
+
+export type UserRow = typeof users.$inferSelect;
+export type NewUserRow = typeof users.$inferInsert;
+export type SiteRow = typeof sites.$inferSelect;

@@ -1,0 +1,102 @@
+import { sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LockTimeoutError, UniqueViolationError } from '#shared/db/database-errors.ts';
+import { groups, permissions } from '#shared/db/platform-schema.ts';
+import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
+
+describe(`database API on ${testDriver}`, () => {
+  let test: TestDatabase;
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await test.dispose();
+  });
+
+  it('reports the driver the environment selects', () => {
+    expect(test.db.driver).toBe(testDriver);
+  });
+
+  it('returns rows as plain arrays and counts as numbers on either driver', async () => {
+    const rows = await test.db.rows<{ n: number; label: string }>(sql`select ${41}::int + 1 as n, ${'x'} as label`);
+    expect(rows).toEqual([{ n: 42, label: 'x' }]);
+    const touched = await test.db.run(sql`update platform.permissions set name = name where model = ${'user'}`);
+    expect(touched).toBe(4);
+  });
+
+  it('seeds the permission names of the spec through the committed migrations', async () => {
+    const seeded = await test.db.query((orm) => orm.select({ codename: permissions.codename }).from(permissions));
+    expect(seeded.map((p) => p.codename)).toEqual(
+      expect.arrayContaining(['view_user', 'add_user', 'change_user', 'delete_user', 'manage_sites', 'admin_site']),
+    );
+    expect(seeded).toHaveLength(15);
+  });
+
+  it('applies migrations idempotently when started again', async () => {
+    const { prepareDatabase } = await import('#shared/db/open-database.ts');
+    await prepareDatabase(test.db);
+    const count = await test.db.rows<{ n: number }>(sql`select count(*)::int as n from platform.permissions`);
+    expect(count[0]!.n).toBe(15);
+  });
+
+  it('maps a unique violation to a conflict that names the constraint', async () => {
+    await test.db.query((orm) => orm.insert(groups).values({ name: 'editors' }));
+    const attempt = test.db.query((orm) => orm.insert(groups).values({ name: 'editors' }));
+    await expect(attempt).rejects.toBeInstanceOf(UniqueViolationError);
+    await expect(attempt).rejects.toMatchObject({ status: 409, code: 'CONFLICT', constraint: 'groups_name_unique' });
+  });
+
+  it('rolls a transaction back when its work throws', async () => {
+    const failing = test.db.transaction(async (tx) => {
+      await tx.query((orm) => orm.insert(groups).values({ name: 'rolled-back' }));
+      throw new Error('stop');
+    });
+    await expect(failing).rejects.toThrow('stop');
+    const left = await test.db.query((orm) => orm.select().from(groups).where(eq(groups.name, 'rolled-back')));
+    expect(left).toEqual([]);
+  });
+
+  it('commits a transaction and keeps a failed savepoint from undoing the outer work', async () => {
+    await test.db.transaction(async (tx) => {
+      await tx.query((orm) => orm.insert(groups).values({ name: 'outer' }));
+      await expect(
+        tx.transaction(async (inner) => inner.query((orm) => orm.insert(groups).values({ name: 'outer' }))),
+      ).rejects.toBeInstanceOf(UniqueViolationError);
+    });
+    const kept = await test.db.query((orm) => orm.select().from(groups).where(eq(groups.name, 'outer')));
+    expect(kept).toHaveLength(1);
+  });
+
+  it('sets timeouts for the transaction only, leaving the session untouched', async () => {
+    const inside = await test.db.transaction(
+      (tx) => tx.rows<{ timeout: string }>(sql`select current_setting('statement_timeout') as timeout`),
+      { statementTimeoutMs: 1234 },
+    );
+    expect(inside[0]!.timeout).toBe('1234ms');
+    const after = await test.db.rows<{ timeout: string }>(sql`select current_setting('statement_timeout') as timeout`);
+    expect(after[0]!.timeout).toBe('0');
+  });
+
+  it.runIf(testDriver === 'postgres')('maps a lock that cannot be taken in time to a conflict with Retry-After', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = test.db.transaction(async (tx) => {
+      await tx.run(sql`lock table platform.groups in access exclusive mode`);
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const waiter = test.db.transaction((tx) => tx.rows(sql`select * from platform.groups`), { lockTimeoutMs: 100 });
+    await expect(waiter).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(waiter).rejects.toMatchObject({ status: 409, headers: { 'Retry-After': '1' } });
+    release();
+    await holder;
+  });
+});
