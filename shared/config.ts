@@ -28,6 +28,7 @@ const settingsSchema = z.object({
   ADMIN_USERNAME: z.string().min(1).default('admin'),
   ADMIN_EMAIL: z.string().email().default('admin@example.com'),
   ADMIN_PASSWORD: z.string().min(8).optional(),
+  ADMIN_PASSWORD_SECRET_ARN: z.string().min(1).optional(),
   PLATFORM_DOMAIN: z.string().min(1).default('localhost'),
   CORS_ORIGINS: commaList.default(['http://localhost:3000', 'http://localhost:5173']),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(900),
@@ -55,7 +56,7 @@ export interface Config {
     name?: string;
     poolMax: number;
   };
-  admin: { username: string; email: string; password?: string };
+  admin: { username: string; email: string; password?: string; passwordSecretArn?: string };
   platformDomain: string;
   corsOrigins: string[];
   tokens: {
@@ -99,7 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       name: s.DATABASE_NAME,
       poolMax: s.DATABASE_POOL_MAX,
     },
-    admin: { username: s.ADMIN_USERNAME, email: s.ADMIN_EMAIL, password: s.ADMIN_PASSWORD },
+    admin: {
+      username: s.ADMIN_USERNAME,
+      email: s.ADMIN_EMAIL,
+      password: s.ADMIN_PASSWORD,
+      passwordSecretArn: s.ADMIN_PASSWORD_SECRET_ARN,
+    },
     platformDomain: s.PLATFORM_DOMAIN,
     corsOrigins: s.CORS_ORIGINS,
     tokens: {

@@ -112,6 +112,37 @@ export const revokedTokens = platform.table(
   (table) => [index('revoked_tokens_expires_at_idx').on(table.expiresAt)],
 );
 
+export const organizations = platform.table('organizations', {
+  id: serial('id').primaryKey(),
+  uuid: uuid('uuid').notNull().defaultRandom().unique(),
+  name: varchar('name', { length: 255 }).notNull(),
+  slug: varchar('slug', { length: 100 }).notNull().unique(),
+  isActive: boolean('is_active').notNull().default(true),
+  created: timestamp('created', { withTimezone: true }).notNull().defaultNow(),
+  modified: timestamp('modified', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const organizationMembers = platform.table(
+  'organization_members',
+  {
+    id: serial('id').primaryKey(),
+    uuid: uuid('uuid').notNull().defaultRandom().unique(),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    isAdmin: boolean('is_admin').notNull().default(false),
+    isOwner: boolean('is_owner').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('organization_members_org_user_key').on(table.organizationId, table.userId),
+    index('organization_members_user_idx').on(table.userId),
+  ],
+);
+
 /** A site is a tenant; its data lives in its own PostgreSQL schema, named by `schema_name`. */
 export const sites = platform.table('sites', {
   id: serial('id').primaryKey(),

@@ -12,6 +12,29 @@ CREATE TABLE "platform"."groups" (
 	CONSTRAINT "groups_name_unique" UNIQUE("name")
 );
 --> statement-breakpoint
+CREATE TABLE "platform"."organization_members" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"uuid" uuid DEFAULT gen_random_uuid() NOT NULL,
+	"organization_id" integer NOT NULL,
+	"user_id" integer NOT NULL,
+	"is_admin" boolean DEFAULT false NOT NULL,
+	"is_owner" boolean DEFAULT false NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "organization_members_uuid_unique" UNIQUE("uuid")
+);
+--> statement-breakpoint
+CREATE TABLE "platform"."organizations" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"uuid" uuid DEFAULT gen_random_uuid() NOT NULL,
+	"name" varchar(255) NOT NULL,
+	"slug" varchar(100) NOT NULL,
+	"is_active" boolean DEFAULT true NOT NULL,
+	"created" timestamp with time zone DEFAULT now() NOT NULL,
+	"modified" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "organizations_uuid_unique" UNIQUE("uuid"),
+	CONSTRAINT "organizations_slug_unique" UNIQUE("slug")
+);
+--> statement-breakpoint
 CREATE TABLE "platform"."permissions" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"codename" varchar(100) NOT NULL,
@@ -78,11 +101,15 @@ CREATE TABLE "platform"."users" (
 --> statement-breakpoint
 ALTER TABLE "platform"."group_permissions" ADD CONSTRAINT "group_permissions_group_id_groups_id_fk" FOREIGN KEY ("group_id") REFERENCES "platform"."groups"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "platform"."group_permissions" ADD CONSTRAINT "group_permissions_permission_id_permissions_id_fk" FOREIGN KEY ("permission_id") REFERENCES "platform"."permissions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "platform"."organization_members" ADD CONSTRAINT "organization_members_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "platform"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "platform"."organization_members" ADD CONSTRAINT "organization_members_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "platform"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "platform"."revoked_tokens" ADD CONSTRAINT "revoked_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "platform"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "platform"."user_groups" ADD CONSTRAINT "user_groups_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "platform"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "platform"."user_groups" ADD CONSTRAINT "user_groups_group_id_groups_id_fk" FOREIGN KEY ("group_id") REFERENCES "platform"."groups"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "platform"."user_permissions" ADD CONSTRAINT "user_permissions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "platform"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "platform"."user_permissions" ADD CONSTRAINT "user_permissions_permission_id_permissions_id_fk" FOREIGN KEY ("permission_id") REFERENCES "platform"."permissions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "organization_members_org_user_key" ON "platform"."organization_members" USING btree ("organization_id","user_id");--> statement-breakpoint
+CREATE INDEX "organization_members_user_idx" ON "platform"."organization_members" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "revoked_tokens_expires_at_idx" ON "platform"."revoked_tokens" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "user_groups_group_idx" ON "platform"."user_groups" USING btree ("group_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_lower_key" ON "platform"."users" USING btree (lower("email"));--> statement-breakpoint

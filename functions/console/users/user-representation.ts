@@ -1,0 +1,39 @@
+// How a user looks on the wire. The password hash and internal timestamps never leave this module.
+import type { UserRow } from '#shared/db/platform-schema.ts';
+import type { UserDetail } from './user-service.ts';
+
+export interface UserRecord {
+  id: number;
+  uuid: string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  is_active: boolean;
+  is_staff: boolean;
+  is_superuser: boolean;
+  is_deleted: boolean;
+  date_joined: string;
+  last_login: string | null;
+}
+
+export function userRecord(user: UserRow): UserRecord {
+  return {
+    id: user.id,
+    uuid: user.uuid,
+    username: user.username,
+    email: user.email,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    is_active: user.isActive,
+    is_staff: user.isStaff,
+    is_superuser: user.isSuperuser,
+    is_deleted: user.isDeleted,
+    date_joined: user.dateJoined.toISOString(),
+    last_login: user.lastLogin?.toISOString() ?? null,
+  };
+}
+
+export function userDetailRecord(detail: UserDetail) {
+  return { ...userRecord(detail.user), organizations: detail.organizations, groups: detail.groups };
+}

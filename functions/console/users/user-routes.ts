@@ -1,0 +1,119 @@
+// The users endpoints: parse, call the service, answer.
+import { pageC } from '#shared/http/envelopes.ts';
+import { toPageRequest } from '#shared/http/pagination.ts';
+import type { RequestContext } from '#shared/http/request-context.ts';
+import { noContent } from '#shared/http/reply.ts';
+import { defineRoute } from '#shared/http/route.ts';
+import { userDetailRecord, userRecord } from './user-representation.ts';
+import { createUserBody, listUsersQuery, patchUserBody, replaceUserBody, userParams } from './user-schemas.ts';
+import {
+  changeUser,
+  createUser,
+  deleteUser,
+  findVisibleUser,
+  listVisibleUsers,
+  restoreUser,
+  userDetail,
+  type UserServicePorts,
+} from './user-service.ts';
+
+function ports(ctx: RequestContext): UserServicePorts {
+  return { db: ctx.runtime.db, passwordCost: ctx.runtime.config.passwordScryptCost, now: () => new Date() };
+}
+
+const common = { consoleAlias: true, host: 'platform', errorStyle: 'generic' } as const;
+
+export const listUsersRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: '/api/cloud/users/',
+  summary: 'List the users the caller may see',
+  access: 'user',
+  query: listUsersQuery,
+  envelope: 'C',
+  handler: async (ctx, { query }) => {
+    const page = await listVisibleUsers(ports(ctx), ctx.user, query);
+    return pageC(ctx, page.rows.map(userRecord), page.total, toPageRequest(query));
+  },
+});
+
+export const createUserRoute = defineRoute({
+  ...common,
+  method: 'POST',
+  path: '/api/cloud/users/',
+  summary: 'Create a user',
+  access: { permission: 'add_user' },
+  body: createUserBody,
+  envelope: 'bare',
+  status: 201,
+  handler: async (ctx, { body }) => userRecord(await createUser(ports(ctx), ctx.user, body)),
+});
+
+export const getUserRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: '/api/cloud/users/{username}/',
+  summary: 'User detail with organizations and groups',
+  access: 'user',
+  params: userParams,
+  envelope: 'bare',
+  handler: async (ctx, { params }) => {
+    const user = await findVisibleUser(ports(ctx), ctx.user, params.username);
+    return userDetailRecord(await userDetail(ports(ctx), user));
+  },
+});
+
+export const replaceUserRoute = defineRoute({
+  ...common,
+  method: 'PUT',
+  path: '/api/cloud/users/{username}/',
+  summary: 'Update a user (username and email required)',
+  access: 'user',
+  params: userParams,
+  body: replaceUserBody,
+  envelope: 'bare',
+  handler: async (ctx, { params, body }) => {
+    const target = await findVisibleUser(ports(ctx), ctx.user, params.username);
+    return userRecord(await changeUser(ports(ctx), ctx.user, target, body));
+  },
+});
+
+export const patchUserRoute = defineRoute({
+  ...common,
+  method: 'PATCH',
+  path: '/api/cloud/users/{username}/',
+  summary: 'Partially update a user',
+  access: 'user',
+  params: userParams,
+  body: patchUserBody,
+  envelope: 'bare',
+  handler: async (ctx, { params, body }) => {
+    const target = await findVisibleUser(ports(ctx), ctx.user, params.username);
+    return userRecord(await changeUser(ports(ctx), ctx.user, target, body));
+  },
+});
+
+export const deleteUserRoute = defineRoute({
+  ...common,
+  method: 'DELETE',
+  path: '/api/cloud/users/{username}/',
+  summary: 'Soft-delete a user: login blocked, memberships removed, data kept',
+  access: 'user',
+  params: userParams,
+  envelope: 'none',
+  handler: async (ctx, { params }) => {
+    await deleteUser(ports(ctx), ctx.user, params.username);
+    return noContent();
+  },
+});
+
+export const restoreUserRoute = defineRoute({
+  ...common,
+  method: 'POST',
+  path: '/api/cloud/users/{username}/restore/',
+  summary: 'Restore a soft-deleted user (superusers only)',
+  access: 'superuser',
+  params: userParams,
+  envelope: 'bare',
+  handler: async (ctx, { params }) => userRecord(await restoreUser(ports(ctx), params.username)),
+});

@@ -1,0 +1,24 @@
+// How a group's Lambda entry is bundled. CDK's NodejsFunction and the bundle benchmark both use
+// these options, so what is measured is what is deployed.
+export const LAMBDA_NODE_TARGET = 'node22';
+
+/** PGlite (27 MB) is the embedded database of the dev server and tests; Lambdas never load it. */
+export const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite'];
+
+/** ESM bundles still meet CommonJS dependencies that call `require`; give them one. */
+export const LAMBDA_ESM_BANNER =
+  "import { createRequire as __tesseraCreateRequire } from 'node:module'; const require = __tesseraCreateRequire(import.meta.url);";
+
+/** Options in esbuild's own terms (the bundle benchmark calls esbuild directly). */
+export const lambdaEsbuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: LAMBDA_NODE_TARGET,
+  minify: true,
+  sourcemap: false,
+  mainFields: ['module', 'main'],
+  external: LAMBDA_EXTERNAL_MODULES,
+  banner: { js: LAMBDA_ESM_BANNER },
+  legalComments: 'none',
+} as const;

@@ -1,0 +1,19 @@
+// Local start-up: build the runtime, bring the database up to date, make sure the superuser exists.
+import type { Config } from '#shared/config.ts';
+import { ensureSuperuser, type SuperuserOutcome } from '#shared/bootstrap/ensure-superuser.ts';
+import type { Database } from '#shared/db/database.ts';
+import { prepareDatabase } from '#shared/db/open-database.ts';
+import { createRuntime, installRuntime, type Runtime } from '#shared/runtime/runtime.ts';
+
+export interface LocalBoot {
+  runtime: Runtime;
+  superuser: SuperuserOutcome;
+}
+
+export async function bootLocal(config: Config, ports: { db?: Database } = {}): Promise<LocalBoot> {
+  const runtime = await createRuntime(config, ports);
+  await prepareDatabase(runtime.db);
+  const superuser = await ensureSuperuser(runtime.db, config);
+  installRuntime(runtime);
+  return { runtime, superuser };
+}

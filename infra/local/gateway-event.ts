@@ -1,0 +1,77 @@
+// Builds the API Gateway HTTP API (payload v2) event and Lambda context a deployed handler would
+// receive, so the dev server, the invoke CLI and tests call handlers exactly as API Gateway does.
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+
+export interface GatewayRequest {
+  method: string;
+  /** Path with optional query string, e.g. `/api/cloud/users/?page=2`. */
+  url: string;
+  headers?: Record<string, string | string[] | undefined>;
+  body?: Buffer | string;
+  sourceIp?: string;
+}
+
+const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|xml|javascript)|text\/)/i;
+
+export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
+  const [rawPath = '/', rawQueryString = ''] = request.url.split(/\?(.*)/s, 2);
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (lower === 'cookie') cookies.push(...String(value).split(/;\s*/));
+    else headers[lower] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
+  const isText = body === undefined || TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
+  const requestId = randomUUID();
+  const method = request.method.toUpperCase();
+  const sourceIp = request.sourceIp ?? '127.0.0.1';
+  const host = headers.host ?? 'localhost';
+  const query = new URLSearchParams(rawQueryString);
+  const queryStringParameters: Record<string, string> = {};
+  for (const key of new Set(query.keys())) queryStringParameters[key] = query.getAll(key).join(',');
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString,
+    cookies: cookies.length > 0 ? cookies : undefined,
+    headers,
+    queryStringParameters: rawQueryString === '' ? undefined : queryStringParameters,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: host.split(':')[0]!,
+      domainPrefix: host.split('.')[0]!,
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp, userAgent: headers['user-agent'] ?? '' },
+      requestId,
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body: body === undefined || body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: body !== undefined && body.length > 0 && !isText,
+  };
+}
+
+export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,35 @@
+// `npm start`: the whole API on one port over the embedded defaults (PGlite under DATA_DIR unless
+// DATABASE_URL is set), with migrations applied and the superuser ensured.
+import { ConfigError, loadConfig } from '#shared/config.ts';
+import { bootLocal } from './boot.ts';
+import { startDevServer } from './dev-server.ts';
+
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  const config = loadConfig();
+  const { runtime, superuser } = await bootLocal(config);
+  const server = await startDevServer(config.port, process.env.HOST ?? '127.0.0.1');
+  const database = runtime.db.driver === 'pglite' ? `PGlite in ${config.dataDir}/pglite` : 'PostgreSQL (DATABASE_URL)';
+  const lines = [
+    `Tessera API listening on ${server.url}  (ready in ${Math.round(performance.now() - startedAt)} ms)`,
+    `  database: ${database}`,
+    `  superuser: ${superuser.username}${superuser.created ? ' (created)' : ''}`,
+  ];
+  if (superuser.generatedPassword !== undefined) {
+    lines.push(`  generated password: ${superuser.generatedPassword}  (also saved in ${superuser.passwordFile}; shown once)`);
+  }
+  lines.push(`  try: curl -s -X POST ${server.url}/api/auth/jwt/token/ -H 'Content-Type: application/json' -d '{"username":"${superuser.username}","password":"…"}'`);
+  console.log(lines.join('\n'));
+  const stop = async (): Promise<void> => {
+    await server.close();
+    await runtime.db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

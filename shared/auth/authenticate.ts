@@ -1,0 +1,70 @@
+// Turns a bearer token into a Principal: verify the token, then one query for the user, their
+// effective permissions and whether this token was revoked.
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '#shared/db/database.ts';
+import { AuthenticationFailedError, InvalidTokenError } from '#shared/errors.ts';
+import type { Principal } from './principal.ts';
+import type { TokenClaims, TokenIssuer } from './tokens.ts';
+
+interface PrincipalRow extends Record<string, unknown> {
+  id: number;
+  uuid: string;
+  username: string;
+  email: string;
+  is_staff: boolean;
+  is_superuser: boolean;
+  is_active: boolean;
+  is_deleted: boolean;
+  valid_after_seconds: number | null;
+  revoked: boolean;
+  permissions: string[];
+}
+
+/** Whether a user may hold tokens at all: active and not soft-deleted. */
+export function assertAccountUsable(user: { isActive: boolean; isDeleted: boolean }): void {
+  if (user.isDeleted || !user.isActive) {
+    throw new AuthenticationFailedError('User account is disabled.');
+  }
+}
+
+/** Refuses tokens issued before the user's `tokens_valid_after` (set on password change or delete). */
+export function assertIssuedAfter(claims: TokenClaims, validAfterSeconds: number | null): void {
+  if (validAfterSeconds !== null && claims.issuedAt.getTime() / 1000 < validAfterSeconds) {
+    throw new InvalidTokenError('Token was issued before the account credentials changed');
+  }
+}
+
+export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, token: string): Promise<Principal> {
+  const claims = await tokens.verify(token, 'access');
+  const [row] = await db.rows<PrincipalRow>(sql`
+    select u.id, u.uuid::text as uuid, u.username, u.email, u.is_staff, u.is_superuser, u.is_active, u.is_deleted,
+      floor(extract(epoch from u.tokens_valid_after))::int as valid_after_seconds,
+      exists(select 1 from platform.revoked_tokens r where r.jti = ${claims.tokenId}) as revoked,
+      array(
+        select p.codename from platform.permissions p
+        where p.id in (
+          select up.permission_id from platform.user_permissions up where up.user_id = u.id
+          union
+          select gp.permission_id from platform.group_permissions gp
+            join platform.user_groups ug on ug.group_id = gp.group_id
+          where ug.user_id = u.id
+        )
+      ) as permissions
+    from platform.users u
+    where u.uuid = ${claims.subject}`);
+  if (row === undefined) throw new InvalidTokenError('Token user not found');
+  if (row.revoked) throw new InvalidTokenError('Token has been revoked');
+  assertAccountUsable({ isActive: row.is_active, isDeleted: row.is_deleted });
+  assertIssuedAfter(claims, row.valid_after_seconds);
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    username: row.username,
+    email: row.email,
+    isStaff: row.is_staff,
+    isSuperuser: row.is_superuser,
+    permissions: new Set(row.permissions),
+    tokenId: claims.tokenId,
+    tokenExpiresAt: claims.expiresAt,
+  };
+}

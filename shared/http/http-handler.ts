@@ -1,0 +1,64 @@
+// Builds a group's Lambda entry: the shared middy chain around the group's route table.
+// Order of use: request context → CORS → error rendering → parsing → authentication → dispatch.
+// (middy runs onError in reverse order of use, so CORS comes before error rendering to decorate
+// the rendered error; see ../shared/STACK.md.)
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { HttpReply } from './reply.ts';
+import type { AnyRoute } from './route.ts';
+import { Router } from './router.ts';
+import { authenticateMiddleware } from './middleware/authenticate.ts';
+import { corsMiddleware } from './middleware/cors.ts';
+import { parseRequestMiddleware } from './middleware/parse-request.ts';
+import { stateOfEvent, type ApiResult } from './middleware/pipeline-state.ts';
+import { renderErrorsMiddleware } from './middleware/render-errors.ts';
+import { requestContextMiddleware } from './middleware/request-context.ts';
+
+export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+
+/** Turns a handler's result into the gateway's response shape. */
+export function toApiResult(result: unknown, defaultStatus: number): ApiResult {
+  const reply = result instanceof HttpReply ? result : new HttpReply(defaultStatus, result);
+  if (reply.status === 204 || reply.body === undefined) {
+    return { statusCode: reply.status, headers: { 'Cache-Control': 'no-store', ...reply.headers } };
+  }
+  if (Buffer.isBuffer(reply.body)) {
+    return {
+      statusCode: reply.status,
+      headers: { 'Cache-Control': 'no-store', ...reply.headers },
+      body: reply.body.toString('base64'),
+      isBase64Encoded: true,
+    };
+  }
+  return { statusCode: reply.status, headers: { ...JSON_HEADERS, ...reply.headers }, body: JSON.stringify(reply.body) };
+}
+
+async function dispatch(event: APIGatewayProxyEventV2): Promise<ApiResult> {
+  const state = stateOfEvent(event);
+  const { route } = state.match!;
+  const input = state.input!;
+  const result = await route.handler(state.ctx!, {
+    params: input.params as never,
+    query: input.query as never,
+    body: input.body as never,
+  });
+  return toApiResult(result, route.status ?? 200);
+}
+
+export interface HttpHandler {
+  handler: ApiHandler;
+  router: Router;
+}
+
+export function createHttpHandler(group: string, routes: readonly AnyRoute[]): HttpHandler {
+  const router = new Router(routes);
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(dispatch)
+    .use(requestContextMiddleware(group))
+    .use(corsMiddleware())
+    .use(renderErrorsMiddleware())
+    .use(parseRequestMiddleware(router))
+    .use(authenticateMiddleware());
+  return { handler: chain as unknown as ApiHandler, router };
+}

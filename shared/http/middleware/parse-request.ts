@@ -1,0 +1,43 @@
+// Finds the route and turns the event's path, query and body into the route's typed input.
+import { BadRequestError } from '#shared/errors.ts';
+import type { Router } from '../router.ts';
+import { parseOrThrow } from '../validation.ts';
+import { pipelineState, type ApiEvent, type ApiMiddleware } from './pipeline-state.ts';
+
+function rawBodyOf(event: ApiEvent): Buffer | undefined {
+  if (event.body === undefined || event.body === null || event.body === '') return undefined;
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+function jsonBodyOf(rawBody: Buffer | undefined, contentType: string | undefined): unknown {
+  // An absent body is an empty object, so required members are reported one by one.
+  if (rawBody === undefined) return {};
+  if (contentType !== undefined && !/\bjson\b/i.test(contentType)) {
+    throw new BadRequestError(`Unsupported media type "${contentType}": send application/json`);
+  }
+  try {
+    return JSON.parse(rawBody.toString('utf8')) as unknown;
+  } catch (error) {
+    throw new BadRequestError(`JSON parse error - ${(error as Error).message}`);
+  }
+}
+
+export function parseRequestMiddleware(router: Router): ApiMiddleware {
+  return {
+    before: (request) => {
+      const state = pipelineState(request);
+      const ctx = state.ctx!;
+      const match = router.match(ctx.request.method, ctx.request.path);
+      state.match = match;
+      const { route } = match;
+      const query = Object.fromEntries(new URLSearchParams(ctx.request.rawQuery));
+      const rawBody = rawBodyOf(request.event);
+      state.input = {
+        params: route.params ? parseOrThrow(route.params, match.params) : match.params,
+        query: route.query ? parseOrThrow(route.query, query) : query,
+        body: route.body ? parseOrThrow(route.body, jsonBodyOf(rawBody, ctx.request.headers['content-type'])) : undefined,
+        rawBody,
+      };
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// What the middlewares of one request hand to each other, keyed by the event object, which is the
+// one thing middy passes to both the middlewares and the handler.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { RequestContext } from '../request-context.ts';
+import type { RouteMatch } from '../router.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+export type ApiRequest = Request<ApiEvent, ApiResult, Error, Context>;
+export type ApiMiddleware = MiddlewareObj<ApiEvent, ApiResult, Error, Context>;
+
+export interface PipelineState {
+  startedAt: number;
+  ctx?: RequestContext;
+  match?: RouteMatch;
+  input?: { params: unknown; query: unknown; body: unknown; rawBody?: Buffer };
+}
+
+const states = new WeakMap<ApiEvent, PipelineState>();
+
+export function stateOfEvent(event: ApiEvent): PipelineState {
+  const existing = states.get(event);
+  if (existing !== undefined) return existing;
+  const created: PipelineState = { startedAt: performance.now() };
+  states.set(event, created);
+  return created;
+}
+
+export function pipelineState(request: ApiRequest): PipelineState {
+  return stateOfEvent(request.event);
+}
+
+export function addHeaders(response: ApiResult | null | undefined, headers: Record<string, string>): void {
+  if (response === undefined || response === null) return;
+  response.headers = { ...response.headers, ...headers };
+}

@@ -1,0 +1,18 @@
+// A handler returns either a body (sent with its route's status) or an HttpReply when the status or
+// headers depend on the outcome (an upsert's 200 or 201, a redirect, a file download).
+export class HttpReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export function reply(status: number, body?: unknown, headers?: Record<string, string>): HttpReply {
+  return new HttpReply(status, body, headers);
+}
+
+/** 204: HTTP forbids a body, so any body the spec shows beside it is dropped. */
+export function noContent(): HttpReply {
+  return new HttpReply(204, undefined);
+}

@@ -1,0 +1,65 @@
+// The route table entry: everything the in-Lambda router, the CDK routes and the OpenAPI document
+// need to know about one endpoint. Handlers are plain async functions of (context, parsed input).
+import type { ZodType } from 'zod';
+import type { RequestContext } from './request-context.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call: anyone (`public`, the Authorization header is not even read), anyone with the
+ * principal attached when a valid token comes along (`optional`), any signed-in user, a superuser,
+ * or the holder of a permission (superusers hold every permission).
+ */
+export type Access = 'public' | 'optional' | 'user' | 'superuser' | { permission: string };
+
+/** Which host serves it: the platform API host, a tenant (site) host, or both. */
+export type HostScope = 'platform' | 'tenant' | 'any';
+
+/** How errors of this route are rendered: the generic envelope or `{success: false, ...}`. */
+export type ErrorStyle = 'generic' | 'success-flag';
+
+/** The success body's shape, named after the spec's envelopes; documentation for OpenAPI. */
+export type EnvelopeKind = 'A' | 'B' | 'C' | 'bare' | 'none';
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
+  method: HttpMethod;
+  /** API Gateway syntax: `{name}` for a segment, `{name+}` for the greedy rest of the path. */
+  path: string;
+  /** Console paths: also served without the `/api/cloud` prefix (`/api/cloud/users/` → `/api/users/`). */
+  consoleAlias?: boolean;
+  summary: string;
+  access: Access;
+  host: HostScope;
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  envelope: EnvelopeKind;
+  errorStyle?: ErrorStyle;
+  /** Status of a plain (non-HttpReply) result; 200 unless given. */
+  status?: number;
+  handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;
+}
+
+/** A route whose input types have been checked at its definition and erased for the table. */
+export type AnyRoute = Route<never, never, never, unknown>;
+
+/** Keeps the parameter, query and body types of one route tied to its handler. */
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, R = unknown>(
+  route: Route<P, Q, B, R>,
+): AnyRoute {
+  return route as unknown as AnyRoute;
+}
+
+/** Every concrete path a route answers on. */
+export function servedPaths(route: Pick<Route, 'path' | 'consoleAlias'>): string[] {
+  if (route.consoleAlias && route.path.startsWith('/api/cloud/')) {
+    return [route.path, route.path.replace(/^\/api\/cloud\//, '/api/')];
+  }
+  return [route.path];
+}

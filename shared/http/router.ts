@@ -1,0 +1,94 @@
+// Matches a method and path against a route table. Trailing slashes are optional everywhere; a
+// literal segment beats a parameter; a known path with the wrong method is a 405, not a 404.
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '#shared/errors.ts';
+import { servedPaths, type AnyRoute } from './route.ts';
+
+interface CompiledPath {
+  route: AnyRoute;
+  pattern: RegExp;
+  paramNames: string[];
+  /** Sorts literal segments before parameters, and parameters before a greedy tail. */
+  rank: number[];
+}
+
+export interface RouteMatch {
+  route: AnyRoute;
+  params: Record<string, string>;
+}
+
+function trimSlashes(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function compile(route: AnyRoute, path: string): CompiledPath {
+  const paramNames: string[] = [];
+  const rank: number[] = [];
+  const segments = trimSlashes(path).split('/').slice(1);
+  const pattern = segments
+    .map((segment) => {
+      const param = /^\{([a-zA-Z_][a-zA-Z0-9_]*)(\+?)\}$/.exec(segment);
+      if (param === null) {
+        rank.push(0);
+        return `/${escapeRegExp(segment)}`;
+      }
+      paramNames.push(param[1]!);
+      rank.push(param[2] === '+' ? 2 : 1);
+      return param[2] === '+' ? '/(.+)' : '/([^/]+)';
+    })
+    .join('');
+  return { route, pattern: new RegExp(`^${pattern}/?$`), paramNames, rank };
+}
+
+function compareRank(a: CompiledPath, b: CompiledPath): number {
+  for (let i = 0; i < Math.min(a.rank.length, b.rank.length); i += 1) {
+    if (a.rank[i] !== b.rank[i]) return a.rank[i]! - b.rank[i]!;
+  }
+  return b.rank.length - a.rank.length;
+}
+
+function decodeSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new BadRequestError('The request path is not valid percent-encoding');
+  }
+}
+
+export class Router {
+  private readonly compiled: CompiledPath[];
+
+  constructor(readonly routes: readonly AnyRoute[]) {
+    this.compiled = routes
+      .flatMap((route) => servedPaths(route).map((path) => compile(route, path)))
+      .sort(compareRank);
+  }
+
+  /** Whether any route of this table answers the path, whatever the method. */
+  handles(path: string): boolean {
+    return this.compiled.some((entry) => entry.pattern.test(path));
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const allowed = new Set<string>();
+    for (const entry of this.compiled) {
+      const found = entry.pattern.exec(path);
+      if (found === null) continue;
+      if (entry.route.method !== method) {
+        allowed.add(entry.route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      entry.paramNames.forEach((name, index) => {
+        params[name] = decodeSegment(found[index + 1]!);
+      });
+      return { route: entry.route, params };
+    }
+    if (allowed.size > 0) throw new MethodNotAllowedError(method, [...allowed, 'OPTIONS']);
+    throw new NotFoundError();
+  }
+}

@@ -1,0 +1,40 @@
+// The ports one process (a Lambda container, the dev server, a test) works with, built once.
+// In Lambda the first request builds it from the environment; the dev server and tests hand theirs in.
+import { loadConfig, type Config } from '#shared/config.ts';
+import { loadSigningKeys } from '#shared/auth/signing-keys.ts';
+import { TokenIssuer } from '#shared/auth/tokens.ts';
+import type { Database } from '#shared/db/database.ts';
+import { openDatabase } from '#shared/db/open-database.ts';
+import { configureLogger } from '#shared/logger.ts';
+
+export interface Runtime {
+  config: Config;
+  db: Database;
+  tokens: TokenIssuer;
+}
+
+export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db'>> = {}): Promise<Runtime> {
+  configureLogger(config.logLevel);
+  const [db, keys] = await Promise.all([ports.db ?? openDatabase(config), loadSigningKeys(config)]);
+  const tokens = new TokenIssuer(keys, {
+    issuer: config.tokens.issuer,
+    accessTtlSeconds: config.tokens.accessTtlSeconds,
+    refreshTtlSeconds: config.tokens.refreshTtlSeconds,
+  });
+  return { config, db, tokens };
+}
+
+let current: Promise<Runtime> | undefined;
+
+/** The process's runtime; built from the environment on first use when none was installed. */
+export function getRuntime(): Promise<Runtime> {
+  current ??= createRuntime(loadConfig()).catch((error: unknown) => {
+    current = undefined; // let the next invocation try again instead of caching the failure
+    throw error;
+  });
+  return current;
+}
+
+export function installRuntime(runtime: Runtime): void {
+  current = Promise.resolve(runtime);
+}
