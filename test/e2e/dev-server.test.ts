@@ -1,0 +1,113 @@
+// Starts the real `npm start` entry in a child process on the embedded defaults and speaks HTTP to
+// it like a client would, then restarts it on the same data directory.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+interface RunningServer {
+  process: ChildProcessWithoutNullStreams;
+  url: string;
+  output: string;
+}
+
+function startServer(dataDir: string): Promise<RunningServer> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', PASSWORD_SCRYPT_COST: '1024', LOG_LEVEL: 'WARN' };
+  delete env.DATABASE_URL; // the embedded default is what `npm start` runs on a fresh machine
+  delete env.ADMIN_PASSWORD;
+  const child = spawn(path.resolve('node_modules/.bin/tsx'), ['infra/local/server.ts'], { env });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve({ process: child, url: found[1]!, output });
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+function stopServer(server: RunningServer): Promise<number | null> {
+  return new Promise((resolve) => {
+    server.process.removeAllListeners('exit');
+    server.process.once('exit', (code) => resolve(code));
+    server.process.kill('SIGTERM');
+  });
+}
+
+async function json(response: Response): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field
+  return response.json();
+}
+
+describe('npm start (dev server over HTTP)', () => {
+  let dataDir: string;
+  let server: RunningServer;
+  let adminPassword: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-e2e-'));
+    server = await startServer(dataDir);
+    adminPassword = (await readFile(path.join(dataDir, 'admin-password.txt'), 'utf8')).trim();
+  }, 60_000);
+  afterAll(async () => {
+    if (server) await stopServer(server);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the generated superuser password once and keeps it under DATA_DIR', () => {
+    expect(server.output).toContain(`generated password: ${adminPassword}`);
+    expect(adminPassword.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('serves the sign-in, user creation and listing flow', async () => {
+    const login = await fetch(`${server.url}/api/cloud/auth/jwt/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: adminPassword }),
+    });
+    expect(login.status).toBe(200);
+    const { access, user } = await json(login);
+    expect(user.username).toBe('admin');
+
+    const created = await fetch(`${server.url}/api/users/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
+      body: JSON.stringify({ username: 'e2e-user', email: 'e2e@example.com', password: 'e2e-password-1' }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('x-request-id')).toBeTruthy();
+
+    const list = await fetch(`${server.url}/api/cloud/users/?ordering=-username`, { headers: { authorization: `Bearer ${access}` } });
+    const page = await json(list);
+    expect(page.results.map((u: { username: string }) => u.username)).toEqual(['e2e-user', 'admin']);
+  });
+
+  it('answers unknown paths with the JSON 404 envelope', async () => {
+    const answer = await fetch(`${server.url}/nowhere`);
+    expect(answer.status).toBe(404);
+    expect(await json(answer)).toMatchObject({ code: 'NOT_FOUND', detail: 'Not found.' });
+  });
+
+  it('keeps its data across a restart and does not recreate the superuser', async () => {
+    expect(await stopServer(server)).toBe(0);
+    server = await startServer(dataDir);
+    expect(server.output).not.toContain('generated password');
+    const login = await fetch(`${server.url}/api/auth/jwt/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'e2e-user', password: 'e2e-password-1' }),
+    });
+    expect(login.status).toBe(200);
+  }, 60_000);
+});

@@ -1,0 +1,113 @@
+// The whole platform for a test file: a database of its own, the local boot (migrations, superuser)
+// and the dev server on a free port, with a small HTTP client that speaks to it like a user would.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '#shared/config.ts';
+import type { Runtime } from '#shared/runtime/runtime.ts';
+import { bootLocal } from '#infra/local/boot.ts';
+import { startDevServer, type DevServer } from '#infra/local/dev-server.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+export const ADMIN = { username: 'admin', password: 'admin-password-123', email: 'admin@example.com' };
+
+export interface ApiResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are read field by field
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  url: string;
+  runtime: Runtime;
+  database: TestDatabase;
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  /** Signs in and returns the access and refresh tokens; fails the test on a non-200. */
+  login(username: string, password: string): Promise<{ access: string; refresh: string }>;
+  /** Creates a user through the API as the superuser and returns its record. */
+  createUser(username: string, extra?: Record<string, unknown>): Promise<{ id: number; uuid: string; username: string }>;
+  /** Grants a permission directly (test set-up; groups and permissions have their own issue). */
+  grant(username: string, ...codenames: string[]): Promise<void>;
+  adminToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const USER_PASSWORD = 'user-password-123';
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    PASSWORD_SCRYPT_COST: '1024',
+    LOG_LEVEL: 'SILENT',
+    REQUEST_LOG: 'false',
+    CORS_ORIGINS: 'http://app.example.test',
+    ...env,
+  });
+  const { runtime } = await bootLocal(config, { db: database.db });
+  const server: DevServer = await startDevServer(0);
+
+  const request = async (method: string, route: string, options: RequestOptions = {}): Promise<ApiResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    }
+    const response = await fetch(`${server.url}${route}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+
+  const login = async (username: string, password: string) => {
+    const answer = await request('POST', '/api/auth/jwt/token/', { body: { username, password } });
+    if (answer.status !== 200) throw new Error(`login of ${username} failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body as { access: string; refresh: string };
+  };
+
+  let cachedAdminToken: string | undefined;
+  const adminToken = async () => (cachedAdminToken ??= (await login(ADMIN.username, ADMIN.password)).access);
+
+  return {
+    url: server.url,
+    runtime,
+    database,
+    request,
+    login,
+    adminToken,
+    createUser: async (username, extra = {}) => {
+      const answer = await request('POST', '/api/cloud/users/', {
+        token: await adminToken(),
+        body: { username, email: `${username}@example.com`, password: USER_PASSWORD, ...extra },
+      });
+      if (answer.status !== 201) throw new Error(`creating ${username} failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+      return answer.body;
+    },
+    grant: async (username, ...codenames) => {
+      await runtime.db.run(sql`
+        insert into platform.user_permissions (user_id, permission_id)
+        select u.id, p.id from platform.users u, platform.permissions p
+        where u.username = ${username} and p.codename in ${codenames}
+        on conflict do nothing`);
+    },
+    close: async () => {
+      await server.close();
+      await database.dispose();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
+import { Router } from '#shared/http/router.ts';
+
+function route(method: 'GET' | 'POST' | 'PUT', path: string, consoleAlias = false): AnyRoute {
+  return defineRoute({
+    method,
+    path,
+    consoleAlias,
+    summary: `${method} ${path}`,
+    access: 'public',
+    host: 'any',
+    envelope: 'bare',
+    handler: async () => path,
+  });
+}
+
+describe('Router', () => {
+  const router = new Router([
+    route('GET', '/api/sites/{site_slug}/'),
+    route('GET', '/api/sites/config/'),
+    route('GET', '/api/cloud/users/{username}/', true),
+    route('POST', '/api/cloud/users/{username}/restore/', true),
+    route('GET', '/api/apps/{app}/objects/{key+}'),
+  ]);
+
+  it('prefers a literal segment over a parameter', () => {
+    expect(router.match('GET', '/api/sites/config/').route.path).toBe('/api/sites/config/');
+    expect(router.match('GET', '/api/sites/main/').params).toEqual({ site_slug: 'main' });
+  });
+
+  it('treats the trailing slash as optional', () => {
+    expect(router.match('GET', '/api/sites/config').route.path).toBe('/api/sites/config/');
+    expect(router.match('POST', '/api/cloud/users/ann/restore').params).toEqual({ username: 'ann' });
+  });
+
+  it('serves console routes under /api/cloud and /api', () => {
+    expect(router.match('GET', '/api/cloud/users/ann/').params).toEqual({ username: 'ann' });
+    expect(router.match('GET', '/api/users/ann/').params).toEqual({ username: 'ann' });
+  });
+
+  it('captures the rest of the path in a greedy parameter, decoded per segment', () => {
+    expect(router.match('GET', '/api/apps/crm/objects/docs/2024/a%20b.pdf').params).toEqual({
+      app: 'crm',
+      key: 'docs/2024/a b.pdf',
+    });
+  });
+
+  it('answers a known path with the wrong method with 405 and the allowed methods', () => {
+    expect(() => router.match('DELETE', '/api/cloud/users/ann/')).toThrowError(
+      expect.objectContaining({ status: 405, code: 'METHOD_NOT_ALLOWED', headers: { Allow: 'GET, OPTIONS' } }),
+    );
+  });
+
+  it('answers an unknown path with 404 and broken percent-encoding with 400', () => {
+    expect(() => router.match('GET', '/api/nowhere/')).toThrowError(expect.objectContaining({ status: 404 }));
+    expect(() => router.match('GET', '/api/sites/%E0%A4%A/')).toThrowError(expect.objectContaining({ status: 400 }));
+  });
+
+  it('does not let a parameter swallow a slash', () => {
+    expect(() => router.match('GET', '/api/sites/a/b/')).toThrowError(expect.objectContaining({ status: 404 }));
+  });
+
+  it('keeps the zod schemas of a route with its handler', () => {
+    const typed = defineRoute({
+      method: 'GET',
+      path: '/x/{id}',
+      summary: 'x',
+      access: 'public',
+      host: 'any',
+      params: z.object({ id: z.coerce.number() }),
+      envelope: 'bare',
+      handler: async (_ctx, { params }) => params.id + 1,
+    });
+    expect(typed.params).toBeDefined();
+  });
+});
