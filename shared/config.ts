@@ -19,6 +19,7 @@ const seconds = z.coerce.number().int().positive();
 
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('.data'),
   DATABASE_URL: z.string().url().optional(),
   DATABASE_SECRET_ARN: z.string().min(1).optional(),
@@ -48,6 +49,7 @@ const settingsSchema = z.object({
 
 export interface Config {
   port: number;
+  host: string;
   dataDir: string;
   database: {
     url?: string;
@@ -92,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const s = parsed.data;
   return {
     port: s.PORT,
+    host: s.HOST,
     dataDir: s.DATA_DIR,
     database: {
       url: s.DATABASE_URL,

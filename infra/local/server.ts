@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const config = loadConfig();
   const { runtime, superuser } = await bootLocal(config);
-  const server = await startDevServer(config.port, process.env.HOST ?? '127.0.0.1');
+  const server = await startDevServer(config.port, config.host);
   const database = runtime.db.driver === 'pglite' ? `PGlite in ${config.dataDir}/pglite` : 'PostgreSQL (DATABASE_URL)';
   const lines = [
     `Tessera API listening on ${server.url}  (ready in ${Math.round(performance.now() - startedAt)} ms)`,
