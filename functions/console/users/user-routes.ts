@@ -5,7 +5,7 @@ import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { userDetailRecord, userRecord } from './user-representation.ts';
-import { createUserBody, listUsersQuery, patchUserBody, replaceUserBody, userParams } from './user-schemas.ts';
+import { createUserBody, listUsersQuery, patchUserBody, replaceUserBody, userParams, type UserChanges } from './user-schemas.ts';
 import {
   changeUser,
   createUser,
@@ -22,6 +22,12 @@ function ports(ctx: RequestContext): UserServicePorts {
 }
 
 const common = { consoleAlias: true, host: 'platform', errorStyle: 'generic' } as const;
+
+/** PUT and PATCH differ only in which fields are required; the rules are the same. */
+async function changeUserHandler(ctx: RequestContext, input: { params: { username: string }; body: UserChanges }) {
+  const target = await findVisibleUser(ports(ctx), ctx.user, input.params.username);
+  return userRecord(await changeUser(ports(ctx), ctx.user, target, input.body));
+}
 
 export const listUsersRoute = defineRoute({
   ...common,
@@ -72,10 +78,7 @@ export const replaceUserRoute = defineRoute({
   params: userParams,
   body: replaceUserBody,
   envelope: 'bare',
-  handler: async (ctx, { params, body }) => {
-    const target = await findVisibleUser(ports(ctx), ctx.user, params.username);
-    return userRecord(await changeUser(ports(ctx), ctx.user, target, body));
-  },
+  handler: changeUserHandler,
 });
 
 export const patchUserRoute = defineRoute({
@@ -87,10 +90,7 @@ export const patchUserRoute = defineRoute({
   params: userParams,
   body: patchUserBody,
   envelope: 'bare',
-  handler: async (ctx, { params, body }) => {
-    const target = await findVisibleUser(ports(ctx), ctx.user, params.username);
-    return userRecord(await changeUser(ports(ctx), ctx.user, target, body));
-  },
+  handler: changeUserHandler,
 });
 
 export const deleteUserRoute = defineRoute({
