@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { envelopeA, envelopeB, errorBody, pageA, pageB } from '#shared/http/envelopes.ts';
+import { NotFoundError, ValidationError } from '#shared/errors.ts';
+
+describe('envelopes', () => {
+  const page = { page: 2, pageSize: 10 };
+
+  it('builds Envelope A with pagination flags', () => {
+    expect(envelopeA({ slug: 'acme' }, 'Organization created')).toEqual({
+      status: 'success',
+      message: 'Organization created',
+      data: { slug: 'acme' },
+    });
+    expect(pageA(['a', 'b'], 25, page, 'ok')).toEqual({
+      status: 'success',
+      message: 'ok',
+      data: ['a', 'b'],
+      total: 25,
+      pagination: { page: 2, page_size: 10, has_next: true, has_previous: true },
+    });
+    expect(pageA([], 20, page, 'ok').pagination).toMatchObject({ has_next: false });
+  });
+
+  it('builds Envelope B, plain and paged', () => {
+    expect(envelopeB({ id: 1 }, 'Stored', 201)).toEqual({ success: true, message: 'Stored', status_code: 201, data: { id: 1 } });
+    expect(pageB(['x'], 21, page, 'ok')).toEqual({
+      success: true,
+      message: 'ok',
+      data: ['x'],
+      total: 21,
+      page: 2,
+      page_size: 10,
+      total_pages: 3,
+    });
+  });
+
+  it('renders errors generically with field errors, and with the success flag where the area uses it', () => {
+    const invalid = ValidationError.forFields({ name: ['This field is required.'] });
+    expect(errorBody(invalid, 'generic')).toEqual({
+      status: 'error',
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid request data',
+      errors: { name: ['This field is required.'] },
+    });
+    expect(errorBody(new NotFoundError('Bucket not found.'), 'success-flag')).toEqual({
+      success: false,
+      message: 'Bucket not found.',
+      status_code: 404,
+      code: 'NOT_FOUND',
+    });
+    expect(errorBody(new NotFoundError(), 'generic')).toMatchObject({ detail: 'Not found.' });
+  });
+});
