@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { defineRoute } from '#shared/http/route.ts';
 import { blacklistTokens, obtainTokens, refreshTokens, verifyToken } from './token-service.ts';
 
-const credentials = z.object({ username: z.string().min(1), password: z.string().min(1) });
+// Bounded so an oversized password cannot make the KDF the bottleneck of the login endpoint.
+const credentials = z.object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) });
 const refreshBody = z.object({ refresh: z.string().min(1) });
 const verifyBody = z.object({ token: z.string().min(1) });
 

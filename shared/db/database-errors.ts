@@ -107,6 +107,10 @@ export function mapDatabaseError(error: unknown): unknown {
     case '22008':
     case '22P02':
       return new ValidationError('A value has the wrong form for its field', options);
+    case '22021':
+    case '22P05':
+      // A NUL byte or a character the database encoding cannot hold came in from a client.
+      return new ValidationError('A value contains a character that cannot be stored', options);
     case '57014':
       return new StatementTimeoutError(options);
     case '55P03':

@@ -170,6 +170,7 @@ export async function changeUser(
   changes: UserChanges,
 ): Promise<UserRow> {
   assertMayChange(caller, target, changes);
+  if (Object.values(changes).every((value) => value === undefined)) return target;
   await assertIdentityFree(
     ports,
     {

@@ -302,6 +302,17 @@ describe('users API', () => {
       expect(answer.body.errors).toMatchObject({ username: ['This field is required.'], email: ['This field is required.'] });
     });
 
+    it('answers an empty PATCH with the unchanged user', async () => {
+      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: admin, body: {} });
+      expect(answer.status).toBe(200);
+      expect(answer.body.username).toBe('editor-self');
+    });
+
+    it('refuses a NUL byte in a path or query value with 400, not 500', async () => {
+      expect((await app.request('GET', '/api/cloud/users/a%00b/', { token: admin })).status).toBe(400);
+      expect((await app.request('GET', '/api/cloud/users/?search=%00', { token: admin })).status).toBe(400);
+    });
+
     it('refuses renaming onto a taken username', async () => {
       const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: admin, body: { username: 'admin' } });
       expect(answer.status).toBe(400);
