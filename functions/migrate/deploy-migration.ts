@@ -1,0 +1,33 @@
+// What one deployment does to the platform's state before the API takes traffic: the signing key
+// exists, platform and tenant schemas are current, and the superuser exists. Safe to run again.
+import type { Config } from '#shared/config.ts';
+import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
+import type { Database } from '#shared/db/database.ts';
+import { prepareDatabase } from '#shared/db/open-database.ts';
+import { ensureSigningKey, type SecretAccess, type SigningKeyOutcome } from './signing-key.ts';
+
+export interface DeployMigrationResult {
+  signingKey: SigningKeyOutcome;
+  superuser: { username: string; created: boolean };
+}
+
+export interface DeployMigrationPorts {
+  db: Database;
+  secrets: SecretAccess;
+  /** Platform migrations folder; beside the bundle when deployed. */
+  migrationsDir?: string;
+}
+
+export async function runDeployMigration(config: Config, ports: DeployMigrationPorts): Promise<DeployMigrationResult> {
+  const secretId = config.tokens.signingKeySecretArn;
+  if (secretId === undefined) throw new Error('JWT_SIGNING_KEY_SECRET_ARN must be set for the deploy migration');
+  // Deployed, the superuser's password must come from its secret: a generated one would only be
+  // written to the function's ephemeral disk and be lost.
+  if (config.admin.password === undefined && config.admin.passwordSecretArn === undefined) {
+    throw new Error('ADMIN_PASSWORD_SECRET_ARN must be set for the deploy migration');
+  }
+  const signingKey = await ensureSigningKey(secretId, ports.secrets);
+  await prepareDatabase(ports.db, ports.migrationsDir);
+  const { username, created } = await ensureSuperuser(ports.db, config);
+  return { signingKey, superuser: { username, created } };
+}

@@ -1,0 +1,78 @@
+// The HTTP API: one bundled Lambda per endpoint group, routes derived from the groups' route
+// tables. No API Gateway CORS: the functions answer preflights themselves, as the dev server does.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { EndpointGroup } from '#functions/groups.ts';
+import { gatewayRoutes } from './gateway-routes.ts';
+import { definedEnvironment, type DeploySettings } from './settings.ts';
+import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
+
+export interface ApiStackProps extends StackProps {
+  vpc: IVpc;
+  database: DatabaseAccess;
+  signingKey: ISecret;
+  settings: DeploySettings;
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes'>[];
+}
+
+/** `console` → `Console`, `user-sites` → `UserSites`: construct ids are PascalCase. */
+function pascalCase(name: string): string {
+  return name
+    .split(/[^a-zA-Z0-9]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+export class ApiStack extends Stack {
+  readonly httpApi: HttpApi;
+  /** The Lambda of each endpoint group, by group name. */
+  readonly functions: ReadonlyMap<string, TesseraFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    // Before any construct: a conflict between route tables fails the synth with its reason.
+    const routes = gatewayRoutes(props.groups);
+
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: 'tessera',
+      description: 'Tessera platform API',
+      createDefaultStage: true,
+    });
+
+    const functions = new Map<string, TesseraFunction>();
+    for (const group of props.groups) {
+      const fn = new TesseraFunction(this, `${pascalCase(group.name)}Function`, {
+        entry: group.entry,
+        serviceName: `tessera-${group.name}`,
+        logLevel: props.settings.logLevel,
+        description: `Tessera ${group.name} endpoints`,
+        vpc: props.vpc,
+        vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+        environment: definedEnvironment({
+          PLATFORM_DOMAIN: props.settings.platformDomain,
+          CORS_ORIGINS: props.settings.corsOrigins,
+        }),
+      })
+        .bindDatabase(props.database)
+        .bindSigningKey(props.signingKey);
+      functions.set(group.name, fn);
+
+      // One invoke permission per function for the whole API rather than one per route, which
+      // would grow the function's resource policy with every route.
+      const integration = new HttpLambdaIntegration(`${pascalCase(group.name)}Integration`, fn, {
+        scopePermissionToRoute: false,
+      });
+      for (const route of routes.filter((candidate) => candidate.group === group.name)) {
+        this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod.ANY], integration });
+      }
+    }
+    this.functions = functions;
+
+    new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint });
+  }
+}

@@ -1,0 +1,48 @@
+// Deployment settings read from CDK context (`cdk deploy -c tessera:platformDomain=example.com`),
+// and where the repository lives, so entries and lock files resolve wherever `cdk` is started.
+import { fileURLToPath } from 'node:url';
+import type { Node } from 'constructs';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+
+export interface DeploySettings {
+  /** Becomes PLATFORM_DOMAIN; unset leaves the application default. */
+  platformDomain?: string;
+  /** Becomes CORS_ORIGINS (comma-separated); unset leaves the application default. */
+  corsOrigins?: string;
+  logLevel: LogLevel;
+  adminUsername?: string;
+  adminEmail?: string;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'];
+
+function stringContext(node: Node, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`Context ${key} must be a string`);
+  return value;
+}
+
+export function deploySettings(node: Node): DeploySettings {
+  const logLevel = stringContext(node, 'tessera:logLevel') ?? 'INFO';
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw new Error(`Context tessera:logLevel must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return {
+    platformDomain: stringContext(node, 'tessera:platformDomain'),
+    corsOrigins: stringContext(node, 'tessera:corsOrigins'),
+    logLevel: logLevel as LogLevel,
+    adminUsername: stringContext(node, 'tessera:adminUsername'),
+    adminEmail: stringContext(node, 'tessera:adminEmail'),
+  };
+}
+
+/** Environment entries for the settings that were given; absent ones keep the code's defaults. */
+export function definedEnvironment(entries: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(entries).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}

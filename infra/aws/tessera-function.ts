@@ -1,0 +1,120 @@
+// Our Lambda function: bundled by esbuild with the options in ../bundling.ts (what the bundle
+// benchmark measures is what is deployed), arm64 on Node 22, Powertools environment, a log group
+// kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
+import path from 'node:path';
+import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Port } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { lambdaEsbuildOptions } from '#infra/bundling.ts';
+import { REPO_ROOT, type LogLevel } from './settings.ts';
+
+/** What a function needs to reach the database: the proxy, the credentials it fronts, the name. */
+export interface DatabaseAccess {
+  proxy: DatabaseProxy;
+  secret: ISecret;
+  databaseName: string;
+}
+
+/** Each Lambda container keeps a small pool; RDS Proxy does the real pooling. */
+export const LAMBDA_DATABASE_POOL_MAX = 2;
+
+/** API Gateway gives up on a request after about 30 seconds; an API function stops before that. */
+export const API_FUNCTION_TIMEOUT = Duration.seconds(29);
+
+export const tesseraBundling: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: lambdaEsbuildOptions.target,
+  minify: lambdaEsbuildOptions.minify,
+  sourceMap: lambdaEsbuildOptions.sourcemap,
+  mainFields: [...lambdaEsbuildOptions.mainFields],
+  // Replaces CDK's default (`@aws-sdk/*` external): the SDK clients are bundled, as measured.
+  externalModules: [...lambdaEsbuildOptions.external],
+  banner: lambdaEsbuildOptions.banner.js,
+  esbuildArgs: { '--legal-comments': lambdaEsbuildOptions.legalComments },
+};
+
+export interface TesseraFunctionProps extends NodejsFunctionProps {
+  /** Source of the entry, relative to the repository root (or absolute). */
+  entry: string;
+  /** POWERTOOLS_SERVICE_NAME of the function's logs. */
+  serviceName: string;
+  logLevel: LogLevel;
+}
+
+export class TesseraFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: TesseraFunctionProps) {
+    const { serviceName, logLevel, ...functionProps } = props;
+    const defaults: NodejsFunctionProps = {
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 1024,
+      timeout: API_FUNCTION_TIMEOUT,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      logGroup:
+        props.logGroup ??
+        new LogGroup(scope, `${id}LogGroup`, {
+          retention: RetentionDays.ONE_MONTH,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
+    };
+    super(scope, id, {
+      ...defaults,
+      ...functionProps,
+      entry: path.resolve(REPO_ROOT, props.entry),
+      // Merged rather than replaced, so a caller adding a hook or a variable keeps our defaults.
+      bundling: { ...tesseraBundling, ...props.bundling },
+      environment: { POWERTOOLS_SERVICE_NAME: serviceName, LOG_LEVEL: logLevel, ...props.environment },
+    });
+  }
+
+  /** Database through RDS Proxy: credentials secret, proxy endpoint, network path, small pool. */
+  bindDatabase(access: DatabaseAccess): this {
+    this.addEnvironment('DATABASE_SECRET_ARN', access.secret.secretArn);
+    this.addEnvironment('DATABASE_HOST', access.proxy.endpoint);
+    this.addEnvironment('DATABASE_NAME', access.databaseName);
+    this.addEnvironment('DATABASE_POOL_MAX', String(LAMBDA_DATABASE_POOL_MAX));
+    access.secret.grantRead(this);
+    // Inert while the proxy authenticates with the secret (IAM auth disabled); lets the proxy
+    // switch to IAM auth without touching every function's policy.
+    access.proxy.grantConnect(this);
+    // Opened from the function's side so the ingress rule lives in the function's stack (the other
+    // way round, the data stack would reference the API stack: a cycle). The proxy's connections
+    // carry no default port, hence the explicit one.
+    this.connections.allowTo(access.proxy, Port.POSTGRES, `${this.node.id} to the database proxy`);
+    Annotations.of(this).acknowledgeWarning(
+      '@aws-cdk/aws-ec2:ipv4IgnoreEgressRule',
+      'Functions keep all outbound traffic (Secrets Manager through NAT); only the ingress side matters',
+    );
+    return this;
+  }
+
+  /**
+   * The token signing key. Reading is all an API function needs; `write` is for the deploy
+   * migration alone, which fills the placeholder, and grants PutSecretValue and nothing more.
+   */
+  bindSigningKey(secret: ISecret, options: { write?: boolean } = {}): this {
+    this.addEnvironment('JWT_SIGNING_KEY_SECRET_ARN', secret.secretArn);
+    secret.grantRead(this);
+    if (options.write === true) {
+      this.addToRolePolicy(
+        new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }),
+      );
+      secret.encryptionKey?.grantEncrypt(this);
+    }
+    return this;
+  }
+
+  /** The bootstrap superuser's password; only the deploy migration reads it. */
+  bindAdminPassword(secret: ISecret): this {
+    this.addEnvironment('ADMIN_PASSWORD_SECRET_ARN', secret.secretArn);
+    secret.grantRead(this);
+    return this;
+  }
+}
