@@ -53,7 +53,8 @@ export interface RequestLog {
 let baseLogger: Logger | undefined;
 
 export function configureLogger(level: LogLevel): Logger {
-  baseLogger = new Logger({ serviceName: 'tessera', logLevel: level });
+  // Deployed functions name themselves through POWERTOOLS_SERVICE_NAME; locally everything is tessera.
+  baseLogger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'tessera', logLevel: level });
   return baseLogger;
 }
 

@@ -1,5 +1,6 @@
 // One database API over both drivers (postgres.js for PostgreSQL, PGlite embedded). It papers over
 // their different result shapes once and maps PostgreSQL errors to domain errors at this boundary.
+import { mkdir } from 'node:fs/promises';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { mapDatabaseError } from './database-errors.ts';
@@ -154,6 +155,7 @@ export async function connectPglite(dataDir: string): Promise<Database> {
   // Imported lazily so Lambda bundles, which never use it, do not carry its 27 MB.
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
+  if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const orm = drizzle(client, { schema: platformSchema });
   // PGlite is one connection in one process: nothing else can migrate at the same time.
