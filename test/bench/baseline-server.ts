@@ -1,0 +1,142 @@
+// The floor the users list is measured against: a bare node:http server that does per request what
+// the platform does at the database — the principal lookup of shared/auth/authenticate.ts and the
+// page query of listUsers (statement text as drizzle renders it) — through the same Database
+// object, and answers the same Envelope C JSON. No JWT verification, no middy chain, no zod, no
+// query builder: the caller's token subject and id are fixed at start-up.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import type { Database } from '#shared/db/database.ts';
+
+export interface BaselineServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface BaselineCaller {
+  /** The access token's `sub` (the user's UUID). */
+  subject: string;
+  /** The access token's `jti`. */
+  tokenId: string;
+}
+
+interface ListRow extends Record<string, unknown> {
+  id: number;
+  uuid: string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  is_active: boolean;
+  is_staff: boolean;
+  is_superuser: boolean;
+  is_deleted: boolean;
+  date_joined: string | Date;
+  last_login: string | Date | null;
+  count: number | string;
+}
+
+const MAX_PAGE_SIZE = 100;
+
+/** The drivers hand timestamps back as text (drizzle's parsers) or Date; the wire wants ISO. */
+function iso(value: string | Date): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+function principalStatement(caller: BaselineCaller) {
+  return sql`
+    select u.id, u.uuid::text as uuid, u.username, u.email, u.is_staff, u.is_superuser, u.is_active, u.is_deleted,
+      floor(extract(epoch from u.tokens_valid_after))::int as valid_after_seconds,
+      exists(select 1 from platform.revoked_tokens r where r.jti = ${caller.tokenId}) as revoked,
+      array(
+        select p.codename from platform.permissions p
+        where p.id in (
+          select up.permission_id from platform.user_permissions up where up.user_id = u.id
+          union
+          select gp.permission_id from platform.group_permissions gp
+            join platform.user_groups ug on ug.group_id = gp.group_id
+          where ug.user_id = u.id
+        )
+      ) as permissions
+    from platform.users u
+    where u.uuid = ${caller.subject}`;
+}
+
+function pageStatement(pageSize: number, offset: number) {
+  const page = sql`select "id", "uuid", "username", "email", "password_hash", "first_name", "last_name", "is_active", "is_staff", "is_superuser", "is_deleted", "date_joined", "last_login", "deleted_at", "tokens_valid_after", count(*) over () from "platform"."users" order by "platform"."users"."username" asc, "platform"."users"."id" asc limit ${pageSize}`;
+  // drizzle leaves out `offset 0`, so the first page is the same statement text here too.
+  return offset === 0 ? page : sql`${page} offset ${offset}`;
+}
+
+async function answer(db: Database, caller: BaselineCaller, origin: string, url: URL): Promise<{ status: number; body: unknown }> {
+  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(principalStatement(caller));
+  if (principal === undefined || principal.revoked || !principal.is_active || principal.is_deleted) {
+    return { status: 401, body: { detail: 'unauthorized' } };
+  }
+  const pageSize = Math.min(Number(url.searchParams.get('page_size') ?? '20'), MAX_PAGE_SIZE);
+  const page = Number(url.searchParams.get('page') ?? '1');
+  const rows = await db.rows<ListRow>(pageStatement(pageSize, (page - 1) * pageSize));
+  const total = rows.length > 0 ? Number(rows[0]!.count) : 0;
+  const lastPage = Math.max(1, Math.ceil(total / pageSize));
+  const link = (target: number | undefined) => {
+    const query = new URLSearchParams(url.search);
+    if (target === undefined) query.delete('page');
+    else query.set('page', String(target));
+    const text = query.toString();
+    return `${origin}${url.pathname}${text === '' ? '' : `?${text}`}`;
+  };
+  const previousPage = Math.min(page - 1, lastPage);
+  return {
+    status: 200,
+    body: {
+      count: total,
+      next: page < lastPage ? link(page + 1) : null,
+      previous: page > 1 ? link(previousPage === 1 ? undefined : previousPage) : null,
+      results: rows.map((row) => ({
+        id: row.id,
+        uuid: row.uuid,
+        username: row.username,
+        email: row.email,
+        first_name: row.first_name,
+        last_name: row.last_name,
+        is_active: row.is_active,
+        is_staff: row.is_staff,
+        is_superuser: row.is_superuser,
+        is_deleted: row.is_deleted,
+        date_joined: iso(row.date_joined),
+        last_login: row.last_login === null ? null : iso(row.last_login),
+      })),
+    },
+  };
+}
+
+export async function startBaselineServer(db: Database, caller: BaselineCaller): Promise<BaselineServer> {
+  const server = createServer((request, response) => {
+    const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
+    answer(db, caller, origin, new URL(request.url ?? '/', origin)).then(
+      ({ status, body }) => {
+        response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+        response.end(JSON.stringify(body));
+      },
+      (error: unknown) => {
+        console.error('baseline server failed to answer', error);
+        response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+        response.end('{"code":"INTERNAL_ERROR"}');
+      },
+    );
+  });
+  server.keepAliveTimeout = 65_000; // as the dev server
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+// The database a benchmark runs on: a fresh PostgreSQL database (created on the server named by
+// DATABASE_URL, dropped afterwards) or, without DATABASE_URL, PGlite in a temporary folder.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { connectPglite, connectPostgres, type Database } from '#shared/db/database.ts';
+
+export interface BenchDatabase {
+  db: Database;
+  /** What the figures were measured on, for the report. */
+  label: string;
+  /** The folder for DATA_DIR (signing keys, and PGlite's files). */
+  dataDir: string;
+  dispose(): Promise<void>;
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** `poolMax` is the dev server's default pool (DATABASE_POOL_MAX), so both servers get what `npm start` gets. */
+export async function openBenchDatabase(poolMax: number): Promise<BenchDatabase> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-bench-'));
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl === undefined || serverUrl === '') {
+    const db = await connectPglite(path.join(dataDir, 'pglite'));
+    return {
+      db,
+      label: `PGlite in ${dataDir} (one connection)`,
+      dataDir,
+      dispose: async () => {
+        await db.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `tessera_bench_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+  await admin.unsafe(`create database "${name}"`);
+  const db = await connectPostgres({ url: withDatabaseName(serverUrl, name), poolMax });
+  const [version] = await admin<{ server_version: string }[]>`show server_version`;
+  return {
+    db,
+    label: `PostgreSQL ${version?.server_version ?? '?'}, database ${name} (pool of ${poolMax})`,
+    dataDir,
+    dispose: async () => {
+      await db.close();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 5 });
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

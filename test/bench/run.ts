@@ -1,0 +1,46 @@
+// `npm run bench` runs every benchmark; `npm run bench -- users-list` runs one by name. Figures and
+// ratios against a baseline measured in the same run are printed; nothing here passes or fails.
+// With DATABASE_URL the database benchmarks use a fresh database on that server, else PGlite.
+// Shorter runs for a quick look: see settings.ts (BENCH_DURATION, BENCH_ROUNDS, ...).
+
+interface Benchmark {
+  name: string;
+  summary: string;
+  run(): Promise<void>;
+}
+
+const benchmarks: Benchmark[] = [
+  {
+    name: 'users-list',
+    summary: 'req/s of GET /api/cloud/users/?page_size=20 through the dev server vs a bare node:http server with the same SQL',
+    run: async () => (await import('./users-list.ts')).benchUsersList(),
+  },
+  {
+    name: 'bundles',
+    summary: 'Lambda bundle size and cold import time per endpoint group vs a trivial ESM file',
+    run: async () => (await import('./bundles.ts')).benchBundles(),
+  },
+];
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark ${unknown.join(', ')}; choose from:`);
+    for (const benchmark of benchmarks) console.error(`  ${benchmark.name}  ${benchmark.summary}`);
+    process.exit(2);
+  }
+  const chosen = names.length === 0 ? benchmarks : benchmarks.filter((benchmark) => names.includes(benchmark.name));
+  const startedAt = performance.now();
+  console.log(`Tessera benchmarks — node ${process.version}, ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'PGlite'}`);
+  for (const benchmark of chosen) await benchmark.run();
+  console.log(`\ndone in ${Math.round((performance.now() - startedAt) / 1000)} s`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
