@@ -1,5 +1,10 @@
-// Route table of the console group.
+// Route table of the console group: one sub-table per family of endpoints.
 import type { AnyRoute } from '#shared/http/route.ts';
+import { groupsRoutes } from './groups/routes.ts';
+import { organizationsRoutes } from './organizations/routes.ts';
+import { profileRoutes } from './profile/routes.ts';
+import { secretsRoutes } from './secrets/routes.ts';
+import { sitesRoutes } from './sites/routes.ts';
 import {
   createUserRoute,
   deleteUserRoute,
@@ -10,7 +15,7 @@ import {
   restoreUserRoute,
 } from './users/user-routes.ts';
 
-export const consoleRoutes: readonly AnyRoute[] = [
+const usersRoutes: readonly AnyRoute[] = [
   listUsersRoute,
   createUserRoute,
   getUserRoute,
@@ -18,4 +23,13 @@ export const consoleRoutes: readonly AnyRoute[] = [
   patchUserRoute,
   deleteUserRoute,
   restoreUserRoute,
+];
+
+export const consoleRoutes: readonly AnyRoute[] = [
+  ...usersRoutes,
+  ...organizationsRoutes,
+  ...sitesRoutes,
+  ...groupsRoutes,
+  ...profileRoutes,
+  ...secretsRoutes,
 ];

@@ -5,6 +5,7 @@ import {
   boolean,
   index,
   integer,
+  jsonb,
   pgSchema,
   primaryKey,
   serial,
@@ -135,6 +136,8 @@ export const organizationMembers = platform.table(
       .references(() => users.id, { onDelete: 'cascade' }),
     isAdmin: boolean('is_admin').notNull().default(false),
     isOwner: boolean('is_owner').notNull().default(false),
+    /** Organization-level permission codenames granted to this member (for example `invite_members`). */
+    permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
@@ -143,19 +146,96 @@ export const organizationMembers = platform.table(
   ],
 );
 
+export const invitations = platform.table(
+  'invitations',
+  {
+    id: serial('id').primaryKey(),
+    /** The invitation token sent to the invitee. */
+    uuid: uuid('uuid').notNull().defaultRandom().unique(),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    inviteeIdentifier: varchar('invitee_identifier', { length: 254 }).notNull(),
+    invitedById: integer('invited_by_id').references(() => users.id, { onDelete: 'set null' }),
+    permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
+    invitationConfig: jsonb('invitation_config').notNull().default({}),
+    /** pending, accepted, cancelled or expired. */
+    status: varchar('status', { length: 20 }).notNull().default('pending'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+  },
+  (table) => [index('invitations_organization_idx').on(table.organizationId)],
+);
+
 /** A site is a tenant; its data lives in its own PostgreSQL schema, named by `schema_name`. */
-export const sites = platform.table('sites', {
-  id: serial('id').primaryKey(),
-  uuid: uuid('uuid').notNull().defaultRandom().unique(),
-  slug: varchar('slug', { length: 100 }).notNull().unique(),
-  name: varchar('name', { length: 255 }).notNull(),
-  description: text('description').notNull().default(''),
-  schemaName: varchar('schema_name', { length: 63 }).notNull().unique(),
-  environment: varchar('environment', { length: 20 }).notNull().default('production'),
-  isActive: boolean('is_active').notNull().default(true),
-  ...timestamps,
-});
+export const sites = platform.table(
+  'sites',
+  {
+    id: serial('id').primaryKey(),
+    uuid: uuid('uuid').notNull().defaultRandom().unique(),
+    // Restrict, not cascade: deleting an organization must drop its sites' schemas first.
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'restrict' }),
+    slug: varchar('slug', { length: 50 }).notNull().unique(),
+    name: varchar('name', { length: 255 }).notNull(),
+    description: text('description').notNull().default(''),
+    schemaName: varchar('schema_name', { length: 63 }).notNull().unique(),
+    environment: varchar('environment', { length: 20 }).notNull().default('production'),
+    isActive: boolean('is_active').notNull().default(true),
+    ...timestamps,
+  },
+  (table) => [index('sites_organization_idx').on(table.organizationId)],
+);
+
+/** Host names that lead to a site; a domain belongs to one site platform-wide. */
+export const domains = platform.table(
+  'domains',
+  {
+    id: serial('id').primaryKey(),
+    uuid: uuid('uuid').notNull().defaultRandom().unique(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    slug: varchar('slug', { length: 255 }).notNull().unique(),
+    /** Lower-case host name without port. */
+    domain: varchar('domain', { length: 253 }).notNull().unique(),
+    isPrimary: boolean('is_primary').notNull().default(false),
+    isActive: boolean('is_active').notNull().default(true),
+    ...timestamps,
+  },
+  (table) => [
+    index('domains_site_idx').on(table.siteId),
+    uniqueIndex('domains_one_primary_per_site_key').on(table.siteId).where(sql`${table.isPrimary}`),
+  ],
+);
+
+/** The user↔site relation: which site permissions (`view_site`, `manage_site`, ...) a user holds where. */
+export const siteUserPermissions = platform.table(
+  'site_user_permissions',
+  {
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    permissionId: integer('permission_id')
+      .notNull()
+      .references(() => permissions.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.siteId, table.userId, table.permissionId] }),
+    index('site_user_permissions_user_idx').on(table.userId),
+  ],
+);
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;
 export type SiteRow = typeof sites.$inferSelect;
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type MemberRow = typeof organizationMembers.$inferSelect;
+export type InvitationRow = typeof invitations.$inferSelect;
+export type DomainRow = typeof domains.$inferSelect;

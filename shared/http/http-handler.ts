@@ -1,5 +1,6 @@
 // Builds a group's Lambda entry: the shared middy chain around the group's route table.
-// Order of use: request context → CORS → error rendering → parsing → authentication → dispatch.
+// Order of use: request context → CORS → error rendering → parsing → authentication → tenant
+// resolution → dispatch.
 // (middy runs onError in reverse order of use, so CORS comes before error rendering to decorate
 // the rendered error; see ../shared/STACK.md.)
 import middy from '@middy/core';
@@ -13,6 +14,7 @@ import { parseRequestMiddleware } from './middleware/parse-request.ts';
 import { stateOfEvent, type ApiResult } from './middleware/pipeline-state.ts';
 import { renderErrorsMiddleware } from './middleware/render-errors.ts';
 import { requestContextMiddleware } from './middleware/request-context.ts';
+import { resolveTenantMiddleware } from './middleware/resolve-tenant.ts';
 
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -59,6 +61,7 @@ export function createHttpHandler(group: string, routes: readonly AnyRoute[]): H
     .use(corsMiddleware())
     .use(renderErrorsMiddleware())
     .use(parseRequestMiddleware(router))
-    .use(authenticateMiddleware());
+    .use(authenticateMiddleware())
+    .use(resolveTenantMiddleware());
   return { handler: chain as unknown as ApiHandler, router };
 }

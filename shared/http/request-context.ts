@@ -4,6 +4,7 @@ import { AuthenticationFailedError } from '#shared/errors.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { RequestLog } from '#shared/logger.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 export interface RequestInfo {
   method: string;
@@ -24,6 +25,8 @@ export interface RequestInfo {
 
 export class RequestContext {
   principal: Principal | undefined;
+  /** The site of a tenant route (routes with `host: 'tenant'` always have one). */
+  tenant: Tenant | undefined;
 
   constructor(
     readonly requestId: string,
@@ -36,6 +39,12 @@ export class RequestContext {
   get user(): Principal {
     if (this.principal === undefined) throw new AuthenticationFailedError();
     return this.principal;
+  }
+
+  /** The site this tenant request runs for. */
+  get site(): Tenant {
+    if (this.tenant === undefined) throw new Error('site requested on a route that is not tenant-scoped');
+    return this.tenant;
   }
 
   /** The absolute URL of this request's path with some query parameters replaced. */

@@ -12,7 +12,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type Access = 'public' | 'optional' | 'user' | 'superuser' | { permission: string };
 
-/** Which host serves it: the platform API host, a tenant (site) host, or both. */
+/**
+ * Which host serves it: the platform API host, a tenant (site) host, or both. Tenant routes get the
+ * site resolved from the Host header or X-Tenant, and a signed-in caller must have access to it.
+ */
 export type HostScope = 'platform' | 'tenant' | 'any';
 
 /** How errors of this route are rendered: the generic envelope or `{success: false, ...}`. */

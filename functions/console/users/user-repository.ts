@@ -191,33 +191,3 @@ export async function organizationsOfUser(db: Queryable, userId: number): Promis
     role: row.isOwner ? 'owner' : row.isAdmin ? 'admin' : 'member',
   }));
 }
-
-export interface OrganizationMembership {
-  organizationId: number;
-  /** The caller's own membership in it, when they have one. */
-  caller?: { isAdmin: boolean; isOwner: boolean };
-}
-
-/** Resolves an organization by slug or UUID together with the caller's membership in it. */
-export async function findOrganizationForCaller(
-  db: Queryable,
-  lookup: { slug?: string; uuid?: string },
-  callerId: number,
-): Promise<OrganizationMembership | undefined> {
-  const match = lookup.uuid !== undefined ? eq(organizations.uuid, lookup.uuid.toLowerCase()) : eq(organizations.slug, lookup.slug!);
-  const [row] = await db.query((orm) =>
-    orm
-      .select({ id: organizations.id, isAdmin: organizationMembers.isAdmin, isOwner: organizationMembers.isOwner })
-      .from(organizations)
-      .leftJoin(
-        organizationMembers,
-        and(eq(organizationMembers.organizationId, organizations.id), eq(organizationMembers.userId, callerId)),
-      )
-      .where(match),
-  );
-  if (row === undefined) return undefined;
-  return {
-    organizationId: row.id,
-    caller: row.isAdmin === null || row.isOwner === null ? undefined : { isAdmin: row.isAdmin, isOwner: row.isOwner },
-  };
-}

@@ -8,7 +8,6 @@ import type { UserRow } from '#shared/db/platform-schema.ts';
 import { ConflictError, NotFoundError, PermissionDeniedError, ValidationError, type FieldErrors } from '#shared/errors.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import {
-  findOrganizationForCaller,
   findTakenIdentity,
   findUser,
   groupsOfUser,
@@ -22,6 +21,7 @@ import {
   type UserOrganization,
   type UserPage,
 } from './user-repository.ts';
+import { findOrganizationStanding, managesOrganization } from '../access/organization-access.ts';
 import type { CreateUserBody, ListUsersQuery, UserChanges } from './user-schemas.ts';
 
 export interface UserServicePorts {
@@ -48,23 +48,13 @@ async function listFilterFor(ports: UserServicePorts, caller: Principal, query: 
     const visibility: Visibility = hasPermission(caller, 'view_user') ? 'all' : 'self';
     return visibility === 'all' ? base : { ...base, onlyUserId: caller.id };
   }
-  const organization = await findOrganizationForCaller(
-    ports.db,
-    { slug: query.organization_slug, uuid: query.organization_uuid },
-    caller.id,
-  );
-  if (organization === undefined) return undefined;
-  const membership = organization.caller;
-  const visibility: Visibility =
-    caller.isSuperuser || membership?.isAdmin || membership?.isOwner || (membership && hasPermission(caller, 'manage_organization'))
-      ? 'all'
-      : membership
-        ? 'self'
-        : 'none';
+  const standing = await findOrganizationStanding(ports.db, query.organization_uuid ?? query.organization_slug!, caller.id);
+  if (standing === undefined) return undefined;
+  const visibility: Visibility = managesOrganization(caller, standing) ? 'all' : standing.membership ? 'self' : 'none';
   if (visibility === 'none') return undefined;
   return {
     ...base,
-    organizationId: organization.organizationId,
+    organizationId: standing.organization.id,
     ...(visibility === 'self' ? { onlyUserId: caller.id } : {}),
   };
 }

@@ -30,8 +30,12 @@ describe(`tenant schemas on ${testDriver}`, () => {
     await test.dispose();
   });
 
-  const registerSite = (slug: string, schemaName: string) =>
-    test.db.run(sql`insert into platform.sites (slug, name, schema_name) values (${slug}, ${slug}, ${schemaName})`);
+  const registerSite = async (slug: string, schemaName: string) => {
+    await test.db.run(sql`insert into platform.organizations (name, slug) values ('Owner', 'owner') on conflict do nothing`);
+    await test.db.run(sql`
+      insert into platform.sites (organization_id, slug, name, schema_name)
+      select id, ${slug}, ${slug}, ${schemaName} from platform.organizations where slug = 'owner'`);
+  };
 
   it('creates a schema from the versioned template and records the versions', async () => {
     const applied = await createTenantSchema(test.db, 'tenant_alpha');

@@ -1,0 +1,31 @@
+// For tenant routes: finds the site from the Host header or X-Tenant, and checks that a signed-in
+// caller may work on it (403 otherwise). An unknown site is 404; no hint at all is 400.
+import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
+import { canAccessSite, siteStanding } from '#shared/tenancy/site-access.ts';
+import { resolveTenant } from '#shared/tenancy/resolve-tenant.ts';
+import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
+
+export function resolveTenantMiddleware(): ApiMiddleware {
+  return {
+    before: async (request) => {
+      const state = pipelineState(request);
+      const ctx = state.ctx!;
+      if (state.match!.route.host !== 'tenant') return;
+      const lookup = await resolveTenant(ctx.runtime.db, {
+        host: ctx.request.host,
+        tenantHeader: ctx.request.headers['x-tenant'],
+      });
+      if ('missing' in lookup) {
+        if (lookup.missing === 'unknown') throw new NotFoundError('Site not found.');
+        throw new BadRequestError("This endpoint is served on a site's host; call it there or send an X-Tenant header.");
+      }
+      const tenant = lookup.found;
+      const principal = ctx.principal;
+      if (principal !== undefined) {
+        const standing = await siteStanding(ctx.runtime.db, tenant, principal.id);
+        if (!canAccessSite(principal, standing)) throw new ForbiddenError('You do not have access to this site.');
+      }
+      ctx.tenant = tenant;
+    },
+  };
+}

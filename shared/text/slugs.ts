@@ -1,0 +1,33 @@
+// Slugs generated from names (lowercase, hyphens, no special characters) and made unique with a
+// numeric suffix: `acme`, `acme-2`, `acme-3`, ...
+import slugifyLibrary from 'slugify';
+
+// slugify ships CommonJS with `export =`; under NodeNext its default import is the function itself.
+const slugify = slugifyLibrary as unknown as (text: string, options: { lower: boolean; strict: boolean; trim: boolean }) => string;
+
+export function slugFrom(name: string, maxLength = 50): string {
+  const slug = slugify(name, { lower: true, strict: true, trim: true })
+    .slice(0, maxLength)
+    .replace(/-+$/, '');
+  return slug;
+}
+
+/**
+ * The first of `base`, `base-2`, `base-3`, ... that is neither reserved nor taken. `takenLike` gets
+ * the base and answers every existing slug that starts with it, so one query serves all candidates.
+ */
+export async function uniqueSlug(
+  base: string,
+  takenLike: (base: string) => Promise<Iterable<string>>,
+  options: { reserved?: ReadonlySet<string>; maxLength?: number } = {},
+): Promise<string> {
+  const maxLength = options.maxLength ?? 50;
+  const taken = new Set(await takenLike(base));
+  for (const slug of options.reserved ?? []) taken.add(slug);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n += 1) {
+    const suffix = `-${n}`;
+    const candidate = `${base.slice(0, maxLength - suffix.length).replace(/-+$/, '')}${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
