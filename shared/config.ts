@@ -37,6 +37,15 @@ const settingsSchema = z.object({
   JWT_ISSUER: z.string().min(1).default('tessera'),
   JWT_PRIVATE_KEY: z.string().min(1).optional(),
   JWT_SIGNING_KEY_SECRET_ARN: z.string().min(1).optional(),
+  EMAIL_TRANSPORT: z.enum(['outbox', 'ses']).default('outbox'),
+  EMAIL_FROM: z.string().min(3).default('Tessera <no-reply@localhost>'),
+  CONSOLE_URL: z.string().url().default('http://localhost:3000'),
+  INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  SECRETS_ENCRYPTION_KEY_SECRET_ARN: z.string().min(1).optional(),
   PASSWORD_SCRYPT_COST: z.coerce
     .number()
     .int()
@@ -68,6 +77,16 @@ export interface Config {
     privateKeyJwk?: string;
     signingKeySecretArn?: string;
   };
+  email: {
+    /** `outbox` writes each mail as a JSON file under DATA_DIR/outbox; `ses` sends through Amazon SES. */
+    transport: 'outbox' | 'ses';
+    from: string;
+  };
+  /** Where people open links sent by mail (invitations). */
+  consoleUrl: string;
+  invitationTtlDays: number;
+  /** AES-256-GCM key for secret values: inline, from Secrets Manager, else DATA_DIR/secrets-key (generated). */
+  secretsKey: { value?: string; secretArn?: string };
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
@@ -118,6 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       privateKeyJwk: s.JWT_PRIVATE_KEY,
       signingKeySecretArn: s.JWT_SIGNING_KEY_SECRET_ARN,
     },
+    email: { transport: s.EMAIL_TRANSPORT, from: s.EMAIL_FROM },
+    consoleUrl: s.CONSOLE_URL,
+    invitationTtlDays: s.INVITATION_TTL_DAYS,
+    secretsKey: { value: s.SECRETS_ENCRYPTION_KEY, secretArn: s.SECRETS_ENCRYPTION_KEY_SECRET_ARN },
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
