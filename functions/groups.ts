@@ -5,11 +5,16 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 
+/** Outside services a group's Lambda needs beyond the database and the signing key. */
+export type GroupCapability = 'email' | 'secrets-key';
+
 export interface EndpointGroup {
   name: string;
   /** Source of the Lambda entry, relative to the repository root; it exports `handler`. */
   entry: string;
   routes: readonly AnyRoute[];
+  /** Drives the least-privilege grants in CDK: only groups that send mail may use SES, and so on. */
+  uses: readonly GroupCapability[];
   loadHandler: () => Promise<ApiHandler>;
 }
 
@@ -18,12 +23,15 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'auth',
     entry: 'functions/auth/handler.ts',
     routes: authRoutes,
+    uses: [],
     loadHandler: async () => (await import('./auth/handler.ts')).handler,
   },
   {
     name: 'console',
     entry: 'functions/console/handler.ts',
     routes: consoleRoutes,
+    // Invitations are mailed; secret values are encrypted with the secrets key.
+    uses: ['email', 'secrets-key'],
     loadHandler: async () => (await import('./console/handler.ts')).handler,
   },
 ];

@@ -1,13 +1,14 @@
 // What one deployment does to the platform's state before the API takes traffic: the signing key
-// exists, platform and tenant schemas are current, and the superuser exists. Safe to run again.
+// and the secrets key exist, platform and tenant schemas are current, and the superuser exists. Safe to run again.
 import type { Config } from '#shared/config.ts';
 import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
 import type { Database } from '#shared/db/database.ts';
 import { prepareDatabase } from '#shared/db/open-database.ts';
-import { ensureSigningKey, type SecretAccess, type SigningKeyOutcome } from './signing-key.ts';
+import { ensureSecretsKey, ensureSigningKey, type SecretAccess, type SigningKeyOutcome } from './platform-keys.ts';
 
 export interface DeployMigrationResult {
   signingKey: SigningKeyOutcome;
+  secretsKey: SigningKeyOutcome;
   superuser: { username: string; created: boolean };
 }
 
@@ -26,8 +27,11 @@ export async function runDeployMigration(config: Config, ports: DeployMigrationP
   if (config.admin.password === undefined && config.admin.passwordSecretArn === undefined) {
     throw new Error('ADMIN_PASSWORD_SECRET_ARN must be set for the deploy migration');
   }
+  const secretsKeyId = config.secretsKey.secretArn;
+  if (secretsKeyId === undefined) throw new Error('SECRETS_ENCRYPTION_KEY_SECRET_ARN must be set for the deploy migration');
   const signingKey = await ensureSigningKey(secretId, ports.secrets);
+  const secretsKey = await ensureSecretsKey(secretsKeyId, ports.secrets);
   await prepareDatabase(ports.db, ports.migrationsDir);
   const { username, created } = await ensureSuperuser(ports.db, config);
-  return { signingKey, superuser: { username, created } };
+  return { signingKey, secretsKey, superuser: { username, created } };
 }

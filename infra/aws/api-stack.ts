@@ -15,8 +15,9 @@ export interface ApiStackProps extends StackProps {
   vpc: IVpc;
   database: DatabaseAccess;
   signingKey: ISecret;
+  secretsKey: ISecret;
   settings: DeploySettings;
-  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes'>[];
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[];
 }
 
 /** `console` → `Console`, `user-sites` → `UserSites`: construct ids are PascalCase. */
@@ -60,6 +61,8 @@ export class ApiStack extends Stack {
       })
         .bindDatabase(props.database)
         .bindSigningKey(props.signingKey);
+      if (group.uses.includes('secrets-key')) fn.bindSecretsKey(props.secretsKey);
+      if (group.uses.includes('email')) fn.bindEmail(props.settings);
       functions.set(group.name, fn);
 
       // One invoke permission per function for the whole API rather than one per route, which

@@ -70,6 +70,7 @@ export class DataStack extends Stack {
       vpcSubnets: privateSubnets,
       database: this.database,
       signingKey: this.secrets.signingKey,
+      secretsKey: this.secrets.secretsKey,
       adminPassword: this.secrets.adminPassword,
       settings: props.settings,
       executeAfter: [this.cluster, this.proxy],

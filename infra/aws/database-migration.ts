@@ -20,6 +20,7 @@ export interface DatabaseMigrationProps {
   vpcSubnets: SubnetSelection;
   database: DatabaseAccess;
   signingKey: ISecret;
+  secretsKey: ISecret;
   adminPassword: ISecret;
   settings: DeploySettings;
   /** Constructs that must exist before the migration runs (the cluster and the proxy). */
@@ -36,7 +37,7 @@ export class DatabaseMigration extends Construct {
       entry: MIGRATE_ENTRY,
       serviceName: 'tessera-migrate',
       logLevel: props.settings.logLevel,
-      description: 'Tessera deploy migration: signing key, platform and tenant schemas, superuser',
+      description: 'Tessera deploy migration: platform keys, platform and tenant schemas, superuser',
       timeout: MIGRATION_TIMEOUT,
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
@@ -57,6 +58,7 @@ export class DatabaseMigration extends Construct {
     })
       .bindDatabase(props.database)
       .bindSigningKey(props.signingKey, { write: true })
+      .bindSecretsKey(props.secretsKey, { write: true })
       .bindAdminPassword(props.adminPassword);
 
     this.trigger = new Trigger(this, 'Trigger', {

@@ -15,6 +15,10 @@ export interface DeploySettings {
   logLevel: LogLevel;
   adminUsername?: string;
   adminEmail?: string;
+  /** Becomes EMAIL_FROM of the functions that send mail (a sender verified in SES). */
+  emailFrom?: string;
+  /** Becomes CONSOLE_URL: where links in mails (invitations) lead. */
+  consoleUrl?: string;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'];
@@ -37,6 +41,8 @@ export function deploySettings(node: Node): DeploySettings {
     logLevel: logLevel as LogLevel,
     adminUsername: stringContext(node, 'tessera:adminUsername'),
     adminEmail: stringContext(node, 'tessera:adminEmail'),
+    emailFrom: stringContext(node, 'tessera:emailFrom'),
+    consoleUrl: stringContext(node, 'tessera:consoleUrl'),
   };
 }
 

@@ -22,6 +22,7 @@ export function buildTesseraApp(app: App): TesseraStacks {
     vpc: network.vpc,
     database: data.database,
     signingKey: data.secrets.signingKey,
+    secretsKey: data.secrets.secretsKey,
     settings,
     groups: endpointGroups,
   });

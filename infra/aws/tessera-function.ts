@@ -2,7 +2,7 @@
 // benchmark measures is what is deployed), arm64 on Node 22, Powertools environment, a log group
 // kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
 import path from 'node:path';
-import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -108,6 +108,37 @@ export class TesseraFunction extends NodejsFunction {
       );
       secret.encryptionKey?.grantEncrypt(this);
     }
+    return this;
+  }
+
+  /**
+   * The AES-256 key of tenant secret values. Groups that store or read secrets read it; only the
+   * deploy migration, which generates it, may write it.
+   */
+  bindSecretsKey(secret: ISecret, options: { write?: boolean } = {}): this {
+    this.addEnvironment('SECRETS_ENCRYPTION_KEY_SECRET_ARN', secret.secretArn);
+    secret.grantRead(this);
+    if (options.write === true) {
+      this.addToRolePolicy(
+        new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }),
+      );
+      secret.encryptionKey?.grantEncrypt(this);
+    }
+    return this;
+  }
+
+  /** Mail through Amazon SES from the configured sender; the identity must be verified in SES. */
+  bindEmail(settings: { emailFrom?: string; consoleUrl?: string }): this {
+    this.addEnvironment('EMAIL_TRANSPORT', 'ses');
+    if (settings.emailFrom !== undefined) this.addEnvironment('EMAIL_FROM', settings.emailFrom);
+    if (settings.consoleUrl !== undefined) this.addEnvironment('CONSOLE_URL', settings.consoleUrl);
+    const stack = Stack.of(this);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+      }),
+    );
     return this;
   }
 

@@ -10,7 +10,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTesseraApp } from '#infra/aws/tessera-app.ts';
-import { SIGNING_KEY_PLACEHOLDER } from '#infra/aws/platform-secrets.ts';
+import { SECRETS_KEY_PLACEHOLDER, SIGNING_KEY_PLACEHOLDER } from '#infra/aws/platform-secrets.ts';
 import { tesseraFunctions } from './synth.ts';
 
 const secrets = new Map<string, string>();
@@ -63,6 +63,7 @@ describe('migrate function bundle', () => {
   it('fills the signing key, migrates and creates the superuser when run', async () => {
     // Prepare
     secrets.set('signing-key', SIGNING_KEY_PLACEHOLDER);
+    secrets.set('secrets-key', SECRETS_KEY_PLACEHOLDER);
     secrets.set('admin-password', 'bundle-test-password');
     const dataDir = path.join(workDir, 'data');
     await mkdir(dataDir, { recursive: true });
@@ -72,6 +73,7 @@ describe('migrate function bundle', () => {
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
       JWT_SIGNING_KEY_SECRET_ARN: 'signing-key',
+      SECRETS_ENCRYPTION_KEY_SECRET_ARN: 'secrets-key',
       ADMIN_PASSWORD_SECRET_ARN: 'admin-password',
       DATA_DIR: dataDir, // no database settings: the bundle opens PGlite here
       PASSWORD_SCRYPT_COST: '1024',
@@ -83,8 +85,14 @@ describe('migrate function bundle', () => {
     // Act
     const result = await handler();
     // Assess
-    expect(result).toEqual({ signingKey: 'generated', superuser: { username: 'admin', created: true } });
+    expect(result).toEqual({ signingKey: 'generated', secretsKey: 'generated', superuser: { username: 'admin', created: true } });
     expect(JSON.parse(secrets.get('signing-key')!)).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
-    expect(calls).toEqual(['GetSecretValue signing-key', 'PutSecretValue signing-key', 'GetSecretValue admin-password']);
+    expect(calls).toEqual([
+      'GetSecretValue signing-key',
+      'PutSecretValue signing-key',
+      'GetSecretValue secrets-key',
+      'PutSecretValue secrets-key',
+      'GetSecretValue admin-password',
+    ]);
   });
 });

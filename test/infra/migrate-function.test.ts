@@ -2,14 +2,16 @@ import { sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDeployMigration } from '#functions/migrate/deploy-migration.ts';
-import type { SecretAccess } from '#functions/migrate/signing-key.ts';
-import { SIGNING_KEY_PLACEHOLDER } from '#infra/aws/platform-secrets.ts';
+import type { SecretAccess } from '#functions/migrate/platform-keys.ts';
+import { SECRETS_KEY_PLACEHOLDER, SIGNING_KEY_PLACEHOLDER } from '#infra/aws/platform-secrets.ts';
 import { verifyPassword } from '#shared/auth/passwords.ts';
 import { signingKeysFromJwk } from '#shared/auth/signing-keys.ts';
 import { loadConfig } from '#shared/config.ts';
 import { connectPglite, type Database } from '#shared/db/database.ts';
 
 const SIGNING_KEY_ARN = 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:signing-key';
+const SECRETS_KEY_ARN = 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:secrets-key';
+const placeholders = () => ({ [SIGNING_KEY_ARN]: SIGNING_KEY_PLACEHOLDER, [SECRETS_KEY_ARN]: SECRETS_KEY_PLACEHOLDER });
 
 /** Secrets Manager as a map, counting writes; the deploy migration only sees SecretAccess. */
 function fakeSecrets(initial: Record<string, string>): SecretAccess & { values: Map<string, string>; writes: number } {
@@ -31,6 +33,7 @@ function fakeSecrets(initial: Record<string, string>): SecretAccess & { values: 
 
 const config = loadConfig({
   JWT_SIGNING_KEY_SECRET_ARN: SIGNING_KEY_ARN,
+  SECRETS_ENCRYPTION_KEY_SECRET_ARN: SECRETS_KEY_ARN,
   ADMIN_USERNAME: 'root',
   ADMIN_EMAIL: 'root@example.org',
   ADMIN_PASSWORD: 'deploy-time-password',
@@ -55,14 +58,15 @@ describe('deploy migration', () => {
     await Promise.all(opened.splice(0).map((db) => db.close()));
   });
 
-  it('replaces the placeholder with an Ed25519 key, migrates, and creates the superuser', async () => {
+  it('replaces the placeholders with an Ed25519 key and a 32-byte secrets key, migrates, and creates the superuser', async () => {
     // Prepare
     const db = await freshDatabase();
-    const secrets = fakeSecrets({ [SIGNING_KEY_ARN]: SIGNING_KEY_PLACEHOLDER });
+    const secrets = fakeSecrets(placeholders());
     // Act
     const result = await runDeployMigration(config, { db, secrets });
     // Assess
-    expect(result).toEqual({ signingKey: 'generated', superuser: { username: 'root', created: true } });
+    expect(result).toEqual({ signingKey: 'generated', secretsKey: 'generated', superuser: { username: 'root', created: true } });
+    expect(Buffer.from(secrets.values.get(SECRETS_KEY_ARN)!, 'base64')).toHaveLength(32);
     const keys = await signingKeysFromJwk(JSON.parse(secrets.values.get(SIGNING_KEY_ARN)!) as JWK);
     expect(keys.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
     const [admin] = await db.rows<{ is_superuser: boolean; password_hash: string }>(
@@ -75,15 +79,15 @@ describe('deploy migration', () => {
   it('changes nothing on a second run', async () => {
     // Prepare
     const db = await freshDatabase();
-    const secrets = fakeSecrets({ [SIGNING_KEY_ARN]: SIGNING_KEY_PLACEHOLDER });
+    const secrets = fakeSecrets(placeholders());
     await runDeployMigration(config, { db, secrets });
-    const key = secrets.values.get(SIGNING_KEY_ARN);
+    const keys = [secrets.values.get(SIGNING_KEY_ARN), secrets.values.get(SECRETS_KEY_ARN)];
     // Act
     const again = await runDeployMigration(config, { db, secrets });
     // Assess
-    expect(again).toEqual({ signingKey: 'kept', superuser: { username: 'root', created: false } });
-    expect(secrets.values.get(SIGNING_KEY_ARN)).toBe(key);
-    expect(secrets.writes).toBe(1);
+    expect(again).toEqual({ signingKey: 'kept', secretsKey: 'kept', superuser: { username: 'root', created: false } });
+    expect([secrets.values.get(SIGNING_KEY_ARN), secrets.values.get(SECRETS_KEY_ARN)]).toEqual(keys);
+    expect(secrets.writes).toBe(2);
   });
 
   it('never rotates the key when the secret cannot be read', async () => {
@@ -97,8 +101,8 @@ describe('deploy migration', () => {
   });
 
   it('refuses to run without a configured superuser password', async () => {
-    const withoutPassword = loadConfig({ JWT_SIGNING_KEY_SECRET_ARN: SIGNING_KEY_ARN });
-    const secrets = fakeSecrets({ [SIGNING_KEY_ARN]: SIGNING_KEY_PLACEHOLDER });
+    const withoutPassword = loadConfig({ JWT_SIGNING_KEY_SECRET_ARN: SIGNING_KEY_ARN, SECRETS_ENCRYPTION_KEY_SECRET_ARN: SECRETS_KEY_ARN });
+    const secrets = fakeSecrets(placeholders());
     await expect(runDeployMigration(withoutPassword, { db: untouchedDb, secrets })).rejects.toThrow(/ADMIN_PASSWORD_SECRET_ARN/);
     expect(secrets.writes).toBe(0);
   });

@@ -165,27 +165,40 @@ describe('HTTP API', () => {
 });
 
 describe('IAM', () => {
-  it('lets API functions read only the database and signing-key secrets, and write none', () => {
+  it('lets API functions read only the database and signing-key secrets (and the secrets key where used), and write none', () => {
     const { data } = synthesized.stacks;
-    const expected = [data.database.secret, data.secrets.signingKey]
-      .map((secret) => referencedId(data.resolve(secret.secretArn), synthesized.data))
-      .sort();
-    for (const { id } of apiFunctionsByGroup().values()) {
-      const statements = statementsOfFunction(synthesized.api, id);
-      expect(secretIdsWith('secretsmanager:GetSecretValue', statements)).toEqual(expected);
+    const idsOf = (secrets: Array<{ secretArn: string }>) =>
+      secrets.map((secret) => referencedId(data.resolve(secret.secretArn), synthesized.data)).sort();
+    const functions = apiFunctionsByGroup();
+    for (const group of endpointGroups) {
+      const statements = statementsOfFunction(synthesized.api, functions.get(group.name)!.id);
+      const expected = [data.database.secret, data.secrets.signingKey];
+      if (group.uses.includes('secrets-key')) expected.push(data.secrets.secretsKey);
+      expect(secretIdsWith('secretsmanager:GetSecretValue', statements)).toEqual(idsOf(expected));
       expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:') && action !== 'secretsmanager:GetSecretValue' && action !== 'secretsmanager:DescribeSecret')).toEqual([]);
     }
   });
 
-  it('lets only the migrate function write a secret, and only the signing key', () => {
+  it('lets only the migrate function write a secret, and only the keys it generates', () => {
     const { data } = synthesized.stacks;
     const [migrateId] = Object.keys(tesseraFunctions(synthesized.data));
-    const signingKeyId = idOf(data.secrets.signingKey, data);
-    expect(secretIdsWith('secretsmanager:PutSecretValue', statementsOfFunction(synthesized.data, migrateId!))).toEqual([signingKeyId]);
+    const generated = [idOf(data.secrets.signingKey, data), idOf(data.secrets.secretsKey, data)].sort();
+    expect(secretIdsWith('secretsmanager:PutSecretValue', statementsOfFunction(synthesized.data, migrateId!))).toEqual(generated);
     const writers = Object.values(resourcesOf(synthesized.data, 'AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy.Properties!.PolicyDocument).includes('secretsmanager:PutSecretValue'),
     );
     expect(writers).toHaveLength(1);
+  });
+
+  it('lets only the groups that send mail use SES, with EMAIL_TRANSPORT=ses', () => {
+    const functions = apiFunctionsByGroup();
+    for (const group of endpointGroups) {
+      const { id, fn } = functions.get(group.name)!;
+      const sends = statementsOfFunction(synthesized.api, id).flatMap(actionsOf).includes('ses:SendEmail');
+      expect(sends).toBe(group.uses.includes('email'));
+      const transport = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.EMAIL_TRANSPORT;
+      expect(transport).toBe(group.uses.includes('email') ? 'ses' : undefined);
+    }
     expect(JSON.stringify(resourcesOf(synthesized.api, 'AWS::IAM::Policy'))).not.toContain('PutSecretValue');
   });
 
@@ -221,6 +234,7 @@ describe('deploy migration', () => {
         'DATABASE_NAME',
         'DATABASE_SECRET_ARN',
         'JWT_SIGNING_KEY_SECRET_ARN',
+        'SECRETS_ENCRYPTION_KEY_SECRET_ARN',
       ]),
     );
   });
