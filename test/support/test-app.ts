@@ -1,6 +1,7 @@
 // The whole platform for a test file: a database of its own, the local boot (migrations, superuser)
 // and the dev server on a free port, with a small HTTP client that speaks to it like a user would.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -41,6 +42,31 @@ export interface TestApp {
 
 export const USER_PASSWORD = 'user-password-123';
 
+interface RawResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+function sendHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method, headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        resolve({ status: incoming.statusCode ?? 0, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      incoming.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-test-'));
@@ -66,8 +92,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       headers['content-type'] ??= 'application/json';
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     }
-    const response = await fetch(`${server.url}${route}`, { method, headers, body });
-    const text = await response.text();
+    // node:http rather than fetch: fetch drops a Host header, and tenant tests need to send one.
+    const response = await sendHttp(`${server.url}${route}`, method, headers, body);
+    const text = response.body;
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, body: parsed };
