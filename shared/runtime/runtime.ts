@@ -5,23 +5,31 @@ import { loadSigningKeys } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer } from '#shared/auth/tokens.ts';
 import type { Database } from '#shared/db/database.ts';
 import { openDatabase } from '#shared/db/open-database.ts';
+import type { EmailSender } from '#shared/email/email-port.ts';
+import { createEmailSender } from '#shared/email/email-sender.ts';
 import { configureLogger } from '#shared/logger.ts';
 
 export interface Runtime {
   config: Config;
   db: Database;
   tokens: TokenIssuer;
+  /** Outgoing mail (invitations): SES when deployed, the DATA_DIR outbox otherwise. */
+  email: EmailSender;
 }
 
-export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db'>> = {}): Promise<Runtime> {
+export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db' | 'email'>> = {}): Promise<Runtime> {
   configureLogger(config.logLevel);
-  const [db, keys] = await Promise.all([ports.db ?? openDatabase(config), loadSigningKeys(config)]);
+  const [db, keys, email] = await Promise.all([
+    ports.db ?? openDatabase(config),
+    loadSigningKeys(config),
+    ports.email ?? createEmailSender(config),
+  ]);
   const tokens = new TokenIssuer(keys, {
     issuer: config.tokens.issuer,
     accessTtlSeconds: config.tokens.accessTtlSeconds,
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
   });
-  return { config, db, tokens };
+  return { config, db, tokens, email };
 }
 
 let current: Promise<Runtime> | undefined;

@@ -1,0 +1,190 @@
+// The rules of the members endpoints: members see the member list, managers (superusers, admins,
+// owners, manage_organization holders) change it, and an organization always keeps one admin.
+import type { Principal } from '#shared/auth/principal.ts';
+import { UniqueViolationError } from '#shared/db/database-errors.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import type { UserRow } from '#shared/db/platform-schema.ts';
+import { BusinessLogicError, ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
+import { toPageRequest } from '#shared/http/pagination.ts';
+import { findUser } from '../users/user-repository.ts';
+import { organizationForAction, visibleOrganization } from '../access/organization-access.ts';
+import {
+  addSiteGrants,
+  addUserGroups,
+  groupsOfUsers,
+  removeSiteGrantsInOrganization,
+  replaceUserGroups,
+  sitesOfUsersInOrganization,
+  type GroupRef,
+  type UserSitePermissions,
+} from './grants-repository.ts';
+import { resolveGroups, resolveSiteGrants } from './grants.ts';
+import {
+  deleteMember,
+  findMember,
+  findUserById,
+  insertMember,
+  listMembers,
+  lockAdminMemberships,
+  updateMember,
+  type MemberWithUser,
+} from './member-repository.ts';
+import type { AddMemberBody, ChangeMemberBody, ListMembersQuery } from './member-schemas.ts';
+
+export interface MemberServicePorts {
+  db: Queryable;
+}
+
+export interface MemberDetail extends MemberWithUser {
+  groups: GroupRef[];
+  sites: UserSitePermissions[];
+}
+
+const LAST_ADMIN = 'An organization must keep at least one admin.';
+
+async function withDetails(db: Queryable, organizationId: number, rows: MemberWithUser[]): Promise<MemberDetail[]> {
+  const userIds = rows.map((row) => row.user.id);
+  const [groups, sites] = await Promise.all([groupsOfUsers(db, userIds), sitesOfUsersInOrganization(db, organizationId, userIds)]);
+  return rows.map((row) => ({ ...row, groups: groups.get(row.user.id) ?? [], sites: sites.get(row.user.id) ?? [] }));
+}
+
+async function detailOf(db: Queryable, organizationId: number, row: MemberWithUser): Promise<MemberDetail> {
+  const [detail] = await withDetails(db, organizationId, [row]);
+  return detail!;
+}
+
+async function existingMember(db: Queryable, organizationId: number, username: string): Promise<MemberWithUser> {
+  const member = await findMember(db, organizationId, username);
+  if (member === undefined) throw new NotFoundError('Member not found.');
+  return member;
+}
+
+export async function listOrganizationMembers(ports: MemberServicePorts, caller: Principal, orgSlug: string, query: ListMembersQuery) {
+  const standing = await visibleOrganization(ports.db, caller, orgSlug);
+  const page = await listMembers(ports.db, {
+    organizationId: standing.organization.id,
+    userIsActive: query.user__is_active,
+    userIsDeleted: query.user__is_deleted,
+    isAdmin: query.is_admin,
+    search: query.search,
+    ordering: query.ordering ?? [],
+    page: toPageRequest(query),
+  });
+  return { rows: await withDetails(ports.db, standing.organization.id, page.rows), total: page.total };
+}
+
+export async function getMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, username: string): Promise<MemberDetail> {
+  const standing = await visibleOrganization(ports.db, caller, orgSlug);
+  return detailOf(ports.db, standing.organization.id, await existingMember(ports.db, standing.organization.id, username));
+}
+
+async function userToAdd(db: Queryable, body: AddMemberBody): Promise<UserRow> {
+  const field = body.user_slug !== undefined ? 'user_slug' : 'user_id';
+  const identifier = body.user_slug ?? body.user_id!;
+  const user = typeof identifier === 'number' ? await findUserById(db, identifier) : await findUser(db, identifier);
+  if (user === undefined || user.isDeleted) throw ValidationError.forFields({ [field]: ['User not found.'] });
+  return user;
+}
+
+export async function addMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, body: AddMemberBody): Promise<MemberDetail> {
+  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const user = await userToAdd(ports.db, body);
+  if ((await findMember(ports.db, organization.id, user.username)) !== undefined) {
+    throw new ConflictError('This user is already a member of the organization.');
+  }
+  const groups = await resolveGroups(ports.db, body.group_ids ?? [], 'group_ids');
+  const siteGrants = await resolveSiteGrants(
+    ports.db,
+    organization.id,
+    (body.sites ?? []).map((site) => ({ key: site.slug, permissions: site.permissions })),
+    'slug',
+    'sites',
+  );
+  try {
+    await ports.db.transaction(async (tx) => {
+      await insertMember(tx, {
+        organizationId: organization.id,
+        userId: user.id,
+        isAdmin: body.is_admin ?? false,
+        permissions: [...new Set(body.permissions ?? [])],
+      });
+      await addUserGroups(tx, user.id, groups.map((group) => group.id));
+      await addSiteGrants(tx, user.id, siteGrants);
+    });
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw new ConflictError('This user is already a member of the organization.');
+    throw error;
+  }
+  return detailOf(ports.db, organization.id, await existingMember(ports.db, organization.id, user.username));
+}
+
+/** Refuses to leave the organization without an admin; call inside the changing transaction. */
+async function assertKeepsAnAdmin(tx: Queryable, organizationId: number, memberId: number): Promise<void> {
+  const admins = await lockAdminMemberships(tx, organizationId);
+  if (admins.includes(memberId) && admins.length <= 1) throw new BusinessLogicError(LAST_ADMIN);
+}
+
+export async function changeMember(
+  ports: MemberServicePorts,
+  caller: Principal,
+  orgSlug: string,
+  username: string,
+  changes: ChangeMemberBody,
+): Promise<MemberDetail> {
+  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const target = await existingMember(ports.db, organization.id, username);
+  const groups = changes.groups === undefined ? undefined : await resolveGroups(ports.db, changes.groups, 'groups');
+  const siteGrants =
+    changes.site === undefined
+      ? undefined
+      : await resolveSiteGrants(
+          ports.db,
+          organization.id,
+          changes.site.map((site) => ({ key: site.uuid, permissions: site.permissions })),
+          'uuid',
+          'site',
+        );
+  await ports.db.transaction(async (tx) => {
+    if (changes.is_admin === false) await assertKeepsAnAdmin(tx, organization.id, target.member.id);
+    if (changes.is_admin !== undefined || changes.permissions !== undefined) {
+      await updateMember(tx, target.member.id, {
+        isAdmin: changes.is_admin,
+        permissions: changes.permissions === undefined ? undefined : [...new Set(changes.permissions)],
+      });
+    }
+    if (groups !== undefined) await replaceUserGroups(tx, target.user.id, groups.map((group) => group.id));
+    if (siteGrants !== undefined) {
+      // PUT replaces the member's permissions on this organization's sites, all at once.
+      await removeSiteGrantsInOrganization(tx, organization.id, target.user.id);
+      await addSiteGrants(tx, target.user.id, siteGrants);
+    }
+  });
+  return detailOf(ports.db, organization.id, await existingMember(ports.db, organization.id, username));
+}
+
+export async function removeMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, username: string): Promise<void> {
+  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const target = await existingMember(ports.db, organization.id, username);
+  await ports.db.transaction(async (tx) => {
+    await assertKeepsAnAdmin(tx, organization.id, target.member.id);
+    // The member's permissions on this organization's sites go with the membership.
+    await removeSiteGrantsInOrganization(tx, organization.id, target.user.id);
+    await deleteMember(tx, target.member.id);
+  });
+}
+
+export async function setAdmin(
+  ports: MemberServicePorts,
+  caller: Principal,
+  orgSlug: string,
+  username: string,
+  isAdmin: boolean,
+): Promise<MemberDetail> {
+  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const target = await existingMember(ports.db, organization.id, username);
+  await ports.db.transaction(async (tx) => {
+    if (!isAdmin) await assertKeepsAnAdmin(tx, organization.id, target.member.id);
+    await updateMember(tx, target.member.id, { isAdmin });
+  });
+  return detailOf(ports.db, organization.id, await existingMember(ports.db, organization.id, username));
+}

@@ -1,0 +1,154 @@
+// SQL of the organizations endpoints: listing, creation with the founding membership, changes and
+// the hard delete with its cascade. Returns plain rows; the service decides who may do what.
+import { and, asc, count, desc, eq, ilike, inArray, like, or, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Queryable } from '#shared/db/database.ts';
+import { invitations, organizationMembers, organizations, sites, users, type OrganizationRow } from '#shared/db/platform-schema.ts';
+import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
+import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { OrganizationOrderingField } from './organization-schemas.ts';
+
+export interface OrganizationListFilter {
+  /** Only organizations this user is a member of (everyone but superusers). */
+  memberUserId?: number;
+  search?: string;
+  isActive?: boolean;
+  ordering: Array<{ field: OrganizationOrderingField; descending: boolean }>;
+  page: PageRequest;
+}
+
+const orderingColumns: Record<OrganizationOrderingField, AnyPgColumn> = {
+  name: organizations.name,
+  slug: organizations.slug,
+  created: organizations.created,
+  modified: organizations.modified,
+  is_active: organizations.isActive,
+};
+
+/** `%` and `_` in a search term are literal characters, not wildcards. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+export async function listOrganizations(
+  db: Queryable,
+  filter: OrganizationListFilter,
+): Promise<{ rows: OrganizationRow[]; total: number }> {
+  const conditions: Array<SQL | undefined> = [];
+  if (filter.memberUserId !== undefined) {
+    conditions.push(
+      inArray(
+        organizations.id,
+        sql`(select ${organizationMembers.organizationId} from ${organizationMembers} where ${organizationMembers.userId} = ${filter.memberUserId})`,
+      ),
+    );
+  }
+  if (filter.isActive !== undefined) conditions.push(eq(organizations.isActive, filter.isActive));
+  if (filter.search !== undefined && filter.search !== '') {
+    const pattern = containsPattern(filter.search);
+    conditions.push(or(ilike(organizations.name, pattern), ilike(organizations.slug, pattern)));
+  }
+  const where = and(...conditions);
+  const ordering = filter.ordering.length > 0 ? filter.ordering : [{ field: 'name' as const, descending: false }];
+  const orderBy = [
+    ...ordering.map(({ field, descending }) => (descending ? desc(orderingColumns[field]) : asc(orderingColumns[field]))),
+    asc(organizations.id),
+  ];
+  const rows = await db.query((orm) =>
+    orm
+      .select({ organization: organizations, total: sql<number>`count(*) over ()`.mapWith(Number) })
+      .from(organizations)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(filter.page.pageSize)
+      .offset(pageOffset(filter.page)),
+  );
+  if (rows.length > 0) return { rows: rows.map((row) => row.organization), total: rows[0]!.total };
+  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(organizations).where(where));
+  return { rows: [], total: Number(counted?.total ?? 0) };
+}
+
+/** Every organization slug equal to `base` or starting with `base-`. */
+export async function organizationSlugsLike(db: Queryable, base: string): Promise<string[]> {
+  const escaped = base.replace(/[\\%_]/g, '\\$&');
+  const rows = await db.query((orm) =>
+    orm
+      .select({ slug: organizations.slug })
+      .from(organizations)
+      .where(or(eq(organizations.slug, base), like(organizations.slug, `${escaped}-%`))),
+  );
+  return rows.map((row) => row.slug);
+}
+
+/** Creates the organization and makes its creator the owner and an admin, in one transaction. */
+export async function insertOrganization(
+  db: Queryable,
+  values: { name: string; slug: string },
+  creatorId: number,
+): Promise<OrganizationRow> {
+  return db.transaction(async (tx) => {
+    const [organization] = await tx.query((orm) => orm.insert(organizations).values(values).returning());
+    await tx.query((orm) =>
+      orm.insert(organizationMembers).values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true }),
+    );
+    return organization!;
+  });
+}
+
+export async function updateOrganization(
+  db: Queryable,
+  organizationId: number,
+  values: { name?: string; isActive?: boolean; modified: Date },
+): Promise<OrganizationRow> {
+  const [organization] = await db.query((orm) =>
+    orm.update(organizations).set(values).where(eq(organizations.id, organizationId)).returning(),
+  );
+  return organization!;
+}
+
+export interface OrganizationDeletion {
+  droppedSchemas: string[];
+  softDeletedUserIds: number[];
+}
+
+/**
+ * The hard delete of the spec's States table, in one transaction (PostgreSQL DDL is transactional,
+ * so a failure leaves every schema in place): the organization's sites with their schemas (domains
+ * and site permissions go with the site rows), its invitations and memberships, and the soft delete
+ * of members who belong to no other organization. Superusers are never soft-deleted this way: they
+ * are platform operators, not accounts of the organization.
+ */
+export async function deleteOrganizationCascade(db: Queryable, organizationId: number, at: Date): Promise<OrganizationDeletion> {
+  return db.transaction(async (tx) => {
+    // Locks the row so a concurrent membership or site insert waits for the outcome.
+    await tx.rows(sql`select id from platform.organizations where id = ${organizationId} for update`);
+    const ownSites = await tx.query((orm) =>
+      orm.select({ id: sites.id, schemaName: sites.schemaName }).from(sites).where(eq(sites.organizationId, organizationId)),
+    );
+    const exclusive = await tx.rows<{ id: number }>(sql`
+      select m.user_id as id from platform.organization_members m
+      join platform.users u on u.id = m.user_id
+      where m.organization_id = ${organizationId} and not u.is_superuser
+        and not exists (
+          select 1 from platform.organization_members other
+          where other.user_id = m.user_id and other.organization_id <> ${organizationId}
+        )`);
+    for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
+    if (ownSites.length > 0) {
+      await tx.query((orm) => orm.delete(sites).where(inArray(sites.id, ownSites.map((site) => site.id))));
+    }
+    await tx.query((orm) => orm.delete(invitations).where(eq(invitations.organizationId, organizationId)));
+    await tx.query((orm) => orm.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)));
+    const userIds = exclusive.map((row) => Number(row.id));
+    if (userIds.length > 0) {
+      await tx.query((orm) =>
+        orm
+          .update(users)
+          .set({ isDeleted: true, isActive: false, deletedAt: at, tokensValidAfter: at })
+          .where(and(inArray(users.id, userIds), eq(users.isDeleted, false))),
+      );
+    }
+    await tx.query((orm) => orm.delete(organizations).where(eq(organizations.id, organizationId)));
+    return { droppedSchemas: ownSites.map((site) => site.schemaName), softDeletedUserIds: userIds };
+  });
+}

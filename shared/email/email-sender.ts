@@ -1,0 +1,18 @@
+// Picks the email adapter from configuration: the outbox folder under DATA_DIR, or Amazon SES.
+import path from 'node:path';
+import type { Config } from '#shared/config.ts';
+import type { EmailSender } from './email-port.ts';
+import { OutboxEmailSender } from './outbox-email.ts';
+
+export function outboxFolder(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'outbox');
+}
+
+export async function createEmailSender(config: Pick<Config, 'dataDir' | 'email'>): Promise<EmailSender> {
+  if (config.email.transport === 'ses') {
+    // Loaded only when chosen: the embedded default never pays for the SDK at start-up.
+    const [{ SESv2Client }, { SesEmailSender }] = await Promise.all([import('@aws-sdk/client-sesv2'), import('./ses-email.ts')]);
+    return new SesEmailSender(new SESv2Client({}), config.email.from);
+  }
+  return new OutboxEmailSender(outboxFolder(config), config.email.from);
+}
