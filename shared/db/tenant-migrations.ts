@@ -29,4 +29,50 @@ export const tenantMigrations: readonly TenantMigration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'secrets',
+    statements: (schema) => [
+      sql`create table ${schema}.secret_types (
+        id serial primary key,
+        slug varchar(100) not null unique,
+        name varchar(255) not null,
+        description text not null default '',
+        schema jsonb not null default '{}'::jsonb,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      // The value is stored only sealed (AES-256-GCM): IV, authentication tag and ciphertext, base64.
+      sql`create table ${schema}.secrets (
+        id serial primary key,
+        key varchar(128) not null,
+        app_id integer references ${schema}.apps (id) on delete cascade,
+        secret_type_id integer references ${schema}.secret_types (id) on delete restrict,
+        description text not null default '',
+        value_iv text not null,
+        value_tag text not null,
+        value_ciphertext text not null,
+        version integer not null default 1,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        created_by integer,
+        modified_by integer
+      )`,
+      // One secret per key at site level, and one per key and app.
+      sql`create unique index secrets_site_key on ${schema}.secrets (key) where app_id is null`,
+      sql`create unique index secrets_app_key on ${schema}.secrets (key, app_id) where app_id is not null`,
+      // The audit trail outlives the secret (and its app): no foreign keys, never a value.
+      sql`create table ${schema}.secret_history (
+        id serial primary key,
+        key varchar(128) not null,
+        app_id integer,
+        version integer not null,
+        action varchar(10) not null check (action in ('created', 'updated', 'deleted')),
+        changed_by_id integer,
+        changed_by varchar(150),
+        changed_at timestamptz not null default now()
+      )`,
+      sql`create index secret_history_key on ${schema}.secret_history (key, app_id, version)`,
+    ],
+  },
 ];

@@ -1,4 +1,31 @@
-// Route table of the console's secrets endpoints.
+// Route table of the console's secret types and secrets endpoints (tenant level).
 import type { AnyRoute } from '#shared/http/route.ts';
+import {
+  createSecretRoute,
+  deleteSecretRoute,
+  getSecretRoute,
+  listSecretsRoute,
+  replaceSecretRoute,
+  secretHistoryRoute,
+} from './secret-routes.ts';
+import {
+  createSecretTypeRoute,
+  deleteSecretTypeRoute,
+  getSecretTypeRoute,
+  listSecretTypesRoute,
+  replaceSecretTypeRoute,
+} from './secret-type-routes.ts';
 
-export const secretsRoutes: readonly AnyRoute[] = [];
+export const secretsRoutes: readonly AnyRoute[] = [
+  listSecretTypesRoute,
+  createSecretTypeRoute,
+  getSecretTypeRoute,
+  replaceSecretTypeRoute,
+  deleteSecretTypeRoute,
+  listSecretsRoute,
+  createSecretRoute,
+  getSecretRoute,
+  replaceSecretRoute,
+  deleteSecretRoute,
+  secretHistoryRoute,
+];

@@ -1,0 +1,33 @@
+// The permission catalogue: read-only, for any signed-in user.
+import { pageC } from '#shared/http/envelopes.ts';
+import { toPageRequest } from '#shared/http/pagination.ts';
+import { defineRoute } from '#shared/http/route.ts';
+import { groupPorts } from './group-routes.ts';
+import { permissionRecord } from './group-representation.ts';
+import { idParams, listPermissionsQuery } from './group-schemas.ts';
+import { listPermissionCatalogue, permissionDetail } from './group-service.ts';
+
+const common = { consoleAlias: true, host: 'platform', errorStyle: 'generic', access: 'user' } as const;
+
+export const listPermissionsRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: '/api/cloud/permissions/',
+  summary: 'List permissions, optionally of one model (organization, site, user)',
+  query: listPermissionsQuery,
+  envelope: 'C',
+  handler: async (ctx, { query }) => {
+    const page = await listPermissionCatalogue(groupPorts(ctx), query);
+    return pageC(ctx, page.rows.map(permissionRecord), page.total, toPageRequest(query));
+  },
+});
+
+export const getPermissionRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: '/api/cloud/permissions/{id}/',
+  summary: 'Permission detail',
+  params: idParams,
+  envelope: 'bare',
+  handler: async (ctx, { params }) => permissionRecord(await permissionDetail(groupPorts(ctx), params.id)),
+});

@@ -1,0 +1,63 @@
+// The caller's own account: read and change names and email, and change the password with the
+// current one. A password change ends every token issued before it (access and refresh alike)
+// and hands back a fresh pair so the client carries on.
+import { hashPassword, verifyPassword } from '#shared/auth/passwords.ts';
+import type { Principal } from '#shared/auth/principal.ts';
+import type { TokenPair } from '#shared/auth/tokens.ts';
+import { UniqueViolationError } from '#shared/db/database-errors.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import type { UserRow } from '#shared/db/platform-schema.ts';
+import { AuthenticationFailedError, ValidationError } from '#shared/errors.ts';
+import { findTakenIdentity, findUser, updateUser } from '../users/user-repository.ts';
+import type { ChangePasswordBody, ProfileChanges } from './profile-schemas.ts';
+
+export interface ProfileServicePorts {
+  db: Queryable;
+  passwordCost: number;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  issueTokens: (user: UserRow) => Promise<TokenPair>;
+}
+
+const TAKEN_EMAIL = 'A user with that email already exists.';
+const WRONG_PASSWORD = 'Your old password was entered incorrectly. Please enter it again.';
+
+export async function ownAccount(ports: ProfileServicePorts, caller: Principal): Promise<UserRow> {
+  const user = await findUser(ports.db, caller.uuid);
+  // The token was valid a moment ago; an account gone since then is a sign-in problem, not a 404.
+  if (user === undefined || user.isDeleted) throw new AuthenticationFailedError('User account is disabled.');
+  return user;
+}
+
+export async function changeProfile(ports: ProfileServicePorts, caller: Principal, changes: ProfileChanges): Promise<UserRow> {
+  const user = await ownAccount(ports, caller);
+  const newEmail = changes.email !== undefined && changes.email.toLowerCase() !== user.email.toLowerCase() ? changes.email : undefined;
+  if (newEmail !== undefined && (await findTakenIdentity(ports.db, { email: newEmail }, user.id)).emailTaken) {
+    throw ValidationError.forFields({ email: [TAKEN_EMAIL] });
+  }
+  if (changes.first_name === undefined && changes.last_name === undefined && changes.email === undefined) return user;
+  try {
+    return await updateUser(ports.db, user.id, { firstName: changes.first_name, lastName: changes.last_name, email: changes.email });
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw ValidationError.forFields({ email: [TAKEN_EMAIL] });
+    throw error;
+  }
+}
+
+/**
+ * Tokens carry whole-second `iat`s and are refused when `iat` is before `tokens_valid_after`. The
+ * cut-off is therefore the next whole second: every token issued up to now (this second included)
+ * is refused, and the new pair is issued once that second has begun, so it is the first one valid.
+ */
+export async function changePassword(ports: ProfileServicePorts, caller: Principal, body: ChangePasswordBody): Promise<TokenPair> {
+  const user = await ownAccount(ports, caller);
+  if (!(await verifyPassword(body.old_password, user.passwordHash))) {
+    throw ValidationError.forFields({ old_password: [WRONG_PASSWORD] });
+  }
+  const passwordHash = await hashPassword(body.new_password, ports.passwordCost);
+  const cutOff = new Date((Math.floor(ports.now().getTime() / 1000) + 1) * 1000);
+  const updated = await updateUser(ports.db, user.id, { passwordHash, tokensValidAfter: cutOff });
+  const wait = cutOff.getTime() - ports.now().getTime();
+  if (wait > 0) await ports.sleep(wait);
+  return ports.issueTokens(updated);
+}

@@ -1,0 +1,59 @@
+// The JSON Schema of a secret type, checked with ajv: a schema document is accepted only when ajv
+// compiles it (meta-schema valid, no unknown keywords, no references it would have to fetch), and a
+// secret value must satisfy its type's schema. Each schema gets an Ajv instance of its own, so one
+// tenant's `$id` cannot clash with another's and dropping a cached validator frees everything.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+/** Limits on a schema document: it is compiled to code, so its size bounds the work. */
+export const MAX_SCHEMA_BYTES = 32 * 1024;
+const CACHE_LIMIT = 100;
+
+const addFormats = addFormatsModule.default;
+const compiled = new Map<string, ValidateFunction>();
+
+export class InvalidSchemaError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'InvalidSchemaError';
+  }
+}
+
+function newAjv(): Ajv {
+  const ajv = new Ajv({ strict: true, strictTypes: false, strictTuples: false, allErrors: false, logger: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((error) => `${error.instancePath === '' ? 'value' : `value${error.instancePath}`} ${error.message ?? 'is invalid'}`);
+}
+
+/** The validator of a schema document; throws InvalidSchemaError when it is not a usable JSON Schema. */
+export function validatorFor(schema: unknown): ValidateFunction {
+  const text = JSON.stringify(schema);
+  const cached = compiled.get(text);
+  if (cached !== undefined) return cached;
+  if (Buffer.byteLength(text, 'utf8') > MAX_SCHEMA_BYTES) {
+    throw new InvalidSchemaError([`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`]);
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new InvalidSchemaError(['The schema must be a JSON object.']);
+  }
+  const ajv = newAjv();
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new InvalidSchemaError([error instanceof Error ? error.message : 'The schema cannot be compiled.']);
+  }
+  if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!);
+  compiled.set(text, validate);
+  return validate;
+}
+
+/** Problems of `value` against `schema`, empty when it satisfies it. */
+export function valueProblems(schema: unknown, value: unknown): string[] {
+  const validate = validatorFor(schema);
+  return validate(value) ? [] : describe(validate.errors);
+}
