@@ -146,6 +146,24 @@ export const organizationMembers = platform.table(
   ],
 );
 
+/**
+ * Groups handed out through a membership (add member, member PUT, an accepted invitation). Their
+ * permissions count inside that organization only; platform-wide grants are user_groups, which
+ * only superusers and the groups API manage.
+ */
+export const organizationMemberGroups = platform.table(
+  'organization_member_groups',
+  {
+    memberId: integer('member_id')
+      .notNull()
+      .references(() => organizationMembers.id, { onDelete: 'cascade' }),
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+  },
+  (table) => [primaryKey({ columns: [table.memberId, table.groupId] }), index('organization_member_groups_group_idx').on(table.groupId)],
+);
+
 export const invitations = platform.table(
   'invitations',
   {

@@ -1,7 +1,7 @@
 // A caller's standing in an organization and what follows from it: who may see it, who manages it,
 // and the effective organization permissions (admin and owner hold them all; others hold what the
-// membership grants plus their global permissions, direct or through groups).
-import { and, eq, or } from 'drizzle-orm';
+// membership grants, directly or through the membership's groups, plus their global permissions).
+import { and, eq, or, sql } from 'drizzle-orm';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, organizations, type OrganizationRow } from '#shared/db/platform-schema.ts';
@@ -34,7 +34,16 @@ export async function findOrganizationStanding(
     : eq(organizations.slug, slugOrUuid);
   const [row] = await db.query((orm) =>
     orm
-      .select({ organization: organizations, membership: organizationMembers })
+      .select({
+        organization: organizations,
+        membership: organizationMembers,
+        // What the membership's groups grant, inside this organization only.
+        groupPermissions: sql<string[]>`array(
+          select p.codename from platform.organization_member_groups mg
+          join platform.group_permissions gp on gp.group_id = mg.group_id
+          join platform.permissions p on p.id = gp.permission_id
+          where mg.member_id = ${organizationMembers.id})`,
+      })
       .from(organizations)
       .leftJoin(
         organizationMembers,
@@ -49,7 +58,11 @@ export async function findOrganizationStanding(
     membership:
       membership === null
         ? undefined
-        : { isAdmin: membership.isAdmin, isOwner: membership.isOwner, permissions: membership.permissions },
+        : {
+            isAdmin: membership.isAdmin,
+            isOwner: membership.isOwner,
+            permissions: [...new Set([...membership.permissions, ...row.groupPermissions])],
+          },
   };
 }
 

@@ -1,8 +1,9 @@
 // SQL of what a membership or an accepted invitation hands out beside the membership itself:
-// global groups (user_groups) and permissions on the organization's sites (site_user_permissions).
+// the membership's groups (organization_member_groups) and permissions on the organization's sites
+// (site_user_permissions).
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
-import { groups, permissions, siteUserPermissions, sites, userGroups } from '#shared/db/platform-schema.ts';
+import { groups, organizationMemberGroups, permissions, siteUserPermissions, sites } from '#shared/db/platform-schema.ts';
 
 export interface GroupRef {
   id: number;
@@ -66,19 +67,20 @@ export async function permissionIds(db: Queryable, codenames: string[], model: s
   return new Map(rows.map((row) => [row.codename, row.id]));
 }
 
-export async function addUserGroups(db: Queryable, userId: number, groupIds: number[]): Promise<void> {
+export async function addMemberGroups(db: Queryable, memberId: number, groupIds: number[]): Promise<void> {
   if (groupIds.length === 0) return;
   await db.query((orm) =>
     orm
-      .insert(userGroups)
-      .values(groupIds.map((groupId) => ({ userId, groupId })))
+      .insert(organizationMemberGroups)
+      .values(groupIds.map((groupId) => ({ memberId, groupId })))
       .onConflictDoNothing(),
   );
 }
 
-export async function replaceUserGroups(db: Queryable, userId: number, groupIds: number[]): Promise<void> {
-  await db.query((orm) => orm.delete(userGroups).where(eq(userGroups.userId, userId)));
-  await addUserGroups(db, userId, groupIds);
+/** Replaces the groups of this membership only; the user's other memberships and global groups stay. */
+export async function replaceMemberGroups(db: Queryable, memberId: number, groupIds: number[]): Promise<void> {
+  await db.query((orm) => orm.delete(organizationMemberGroups).where(eq(organizationMemberGroups.memberId, memberId)));
+  await addMemberGroups(db, memberId, groupIds);
 }
 
 export async function addSiteGrants(db: Queryable, userId: number, grants: SiteGrant[]): Promise<void> {
@@ -101,21 +103,22 @@ export async function removeSiteGrantsInOrganization(db: Queryable, organization
   );
 }
 
-export async function groupsOfUsers(db: Queryable, userIds: number[]): Promise<Map<number, GroupRef[]>> {
+/** The groups of each membership, by membership id. */
+export async function groupsOfMembers(db: Queryable, memberIds: number[]): Promise<Map<number, GroupRef[]>> {
   const result = new Map<number, GroupRef[]>();
-  if (userIds.length === 0) return result;
+  if (memberIds.length === 0) return result;
   const rows = await db.query((orm) =>
     orm
-      .select({ userId: userGroups.userId, id: groups.id, name: groups.name })
-      .from(userGroups)
-      .innerJoin(groups, eq(groups.id, userGroups.groupId))
-      .where(inArray(userGroups.userId, userIds))
+      .select({ memberId: organizationMemberGroups.memberId, id: groups.id, name: groups.name })
+      .from(organizationMemberGroups)
+      .innerJoin(groups, eq(groups.id, organizationMemberGroups.groupId))
+      .where(inArray(organizationMemberGroups.memberId, memberIds))
       .orderBy(asc(groups.name)),
   );
   for (const row of rows) {
-    const list = result.get(row.userId) ?? [];
+    const list = result.get(row.memberId) ?? [];
     list.push({ id: row.id, name: row.name });
-    result.set(row.userId, list);
+    result.set(row.memberId, list);
   }
   return result;
 }

@@ -19,7 +19,7 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import { managesOrganization, organizationForAction, organizationPermissions } from '../access/organization-access.ts';
 import { findTakenIdentity, insertUser } from '../users/user-repository.ts';
 import { looksLikeUuid } from '../users/user-schemas.ts';
-import { addSiteGrants, addUserGroups } from './grants-repository.ts';
+import { addMemberGroups, addSiteGrants } from './grants-repository.ts';
 import { resolveGroups, resolveSiteGrants, sitePermissionsOrDefault } from './grants.ts';
 import {
   findInvitation,
@@ -249,17 +249,16 @@ export async function acceptInvitation(
     const user = await accepterOf(ports, tx, view, caller, body, passwordHash);
     const organizationId = view.organization.id;
     const existing = await findMember(tx, organizationId, user.username);
-    if (existing === undefined) {
-      await insertMember(tx, { organizationId, userId: user.id, isAdmin: false, permissions: view.invitation.permissions });
-    } else {
-      await updateMember(tx, existing.member.id, {
-        permissions: [...new Set([...existing.member.permissions, ...view.invitation.permissions])],
-      });
-    }
+    const member =
+      existing === undefined
+        ? await insertMember(tx, { organizationId, userId: user.id, isAdmin: false, permissions: view.invitation.permissions })
+        : await updateMember(tx, existing.member.id, {
+            permissions: [...new Set([...existing.member.permissions, ...view.invitation.permissions])],
+          });
     const config = normalizedConfig(view.invitation.invitationConfig as InvitationConfig);
     // Groups or sites removed since the invitation was sent are skipped, not an error for the invitee.
     const groups = await resolveGroups(tx, config.group, 'invitation_config.group', false);
-    await addUserGroups(tx, user.id, groups.map((group) => group.id));
+    await addMemberGroups(tx, member.id, groups.map((group) => group.id));
     const grants = await resolveSiteGrants(
       tx,
       organizationId,

@@ -10,10 +10,10 @@ import { findUser } from '../users/user-repository.ts';
 import { organizationForAction, visibleOrganization } from '../access/organization-access.ts';
 import {
   addSiteGrants,
-  addUserGroups,
-  groupsOfUsers,
+  addMemberGroups,
+  groupsOfMembers,
   removeSiteGrantsInOrganization,
-  replaceUserGroups,
+  replaceMemberGroups,
   sitesOfUsersInOrganization,
   type GroupRef,
   type UserSitePermissions,
@@ -44,8 +44,9 @@ const LAST_ADMIN = 'An organization must keep at least one admin.';
 
 async function withDetails(db: Queryable, organizationId: number, rows: MemberWithUser[]): Promise<MemberDetail[]> {
   const userIds = rows.map((row) => row.user.id);
-  const [groups, sites] = await Promise.all([groupsOfUsers(db, userIds), sitesOfUsersInOrganization(db, organizationId, userIds)]);
-  return rows.map((row) => ({ ...row, groups: groups.get(row.user.id) ?? [], sites: sites.get(row.user.id) ?? [] }));
+  const memberIds = rows.map((row) => row.member.id);
+  const [groups, sites] = await Promise.all([groupsOfMembers(db, memberIds), sitesOfUsersInOrganization(db, organizationId, userIds)]);
+  return rows.map((row) => ({ ...row, groups: groups.get(row.member.id) ?? [], sites: sites.get(row.user.id) ?? [] }));
 }
 
 async function detailOf(db: Queryable, organizationId: number, row: MemberWithUser): Promise<MemberDetail> {
@@ -102,13 +103,13 @@ export async function addMember(ports: MemberServicePorts, caller: Principal, or
   );
   try {
     await ports.db.transaction(async (tx) => {
-      await insertMember(tx, {
+      const member = await insertMember(tx, {
         organizationId: organization.id,
         userId: user.id,
         isAdmin: body.is_admin ?? false,
         permissions: [...new Set(body.permissions ?? [])],
       });
-      await addUserGroups(tx, user.id, groups.map((group) => group.id));
+      await addMemberGroups(tx, member.id, groups.map((group) => group.id));
       await addSiteGrants(tx, user.id, siteGrants);
     });
   } catch (error) {
@@ -152,7 +153,7 @@ export async function changeMember(
         permissions: changes.permissions === undefined ? undefined : [...new Set(changes.permissions)],
       });
     }
-    if (groups !== undefined) await replaceUserGroups(tx, target.user.id, groups.map((group) => group.id));
+    if (groups !== undefined) await replaceMemberGroups(tx, target.member.id, groups.map((group) => group.id));
     if (siteGrants !== undefined) {
       // PUT replaces the member's permissions on this organization's sites, all at once.
       await removeSiteGrantsInOrganization(tx, organization.id, target.user.id);

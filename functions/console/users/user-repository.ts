@@ -3,10 +3,8 @@ import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql, type SQL } from
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
 import {
-  groups,
   organizationMembers,
   organizations,
-  userGroups,
   users,
   type NewUserRow,
   type UserRow,
@@ -160,15 +158,18 @@ export interface UserOrganization {
   role: 'owner' | 'admin' | 'member';
 }
 
+/** Global groups and the groups the user's memberships carry, each once. */
 export async function groupsOfUser(db: Queryable, userId: number): Promise<UserGroup[]> {
-  return db.query((orm) =>
-    orm
-      .select({ id: groups.id, name: groups.name })
-      .from(userGroups)
-      .innerJoin(groups, eq(groups.id, userGroups.groupId))
-      .where(eq(userGroups.userId, userId))
-      .orderBy(asc(groups.name)),
-  );
+  return db.rows<UserGroup & Record<string, unknown>>(sql`
+    select g.id, g.name from platform.groups g
+    where g.id in (
+      select ug.group_id from platform.user_groups ug where ug.user_id = ${userId}
+      union
+      select mg.group_id from platform.organization_member_groups mg
+        join platform.organization_members m on m.id = mg.member_id
+      where m.user_id = ${userId}
+    )
+    order by g.name`);
 }
 
 export async function organizationsOfUser(db: Queryable, userId: number): Promise<UserOrganization[]> {
