@@ -1,5 +1,6 @@
 // Finds the site of a request: a registered domain matching the Host header, else the site whose
-// slug the X-Tenant header names. Both look only at active sites.
+// slug the X-Tenant header names. Both look only at active sites (and active domains). The schema
+// name in the answer comes from the site row, never from the request.
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, sites } from '#shared/db/platform-schema.ts';
@@ -46,11 +47,15 @@ export interface TenantHint {
 
 export type TenantLookup = { found: Tenant } | { missing: 'no-hint' | 'unknown' };
 
+/** What a site slug can look like; anything else cannot name a site and is not even looked up. */
+const SITE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,49}$/;
+
 export async function resolveTenant(db: Queryable, hint: TenantHint): Promise<TenantLookup> {
   const byDomain = await tenantByDomain(db, hint.host);
   if (byDomain !== undefined) return { found: byDomain };
-  const header = hint.tenantHeader?.trim();
+  const header = hint.tenantHeader?.trim().toLowerCase();
   if (header === undefined || header === '') return { missing: 'no-hint' };
-  const bySlug = await tenantBySlug(db, header.toLowerCase());
+  if (!SITE_SLUG_PATTERN.test(header)) return { missing: 'unknown' };
+  const bySlug = await tenantBySlug(db, header);
   return bySlug === undefined ? { missing: 'unknown' } : { found: bySlug };
 }

@@ -1,12 +1,27 @@
-// Who may work on a site: superusers, admins and owners of the site's organization, holders of
-// `manage_organization` who are members of it, and users given any site permission on it.
+// Who may work on a site, and with which site permissions.
+// - Managers of the site's organization (superusers; its admins and owners; members holding
+//   `manage_organization`, globally or through the membership) hold every site permission.
+// - Members holding `manage_sites` (globally or through the membership) manage the organization's
+//   sites, so they too hold every site permission on them.
+// - Anyone else holds the site permissions given to them on that site; `admin_site` implies all.
+// A caller with no site permission at all has no access to the site.
 import { sql } from 'drizzle-orm';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 
+export const SITE_PERMISSIONS = ['view_site', 'access_site', 'manage_site', 'manage_site_users', 'admin_site'] as const;
+export type SitePermission = (typeof SITE_PERMISSIONS)[number];
+
+export function isSitePermission(codename: string): codename is SitePermission {
+  return (SITE_PERMISSIONS as readonly string[]).includes(codename);
+}
+
 export interface SiteStanding {
-  /** Member of the site's organization, and whether as admin or owner. */
-  membership?: { isAdmin: boolean; isOwner: boolean };
+  /**
+   * Member of the site's organization: admin or owner, and the organization permissions the
+   * membership grants, directly or through the membership's groups.
+   */
+  membership?: { isAdmin: boolean; isOwner: boolean; permissions: string[] };
   /** Site permission codenames the user was given on this site. */
   sitePermissions: string[];
 }
@@ -16,10 +31,21 @@ export async function siteStanding(
   site: { siteId: number; organizationId: number },
   userId: number,
 ): Promise<SiteStanding> {
-  const [row] = await db.rows<{ is_admin: boolean | null; is_owner: boolean | null; site_permissions: string[] }>(sql`
+  const [row] = await db.rows<{
+    is_admin: boolean | null;
+    is_owner: boolean | null;
+    member_permissions: string[] | null;
+    site_permissions: string[];
+  }>(sql`
     select m.is_admin, m.is_owner,
+      m.permissions || array(
+        select p.codename::text from platform.organization_member_groups mg
+        join platform.group_permissions gp on gp.group_id = mg.group_id
+        join platform.permissions p on p.id = gp.permission_id
+        where mg.member_id = m.id
+      ) as member_permissions,
       array(
-        select p.codename from platform.site_user_permissions sup
+        select p.codename::text from platform.site_user_permissions sup
         join platform.permissions p on p.id = sup.permission_id
         where sup.site_id = ${site.siteId} and sup.user_id = ${userId}
         order by p.codename
@@ -27,9 +53,18 @@ export async function siteStanding(
     from (select 1) one
     left join platform.organization_members m on m.organization_id = ${site.organizationId} and m.user_id = ${userId}`);
   return {
-    membership: row?.is_admin === null || row === undefined ? undefined : { isAdmin: row.is_admin, isOwner: row.is_owner === true },
+    membership:
+      row === undefined || row.is_admin === null
+        ? undefined
+        : { isAdmin: row.is_admin, isOwner: row.is_owner === true, permissions: row.member_permissions ?? [] },
     sitePermissions: row?.site_permissions ?? [],
   };
+}
+
+function holdsInOrganization(principal: Principal, standing: SiteStanding, codename: string): boolean {
+  const membership = standing.membership;
+  if (membership === undefined) return false;
+  return hasPermission(principal, codename) || membership.permissions.includes(codename);
 }
 
 /** Manages the site's organization: superuser, its admin or owner, or a member holding manage_organization. */
@@ -37,9 +72,26 @@ export function managesOrganization(principal: Principal, standing: SiteStanding
   if (principal.isSuperuser) return true;
   const membership = standing.membership;
   if (membership === undefined) return false;
-  return membership.isAdmin || membership.isOwner || hasPermission(principal, 'manage_organization');
+  return membership.isAdmin || membership.isOwner || holdsInOrganization(principal, standing, 'manage_organization');
+}
+
+/** Manages every site of the organization: its managers and members holding manage_sites. */
+export function managesSites(principal: Principal, standing: SiteStanding): boolean {
+  return managesOrganization(principal, standing) || holdsInOrganization(principal, standing, 'manage_sites');
+}
+
+/** The caller's effective permissions on the site, sorted. */
+export function effectiveSitePermissions(principal: Principal, standing: SiteStanding): SitePermission[] {
+  if (managesSites(principal, standing) || standing.sitePermissions.includes('admin_site')) return [...SITE_PERMISSIONS].sort();
+  return standing.sitePermissions.filter(isSitePermission).sort();
 }
 
 export function canAccessSite(principal: Principal, standing: SiteStanding): boolean {
-  return managesOrganization(principal, standing) || standing.sitePermissions.length > 0;
+  return effectiveSitePermissions(principal, standing).length > 0;
+}
+
+/** Holds at least one of `codenames` on the site (managers hold them all). */
+export function holdsSitePermission(principal: Principal, standing: SiteStanding, ...codenames: SitePermission[]): boolean {
+  const effective = effectiveSitePermissions(principal, standing);
+  return codenames.some((codename) => effective.includes(codename));
 }

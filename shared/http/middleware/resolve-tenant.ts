@@ -1,5 +1,6 @@
 // For tenant routes: finds the site from the Host header or X-Tenant, and checks that a signed-in
-// caller may work on it (403 otherwise). An unknown site is 404; no hint at all is 400.
+// caller may work on it (403 otherwise). An unknown site is 404; no hint at all is 400. The tenant
+// set here is the site row as stored: its schema name never comes from the request.
 import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
 import { canAccessSite, siteStanding } from '#shared/tenancy/site-access.ts';
 import { resolveTenant } from '#shared/tenancy/resolve-tenant.ts';

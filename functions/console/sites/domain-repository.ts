@@ -1,0 +1,113 @@
+// SQL of the domains endpoints. One primary per site is also enforced by a partial unique index;
+// `demotePrimary` runs first inside the same transaction so a switch never trips it.
+import { and, asc, count, desc, eq, like, ne, or, sql } from 'drizzle-orm';
+import type { Queryable } from '#shared/db/database.ts';
+import { domains, type DomainRow } from '#shared/db/platform-schema.ts';
+import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { uniqueSlug } from '#shared/text/slugs.ts';
+import { domainSlugBase } from './domain-names.ts';
+import { looksLikeUuid } from './site-schemas.ts';
+
+export async function findDomain(db: Queryable, siteId: number, slugOrUuid: string): Promise<DomainRow | undefined> {
+  const match = looksLikeUuid(slugOrUuid)
+    ? or(eq(domains.uuid, slugOrUuid.toLowerCase()), eq(domains.slug, slugOrUuid))
+    : eq(domains.slug, slugOrUuid);
+  const [row] = await db.query((orm) => orm.select().from(domains).where(and(eq(domains.siteId, siteId), match)));
+  return row;
+}
+
+export async function listDomains(db: Queryable, siteId: number, page: PageRequest): Promise<{ rows: DomainRow[]; total: number }> {
+  const where = eq(domains.siteId, siteId);
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) =>
+      orm
+        .select()
+        .from(domains)
+        .where(where)
+        .orderBy(desc(domains.isPrimary), asc(domains.domain))
+        .limit(page.pageSize)
+        .offset(pageOffset(page)),
+    ),
+    db.query((orm) => orm.select({ total: count() }).from(domains).where(where)),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
+}
+
+/** Whether another domain row (of any site) already holds `host`. */
+export async function domainTaken(db: Queryable, host: string, exceptDomainId?: number): Promise<boolean> {
+  const rows = await db.query((orm) =>
+    orm
+      .select({ id: domains.id })
+      .from(domains)
+      .where(and(eq(domains.domain, host), exceptDomainId === undefined ? undefined : ne(domains.id, exceptDomainId))),
+  );
+  return rows.length > 0;
+}
+
+export async function hasPrimary(db: Queryable, siteId: number): Promise<boolean> {
+  const rows = await db.query((orm) =>
+    orm.select({ id: domains.id }).from(domains).where(and(eq(domains.siteId, siteId), eq(domains.isPrimary, true))),
+  );
+  return rows.length > 0;
+}
+
+/** Clears the primary flag of the site's domains other than `keepDomainId`. */
+export async function demotePrimary(db: Queryable, siteId: number, keepDomainId?: number): Promise<void> {
+  await db.query((orm) =>
+    orm
+      .update(domains)
+      .set({ isPrimary: false, updatedAt: new Date() })
+      .where(
+        and(
+          eq(domains.siteId, siteId),
+          eq(domains.isPrimary, true),
+          keepDomainId === undefined ? undefined : ne(domains.id, keepDomainId),
+        ),
+      ),
+  );
+}
+
+async function freeDomainSlug(db: Queryable, host: string): Promise<string> {
+  return uniqueSlug(
+    domainSlugBase(host),
+    async (base) => {
+      const rows = await db.query((orm) =>
+        orm.select({ slug: domains.slug }).from(domains).where(like(domains.slug, `${base.replace(/[\\%_]/g, '\\$&')}%`)),
+      );
+      return rows.map((row) => row.slug);
+    },
+    { maxLength: 255 },
+  );
+}
+
+export async function insertDomain(
+  db: Queryable,
+  values: { siteId: number; domain: string; isPrimary: boolean; isActive: boolean },
+): Promise<DomainRow> {
+  const slug = await freeDomainSlug(db, values.domain);
+  const [row] = await db.query((orm) => orm.insert(domains).values({ ...values, slug }).returning());
+  return row!;
+}
+
+export async function updateDomain(
+  db: Queryable,
+  domainId: number,
+  values: Partial<Pick<DomainRow, 'domain' | 'isPrimary' | 'isActive'>>,
+): Promise<DomainRow> {
+  const [row] = await db.query((orm) =>
+    orm.update(domains).set({ ...values, updatedAt: new Date() }).where(eq(domains.id, domainId)).returning(),
+  );
+  return row!;
+}
+
+export async function deleteDomain(db: Queryable, domainId: number): Promise<void> {
+  await db.query((orm) => orm.delete(domains).where(eq(domains.id, domainId)));
+}
+
+/** The site's primary host, if it has one. */
+export async function primaryHost(db: Queryable, siteId: number): Promise<string | undefined> {
+  const [row] = await db.rows<{ domain: string }>(
+    sql`select domain from platform.domains where site_id = ${siteId} and is_primary limit 1`,
+  );
+  return row?.domain;
+}

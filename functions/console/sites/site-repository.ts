@@ -1,0 +1,120 @@
+// SQL of the sites endpoints: site rows with their organization, lists filtered by a caller scope,
+// and the writes of creation and deletion. Returns plain objects; the service decides who may do what.
+import { and, asc, eq, ilike, like, or, sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '#shared/db/database.ts';
+import { domains, organizations, sites, type SiteRow } from '#shared/db/platform-schema.ts';
+import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { looksLikeUuid } from './site-schemas.ts';
+
+export interface SiteOrganization {
+  id: number;
+  uuid: string;
+  slug: string;
+  name: string;
+}
+
+export interface SiteWithOrganization {
+  site: SiteRow;
+  organization: SiteOrganization;
+}
+
+const organizationColumns = { id: organizations.id, uuid: organizations.uuid, slug: organizations.slug, name: organizations.name };
+
+/** `%` and `_` in a search term are literal characters, not wildcards. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+export async function findSite(db: Queryable, slugOrUuid: string): Promise<SiteWithOrganization | undefined> {
+  const match = looksLikeUuid(slugOrUuid)
+    ? or(eq(sites.uuid, slugOrUuid.toLowerCase()), eq(sites.slug, slugOrUuid))
+    : eq(sites.slug, slugOrUuid);
+  const [row] = await db.query((orm) =>
+    orm
+      .select({ site: sites, organization: organizationColumns })
+      .from(sites)
+      .innerJoin(organizations, eq(organizations.id, sites.organizationId))
+      .where(match),
+  );
+  return row;
+}
+
+export interface SiteListFilter {
+  /** Condition on `platform.sites.id` limiting the list to what the caller may see. */
+  scope: (siteId: SQL) => SQL;
+  organizationId?: number;
+  search?: string;
+  environment?: string;
+  page: PageRequest;
+}
+
+export async function listSites(db: Queryable, filter: SiteListFilter): Promise<{ rows: SiteWithOrganization[]; total: number }> {
+  const conditions: Array<SQL | undefined> = [filter.scope(sql`${sites.id}`)];
+  if (filter.organizationId !== undefined) conditions.push(eq(sites.organizationId, filter.organizationId));
+  if (filter.environment !== undefined) conditions.push(eq(sites.environment, filter.environment));
+  if (filter.search !== undefined && filter.search !== '') {
+    const pattern = containsPattern(filter.search);
+    conditions.push(or(ilike(sites.name, pattern), ilike(sites.slug, pattern)));
+  }
+  const rows = await db.query((orm) =>
+    orm
+      .select({ site: sites, organization: organizationColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+      .from(sites)
+      .innerJoin(organizations, eq(organizations.id, sites.organizationId))
+      .where(and(...conditions))
+      .orderBy(asc(sites.slug))
+      .limit(filter.page.pageSize)
+      .offset(pageOffset(filter.page)),
+  );
+  if (rows.length > 0) return { rows: rows.map(({ site, organization }) => ({ site, organization })), total: rows[0]!.total };
+  const [counted] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${sites} where ${and(...conditions)}`,
+  );
+  return { rows: [], total: Number(counted?.total ?? 0) };
+}
+
+/** Every site slug that starts with `base`, for choosing the next free `-2`, `-3` suffix. */
+export async function siteSlugsLike(db: Queryable, base: string): Promise<string[]> {
+  const rows = await db.query((orm) =>
+    orm.select({ slug: sites.slug }).from(sites).where(like(sites.slug, `${base.replace(/[\\%_]/g, '\\$&')}%`)),
+  );
+  return rows.map((row) => row.slug);
+}
+
+export async function insertSite(db: Queryable, values: typeof sites.$inferInsert): Promise<SiteRow> {
+  const [site] = await db.query((orm) => orm.insert(sites).values(values).returning());
+  return site!;
+}
+
+export async function updateSite(db: Queryable, siteId: number, values: Partial<typeof sites.$inferInsert>): Promise<SiteRow> {
+  const [site] = await db.query((orm) =>
+    orm.update(sites).set({ ...values, updatedAt: new Date() }).where(eq(sites.id, siteId)).returning(),
+  );
+  return site!;
+}
+
+/** Removes the site row; its domains and user permissions go with it (ON DELETE CASCADE). */
+export async function deleteSiteRow(db: Queryable, siteId: number): Promise<void> {
+  await db.query((orm) => orm.delete(sites).where(eq(sites.id, siteId)));
+}
+
+export async function schemaExists(db: Queryable, schemaName: string): Promise<boolean> {
+  const rows = await db.rows(sql`select 1 from information_schema.schemata where schema_name = ${schemaName}`);
+  return rows.length > 0;
+}
+
+export interface SiteDomainSummary {
+  domain: string;
+  is_primary: boolean;
+}
+
+export async function activeDomainsOfSite(db: Queryable, siteId: number): Promise<SiteDomainSummary[]> {
+  const rows = await db.query((orm) =>
+    orm
+      .select({ domain: domains.domain, isPrimary: domains.isPrimary })
+      .from(domains)
+      .where(and(eq(domains.siteId, siteId), eq(domains.isActive, true)))
+      .orderBy(sql`${domains.isPrimary} desc`, asc(domains.domain)),
+  );
+  return rows.map((row) => ({ domain: row.domain, is_primary: row.isPrimary }));
+}

@@ -1,0 +1,105 @@
+// Request shapes of the sites, domains and user↔site relation endpoints.
+import { z } from 'zod';
+import { pageQuery } from '#shared/http/pagination.ts';
+import { isSitePermission, SITE_PERMISSIONS, type SitePermission } from '#shared/tenancy/site-access.ts';
+
+export const ENVIRONMENTS = ['production', 'staging', 'development', 'testing'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function looksLikeUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+const environment = z.enum(ENVIRONMENTS, {
+  error: () => `Choose one of: ${ENVIRONMENTS.join(', ')}.`,
+});
+const siteName = z
+  .string()
+  .trim()
+  .min(1, 'This field may not be blank.')
+  .max(255, 'Ensure this field has no more than 255 characters.')
+  .refine((name) => /[a-z0-9]/i.test(name), 'The name needs at least one letter or digit.');
+const description = z.string().max(10_000, 'Ensure this field has no more than 10000 characters.');
+
+export const createSiteBody = z.object({
+  name: siteName,
+  description: description.optional(),
+  environment: environment.optional(),
+});
+export type CreateSiteBody = z.infer<typeof createSiteBody>;
+
+export const updateSiteBody = z.object({
+  name: siteName.optional(),
+  description: description.optional(),
+  environment: environment.optional(),
+  is_active: z.boolean().optional(),
+});
+export type UpdateSiteBody = z.infer<typeof updateSiteBody>;
+
+const segment = z.string().min(1).max(255);
+export const organizationParams = z.object({ org_slug: segment });
+export const siteParams = z.object({ site_slug: segment });
+export const domainParams = z.object({ site_slug: segment, domain_slug: segment });
+export const userSitesParams = z.object({ username: z.string().min(1).max(150) });
+
+export const listSitesQuery = z.object({
+  search: z.string().trim().max(200).optional(),
+  environment: environment.optional(),
+  ...pageQuery(),
+});
+export type ListSitesQuery = z.infer<typeof listSitesQuery>;
+
+export const listDomainsQuery = z.object({ ...pageQuery() });
+
+const isPrimary = z.boolean();
+export const createDomainBody = z.object({
+  domain: z.string().max(300, 'Ensure this field has no more than 253 characters.'),
+  is_primary: isPrimary.optional(),
+  is_active: z.boolean().optional(),
+});
+export type CreateDomainBody = z.infer<typeof createDomainBody>;
+
+export const replaceDomainBody = createDomainBody;
+export const patchDomainBody = createDomainBody.partial();
+export type DomainChanges = z.infer<typeof patchDomainBody>;
+
+/** A site permission codename; a bad one is named in the error. */
+const sitePermission = z.string().transform((codename, ctx): SitePermission => {
+  if (!isSitePermission(codename)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${codename}" is not a site permission. Choose from: ${SITE_PERMISSIONS.join(', ')}.`,
+    });
+    return z.NEVER;
+  }
+  return codename;
+});
+const permissionList = z.array(sitePermission).max(SITE_PERMISSIONS.length * 2).optional();
+
+export const userSitesBody = z.object({
+  sites: z.array(z.object({ slug: z.string().min(1).max(255), permissions: permissionList })).max(500),
+});
+export type UserSitesBody = z.infer<typeof userSitesBody>;
+export const userSitesDeleteBody = z.object({ sites: z.array(z.string().min(1).max(255)).min(1).max(500) });
+
+export const siteUsersBody = z.object({
+  users: z.array(z.object({ username: z.string().min(1).max(150), permissions: permissionList })).max(500),
+});
+export type SiteUsersBody = z.infer<typeof siteUsersBody>;
+export const siteUsersDeleteBody = z.object({ users: z.array(z.string().min(1).max(150)).min(1).max(500) });
+
+export const userSitesQuery = z.object({
+  search: z.string().trim().max(200).optional(),
+  name: z.string().max(255).optional(),
+  name__contains: z.string().max(255).optional(),
+  ...pageQuery(),
+});
+export type UserSitesQuery = z.infer<typeof userSitesQuery>;
+
+export const siteUsersQuery = z.object({
+  search: z.string().trim().max(200).optional(),
+  ...pageQuery(),
+});
+export type SiteUsersQuery = z.infer<typeof siteUsersQuery>;

@@ -1,0 +1,164 @@
+// SQL of the user↔site relations: rows of `site_user_permissions` grouped per site or per user,
+// and the grants and revocations. Scopes come in as SQL conditions on a site id.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '#shared/db/database.ts';
+import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { containsPattern } from './site-repository.ts';
+
+export type UserSiteRow = {
+  slug: string;
+  name: string;
+  permissions: string[];
+};
+
+export type SiteUserRow = {
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  permissions: string[];
+};
+
+export interface UserSitesFilter {
+  scope: (siteId: SQL) => SQL;
+  search?: string;
+  name?: string;
+  nameContains?: string;
+  page: PageRequest;
+}
+
+export async function sitesOfUser(db: Queryable, userId: number, filter: UserSitesFilter) {
+  const conditions: SQL[] = [sql`sup.user_id = ${userId}`, filter.scope(sql`s.id`)];
+  if (filter.search !== undefined && filter.search !== '') {
+    const pattern = containsPattern(filter.search);
+    conditions.push(sql`(s.slug ilike ${pattern} or s.name ilike ${pattern})`);
+  }
+  if (filter.name !== undefined) conditions.push(sql`s.name = ${filter.name}`);
+  if (filter.nameContains !== undefined) conditions.push(sql`s.name ilike ${containsPattern(filter.nameContains)}`);
+  const rows = await db.rows<UserSiteRow & { total: number }>(sql`
+    select s.slug, s.name, array_agg(p.codename::text order by p.codename) as permissions, (count(*) over ())::int as total
+    from platform.site_user_permissions sup
+    join platform.sites s on s.id = sup.site_id
+    join platform.permissions p on p.id = sup.permission_id
+    where ${sql.join(conditions, sql` and `)}
+    group by s.id, s.slug, s.name
+    order by s.slug
+    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: await totalOr(rows, () => countGroups(db, sql`
+    select count(distinct sup.site_id)::int as total
+    from platform.site_user_permissions sup join platform.sites s on s.id = sup.site_id
+    where ${sql.join(conditions, sql` and `)}`)) };
+}
+
+export async function usersOfSite(
+  db: Queryable,
+  siteId: number,
+  filter: { onlyUserId?: number; search?: string; page: PageRequest },
+) {
+  const conditions: SQL[] = [sql`sup.site_id = ${siteId}`, sql`not u.is_deleted`];
+  if (filter.onlyUserId !== undefined) conditions.push(sql`u.id = ${filter.onlyUserId}`);
+  if (filter.search !== undefined && filter.search !== '') {
+    const pattern = containsPattern(filter.search);
+    conditions.push(sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`);
+  }
+  const rows = await db.rows<SiteUserRow & { total: number }>(sql`
+    select u.username, u.email, u.first_name, u.last_name,
+      array_agg(p.codename::text order by p.codename) as permissions, (count(*) over ())::int as total
+    from platform.site_user_permissions sup
+    join platform.users u on u.id = sup.user_id
+    join platform.permissions p on p.id = sup.permission_id
+    where ${sql.join(conditions, sql` and `)}
+    group by u.id, u.username, u.email, u.first_name, u.last_name
+    order by u.username
+    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: await totalOr(rows, () => countGroups(db, sql`
+    select count(distinct sup.user_id)::int as total
+    from platform.site_user_permissions sup join platform.users u on u.id = sup.user_id
+    where ${sql.join(conditions, sql` and `)}`)) };
+}
+
+async function totalOr(rows: Array<{ total: number }>, count: () => Promise<number>): Promise<number> {
+  return rows.length > 0 ? Number(rows[0]!.total) : count();
+}
+
+async function countGroups(db: Queryable, statement: SQL): Promise<number> {
+  const [row] = await db.rows<{ total: number }>(statement);
+  return Number(row?.total ?? 0);
+}
+
+export type RelationUser = {
+  id: number;
+  uuid: string;
+  username: string;
+};
+
+/** Active (not soft-deleted) users by username or UUID. */
+export async function findRelationUsers(db: Queryable, identifiers: string[]): Promise<RelationUser[]> {
+  if (identifiers.length === 0) return [];
+  return db.rows<RelationUser>(sql`
+    select id, username, uuid::text as uuid from platform.users
+    where not is_deleted and (username = any(${sql.param(identifiers)}::text[]) or uuid::text = any(${sql.param(identifiers.map((id) => id.toLowerCase()))}::text[]))`);
+}
+
+export async function isMember(db: Queryable, organizationId: number, userId: number): Promise<boolean> {
+  const rows = await db.rows(
+    sql`select 1 from platform.organization_members where organization_id = ${organizationId} and user_id = ${userId}`,
+  );
+  return rows.length > 0;
+}
+
+/** Members of the organization among `userIds`. */
+export async function membersAmong(db: Queryable, organizationId: number, userIds: number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db.rows<{ user_id: number }>(sql`
+    select user_id from platform.organization_members
+    where organization_id = ${organizationId} and user_id = any(${sql.param(userIds)}::int[])`);
+  return new Set(rows.map((row) => Number(row.user_id)));
+}
+
+export interface Grant {
+  siteId: number;
+  userId: number;
+  permissions: string[];
+}
+
+export async function insertGrants(db: Queryable, grants: Grant[]): Promise<void> {
+  for (const grant of grants) {
+    await db.run(sql`
+      insert into platform.site_user_permissions (site_id, user_id, permission_id)
+      select ${grant.siteId}, ${grant.userId}, p.id from platform.permissions p
+      where p.codename = any(${sql.param(grant.permissions)}::text[])
+      on conflict do nothing`);
+  }
+}
+
+/** Removes every permission the user holds on the sites matching `scope`. */
+export async function revokeUserSites(db: Queryable, userId: number, scope: (siteId: SQL) => SQL): Promise<number> {
+  return db.run(sql`delete from platform.site_user_permissions sup where sup.user_id = ${userId} and ${scope(sql`sup.site_id`)}`);
+}
+
+/** Removes every permission on the site of the given users, or of everyone but `keepUserId`. */
+export async function revokeSiteUsers(
+  db: Queryable,
+  siteId: number,
+  users: { userIds: number[] } | { allBut?: number },
+): Promise<number> {
+  const who =
+    'userIds' in users
+      ? sql`sup.user_id = any(${sql.param(users.userIds)}::int[])`
+      : users.allBut === undefined
+        ? sql`true`
+        : sql`sup.user_id <> ${users.allBut}`;
+  return db.run(sql`delete from platform.site_user_permissions sup where sup.site_id = ${siteId} and ${who}`);
+}
+
+/** Whether the caller manages, in at least one organization of the target, its sites or their users. */
+export async function sharesManagedOrganization(db: Queryable, targetUserId: number, managedSites: (siteId: SQL) => SQL, managedOrganizations: SQL): Promise<boolean> {
+  const rows = await db.rows(sql`
+    select 1 from platform.organization_members tm
+    where tm.user_id = ${targetUserId}
+      and (tm.organization_id in ${managedOrganizations}
+        or tm.organization_id in (select s.organization_id from platform.sites s where ${managedSites(sql`s.id`)}))
+    limit 1`);
+  return rows.length > 0;
+}

@@ -1,0 +1,201 @@
+// The rules of the user↔site relations, both directions:
+// - superusers manage any assignment; site managers of an organization (admins, owners,
+//   manage_organization and manage_sites holders) manage assignments on its sites, and so do holders
+//   of manage_site_users or admin_site on that one site;
+// - users may view their own assignments but not change them;
+// - a user can only be given a site of an organization they are a member of: anything else is a
+//   cross-organization assignment and is denied;
+// - a site the caller cannot access does not exist for them (404).
+// Permissions default to `view_site`. PUT replaces atomically, within what the caller manages.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Principal } from '#shared/auth/principal.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
+import type { SitePermission } from '#shared/tenancy/site-access.ts';
+import { siteForAction, visibleSite, type VisibleSite } from './site-lookup.ts';
+import { sitesManagedOrganizations, userManageableSites } from './site-scope.ts';
+import type { SiteUsersBody, UserSitesBody, UserSitesQuery, SiteUsersQuery } from './site-schemas.ts';
+import {
+  findRelationUsers,
+  insertGrants,
+  membersAmong,
+  revokeSiteUsers,
+  revokeUserSites,
+  sharesManagedOrganization,
+  sitesOfUser,
+  usersOfSite,
+  type Grant,
+  type RelationUser,
+} from './site-user-repository.ts';
+
+export interface RelationPorts {
+  db: Queryable;
+}
+
+const DEFAULT_PERMISSIONS: SitePermission[] = ['view_site'];
+/** What the answer of a change shows: the resulting assignments, first page of a generous size. */
+const RESULT_PAGE: PageRequest = { page: 1, pageSize: 500 };
+
+function merged<T extends { permissions?: SitePermission[] }>(entries: T[], key: (entry: T) => string): Map<string, SitePermission[]> {
+  const byKey = new Map<string, Set<SitePermission>>();
+  for (const entry of entries) {
+    const set = byKey.get(key(entry)) ?? new Set<SitePermission>();
+    for (const codename of entry.permissions === undefined || entry.permissions.length === 0 ? DEFAULT_PERMISSIONS : entry.permissions) {
+      set.add(codename);
+    }
+    byKey.set(key(entry), set);
+  }
+  return new Map([...byKey].map(([name, set]) => [name, [...set].sort()]));
+}
+
+function assertNotSelf(caller: Principal, target: { id: number }): void {
+  if (caller.id === target.id && !caller.isSuperuser) {
+    throw new PermissionDeniedError('You may view your own site permissions but not change them.');
+  }
+}
+
+function crossOrganization(username: string, siteSlug: string): PermissionDeniedError {
+  return new PermissionDeniedError(
+    `User "${username}" is not a member of the organization of site "${siteSlug}"; cross-organization assignment is denied.`,
+  );
+}
+
+// ---- user → sites ----------------------------------------------------------------------------
+
+/** The target user as the caller may see their site assignments; anyone else does not exist (404). */
+async function relationTarget(ports: RelationPorts, caller: Principal, identifier: string): Promise<RelationUser> {
+  const [target] = await findRelationUsers(ports.db, [identifier]);
+  if (target === undefined) throw new NotFoundError('User not found.');
+  if (caller.isSuperuser || caller.id === target.id) return target;
+  const shares = await sharesManagedOrganization(
+    ports.db,
+    target.id,
+    (siteId) => userManageableSites(caller, siteId),
+    sitesManagedOrganizations(caller),
+  );
+  if (!shares) throw new NotFoundError('User not found.');
+  return target;
+}
+
+/** Self and superusers see every assignment; managers those on the sites whose users they manage. */
+function viewScope(caller: Principal, target: RelationUser): (siteId: SQL) => SQL {
+  if (caller.isSuperuser || caller.id === target.id) return () => sql`true`;
+  return (siteId) => userManageableSites(caller, siteId);
+}
+
+export async function listUserSites(ports: RelationPorts, caller: Principal, username: string, query: UserSitesQuery, page: PageRequest) {
+  const target = await relationTarget(ports, caller, username);
+  return sitesOfUser(ports.db, target.id, {
+    scope: viewScope(caller, target),
+    search: query.search,
+    name: query.name,
+    nameContains: query.name__contains,
+    page,
+  });
+}
+
+/** Each named site, visible to the caller, whose users the caller manages, in an organization of the target. */
+async function sitesForAssignment(
+  ports: RelationPorts,
+  caller: Principal,
+  target: RelationUser,
+  slugs: string[],
+  requireMembership: boolean,
+): Promise<Map<string, VisibleSite>> {
+  const found = new Map<string, VisibleSite>();
+  for (const slug of new Set(slugs)) {
+    let site: VisibleSite;
+    try {
+      site = await siteForAction(ports.db, caller, slug, ['manage_site_users']);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new NotFoundError(`Site "${slug}" not found.`);
+      throw error;
+    }
+    if (requireMembership && (await membersAmong(ports.db, site.organization.id, [target.id])).size === 0) {
+      throw crossOrganization(target.username, site.site.slug);
+    }
+    found.set(slug, site);
+  }
+  return found;
+}
+
+export async function assignUserSites(
+  ports: RelationPorts,
+  caller: Principal,
+  username: string,
+  body: UserSitesBody,
+  mode: 'add' | 'replace',
+) {
+  const target = await relationTarget(ports, caller, username);
+  assertNotSelf(caller, target);
+  const wanted = merged(body.sites, (entry) => entry.slug);
+  const sites = await sitesForAssignment(ports, caller, target, [...wanted.keys()], true);
+  const grants: Grant[] = [...wanted].map(([slug, permissions]) => ({ siteId: sites.get(slug)!.site.id, userId: target.id, permissions }));
+  await ports.db.transaction(async (tx) => {
+    if (mode === 'replace') await revokeUserSites(tx, target.id, (siteId) => userManageableSites(caller, siteId));
+    await insertGrants(tx, grants);
+  });
+  return sitesOfUser(ports.db, target.id, { scope: viewScope(caller, target), page: RESULT_PAGE });
+}
+
+export async function removeUserSites(ports: RelationPorts, caller: Principal, username: string, slugs: string[]) {
+  const target = await relationTarget(ports, caller, username);
+  assertNotSelf(caller, target);
+  const sites = await sitesForAssignment(ports, caller, target, slugs, false);
+  const siteIds = [...sites.values()].map((site) => site.site.id);
+  await ports.db.transaction(async (tx) => {
+    for (const siteId of siteIds) await revokeSiteUsers(tx, siteId, { userIds: [target.id] });
+  });
+  return sitesOfUser(ports.db, target.id, { scope: viewScope(caller, target), page: RESULT_PAGE });
+}
+
+// ---- site → users ----------------------------------------------------------------------------
+
+/** Managers of the site's users see everyone on it; anyone else with access sees only themselves. */
+export async function listSiteUsers(ports: RelationPorts, caller: Principal, siteSlug: string, query: SiteUsersQuery, page: PageRequest) {
+  const site = await visibleSite(ports.db, caller, siteSlug);
+  const managesUsers = site.permissions.includes('manage_site_users');
+  return usersOfSite(ports.db, site.site.id, { onlyUserId: managesUsers ? undefined : caller.id, search: query.search, page });
+}
+
+async function usersForAssignment(ports: RelationPorts, caller: Principal, site: VisibleSite, usernames: string[]): Promise<Map<string, RelationUser>> {
+  const found = await findRelationUsers(ports.db, usernames);
+  const members = await membersAmong(ports.db, site.organization.id, found.map((user) => user.id));
+  const byName = new Map<string, RelationUser>();
+  for (const name of new Set(usernames)) {
+    const user = found.find((candidate) => candidate.username === name || candidate.uuid === name.toLowerCase());
+    // An unknown username gets the same answer as a non-member, so usernames cannot be probed.
+    if (user === undefined || !members.has(user.id)) throw crossOrganization(name, site.site.slug);
+    assertNotSelf(caller, user);
+    byName.set(name, user);
+  }
+  return byName;
+}
+
+export async function assignSiteUsers(
+  ports: RelationPorts,
+  caller: Principal,
+  siteSlug: string,
+  body: SiteUsersBody,
+  mode: 'add' | 'replace',
+) {
+  const site = await siteForAction(ports.db, caller, siteSlug, ['manage_site_users']);
+  const wanted = merged(body.users, (entry) => entry.username);
+  const users = await usersForAssignment(ports, caller, site, [...wanted.keys()]);
+  const grants: Grant[] = [...wanted].map(([name, permissions]) => ({ siteId: site.site.id, userId: users.get(name)!.id, permissions }));
+  await ports.db.transaction(async (tx) => {
+    // The caller's own assignment is theirs to keep: only a superuser changes it.
+    if (mode === 'replace') await revokeSiteUsers(tx, site.site.id, { allBut: caller.isSuperuser ? undefined : caller.id });
+    await insertGrants(tx, grants);
+  });
+  return usersOfSite(ports.db, site.site.id, { page: RESULT_PAGE });
+}
+
+export async function removeSiteUsers(ports: RelationPorts, caller: Principal, siteSlug: string, usernames: string[]) {
+  const site = await siteForAction(ports.db, caller, siteSlug, ['manage_site_users']);
+  const found = await findRelationUsers(ports.db, usernames);
+  for (const user of found) assertNotSelf(caller, user);
+  await revokeSiteUsers(ports.db, site.site.id, { userIds: found.map((user) => user.id) });
+  return usersOfSite(ports.db, site.site.id, { page: RESULT_PAGE });
+}
