@@ -49,8 +49,10 @@ interface RawResponse {
 }
 
 function sendHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<RawResponse> {
+  // node:http sends a DELETE body only with an explicit length.
+  const withLength = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method, headers }, (incoming) => {
+    const outgoing = httpRequest(url, { method, headers: withLength }, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('end', () => {
