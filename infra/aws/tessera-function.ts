@@ -100,15 +100,7 @@ export class TesseraFunction extends NodejsFunction {
    * migration alone, which fills the placeholder, and grants PutSecretValue and nothing more.
    */
   bindSigningKey(secret: ISecret, options: { write?: boolean } = {}): this {
-    this.addEnvironment('JWT_SIGNING_KEY_SECRET_ARN', secret.secretArn);
-    secret.grantRead(this);
-    if (options.write === true) {
-      this.addToRolePolicy(
-        new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }),
-      );
-      secret.encryptionKey?.grantEncrypt(this);
-    }
-    return this;
+    return this.bindGeneratedKey('JWT_SIGNING_KEY_SECRET_ARN', secret, options);
   }
 
   /**
@@ -116,7 +108,11 @@ export class TesseraFunction extends NodejsFunction {
    * deploy migration, which generates it, may write it.
    */
   bindSecretsKey(secret: ISecret, options: { write?: boolean } = {}): this {
-    this.addEnvironment('SECRETS_ENCRYPTION_KEY_SECRET_ARN', secret.secretArn);
+    return this.bindGeneratedKey('SECRETS_ENCRYPTION_KEY_SECRET_ARN', secret, options);
+  }
+
+  private bindGeneratedKey(variable: string, secret: ISecret, options: { write?: boolean }): this {
+    this.addEnvironment(variable, secret.secretArn);
     secret.grantRead(this);
     if (options.write === true) {
       this.addToRolePolicy(

@@ -1,20 +1,12 @@
-// How the caller's own account looks on the wire: the user record without the soft-delete flag.
+// How the caller's own account looks on the wire: the user record without the account-state flags
+// (a signed-in caller is active and not deleted by definition).
 import type { UserRow } from '#shared/db/platform-schema.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
+import { userRecord } from '../users/user-representation.ts';
 
 export function profileRecord(user: UserRow) {
-  return {
-    id: user.id,
-    uuid: user.uuid,
-    username: user.username,
-    email: user.email,
-    first_name: user.firstName,
-    last_name: user.lastName,
-    is_staff: user.isStaff,
-    is_superuser: user.isSuperuser,
-    date_joined: user.dateJoined.toISOString(),
-    last_login: user.lastLogin?.toISOString() ?? null,
-  };
+  const { is_active: _active, is_deleted: _deleted, ...profile } = userRecord(user);
+  return profile;
 }
 
 export function passwordChangedRecord(pair: TokenPair) {
