@@ -4,6 +4,7 @@ import type { AnyRoute } from '#shared/http/route.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
+import { dataRoutes } from './data/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
 export type GroupCapability = 'email' | 'secrets-key';
@@ -33,5 +34,12 @@ export const endpointGroups: readonly EndpointGroup[] = [
     // Invitations are mailed; secret values are encrypted with the secrets key.
     uses: ['email', 'secrets-key'],
     loadHandler: async () => (await import('./console/handler.ts')).handler,
+  },
+  {
+    name: 'data',
+    entry: 'functions/data/handler.ts',
+    routes: dataRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./data/handler.ts')).handler,
   },
 ];

@@ -1,0 +1,4 @@
+// Route table of the data service's records endpoints.
+import type { AnyRoute } from '#shared/http/route.ts';
+
+export const recordsRoutes: readonly AnyRoute[] = [];
