@@ -1,0 +1,127 @@
+// Turns a validated ListPlan into one parameterized statement: the page of records with the total
+// (`count(*) over ()`) and the search rank, or the aggregation's groups. Also builds the record's
+// JSON shape, shared by every statement that returns records.
+import { sql, type SQL } from 'drizzle-orm';
+import {
+  JSONB_DATA_COLUMN,
+  SEARCH_CONFIGURATION,
+  SEARCH_VECTOR_FIELD,
+  type TableDescriptor,
+} from '#functions/data/tables/table-descriptor.ts';
+import { identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
+import { compileCondition, type FilterCondition } from './filters.ts';
+import type { Aggregate, ListPlan, SortTerm } from './list-query.ts';
+
+/** jsonb_build_object takes at most 100 arguments: build wide records from chunks of 50 fields. */
+const FIELDS_PER_OBJECT = 50;
+
+/** The record as one jsonb value, so both drivers return dates, numbers and objects alike. */
+export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
+  const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
+  const parts: SQL[] = [];
+  for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) {
+    const pairs = own
+      .slice(start, start + FIELDS_PER_OBJECT)
+      .map((field) => sql`${identifierLiteral(field.name)}::text, ${row}.${identifier(field.name)}`);
+    parts.push(sql`jsonb_build_object(${sql.join(pairs, sql`, `)})`);
+  }
+  if (table.provider === 'jsonb') parts.push(sql`coalesce(${row}.${identifier(JSONB_DATA_COLUMN)}, '{}'::jsonb)`);
+  if (parts.length === 0) return sql`'{}'::jsonb`;
+  return sql.join(parts, sql` || `);
+}
+
+export function softDeleteCondition(table: TableDescriptor, deleted: ListPlan['deleted']): SQL | undefined {
+  if (!table.softDelete) return deleted === 'only' ? sql`false` : undefined;
+  const field = table.fields.find((candidate) => candidate.name === 'is_deleted');
+  if (!field || deleted === 'include') return undefined;
+  const value = typedValue(table, field);
+  return deleted === 'only' ? sql`${value} is true` : sql`${value} is not true`;
+}
+
+function searchQuery(search: string): SQL {
+  return sql`websearch_to_tsquery(${SEARCH_CONFIGURATION}::regconfig, ${search})`;
+}
+
+function searchVector(): SQL {
+  return sql`${ROW}.${identifier(SEARCH_VECTOR_FIELD)}`;
+}
+
+/** The WHERE clause of filters, soft-delete visibility and search (`true` when there is none). */
+export function whereSql(table: TableDescriptor, filters: FilterCondition[], deleted: ListPlan['deleted'], search?: string): SQL {
+  const conditions = filters.map((filter) => compileCondition(table, filter));
+  const visibility = softDeleteCondition(table, deleted);
+  if (visibility) conditions.push(visibility);
+  if (search !== undefined) conditions.push(sql`${searchVector()} @@ ${searchQuery(search)}`);
+  return conditions.length === 0 ? sql`true` : sql.join(conditions.map((condition) => sql`(${condition})`), sql` and `);
+}
+
+function direction(term: SortTerm): SQL {
+  return term.descending ? sql`desc` : sql`asc`;
+}
+
+/** Sort terms, then the primary key so pages never overlap. */
+function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
+  const terms = plan.sort.map((term) => sql`${typedValue(table, term.field!)} ${direction(term)}`);
+  if (plan.search !== undefined && plan.sort.length === 0) terms.push(sql`rank desc`);
+  for (const key of table.primaryKey) {
+    const field = table.fields.find((candidate) => candidate.name === key);
+    if (field && !plan.sort.some((term) => term.name === key)) terms.push(sql`${typedValue(table, field)} asc`);
+  }
+  return terms.length === 0 ? sql`` : sql`order by ${sql.join(terms, sql`, `)}`;
+}
+
+/** One page of records with `total` on every row and `rank` when searching. */
+export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
+  const rank = plan.search !== undefined ? sql`, ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8 as rank` : sql``;
+  return sql`select ${recordJson(table)} as record, (count(*) over ())::int as total${rank}
+    from ${tableSql(table)} as ${ROW}
+    where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
+    ${orderSql(table, plan)}
+    limit ${plan.pageSize} offset ${plan.offset}`;
+}
+
+/** The number of matching records, for a page past the end (where no row carries the total). */
+export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
+  return sql`select count(*)::int as total from ${tableSql(table)} as ${ROW}
+    where ${whereSql(table, plan.filters, plan.deleted, plan.search)}`;
+}
+
+function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL {
+  if (!aggregate.field) return sql`count(*)::int`;
+  const value = typedValue(table, aggregate.field);
+  switch (aggregate.fn) {
+    case 'count':
+      return sql`count(${value})::int`;
+    case 'count_distinct':
+      return sql`count(distinct ${value})::int`;
+    case 'sum':
+      return sql`sum(${value})::float8`;
+    case 'avg':
+      return sql`avg(${value})::float8`;
+    case 'min':
+      return sql`to_jsonb(min(${value}))`;
+    case 'max':
+      return sql`to_jsonb(max(${value}))`;
+  }
+}
+
+/** Groups (or one row without `_group_by`) as a jsonb object per row, paged, with the group count. */
+export function aggregateSql(table: TableDescriptor, plan: ListPlan): SQL {
+  const groups = plan.groupBy ?? [];
+  const members = [
+    ...groups.map((field) => sql`${identifierLiteral(field.name)}::text, ${typedValue(table, field)}`),
+    ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
+  ];
+  const groupClause = groups.length === 0 ? sql`` : sql`group by ${sql.join(groups.map((field) => typedValue(table, field)), sql`, `)}`;
+  const order =
+    plan.sort.length > 0
+      ? plan.sort.map((term) => sql`${term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!)} ${direction(term)}`)
+      : groups.map((field) => sql`${typedValue(table, field)} asc`);
+  const orderClause = order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
+  return sql`select jsonb_build_object(${sql.join(members, sql`, `)}) as record, (count(*) over ())::int as total
+    from ${tableSql(table)} as ${ROW}
+    where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
+    ${groupClause}
+    ${orderClause}
+    limit ${plan.pageSize} offset ${plan.offset}`;
+}

@@ -1,0 +1,144 @@
+// How one field of a table reads in SQL for either storage layout, and how a query-string value is
+// parsed for its type. Identifiers come only from the TableDescriptor and are re-checked here;
+// values always leave as bound parameters with a cast chosen from a fixed list.
+import { sql, type SQL } from 'drizzle-orm';
+import {
+  JSONB_DATA_COLUMN,
+  type FieldDescriptor,
+  type FieldType,
+  type TableDescriptor,
+} from '#functions/data/tables/table-descriptor.ts';
+import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** Quotes a name after the identifier check; a failure here is a bug, never a client error. */
+export function identifier(name: string): SQL {
+  if (!IDENTIFIER.test(name) || name.length > 63) throw new Error(`"${name}" is not a safe identifier`);
+  return sql`${sql.identifier(name)}`;
+}
+
+/** A string literal made from a checked identifier (for `data->>'f'`, which indexes must match). */
+export function identifierLiteral(name: string): SQL {
+  if (!IDENTIFIER.test(name) || name.length > 63) throw new Error(`"${name}" is not a safe identifier`);
+  return sql.raw(`'${name}'`);
+}
+
+export function tableSql(table: TableDescriptor): SQL {
+  return tenantTable({ schemaName: table.schemaName }, table.tableName);
+}
+
+/** The alias every compiled statement gives the table. */
+export const ROW = sql.raw('t');
+
+const SQL_TYPES: Record<FieldType, string> = {
+  string: 'text',
+  number: 'double precision',
+  integer: 'bigint',
+  boolean: 'boolean',
+  object: 'jsonb',
+  array: 'jsonb',
+  date: 'date',
+  time: 'time',
+  datetime: 'timestamptz',
+  year: 'integer',
+  yearmonth: 'text',
+  duration: 'text',
+  geopoint: 'jsonb',
+  geojson: 'jsonb',
+  any: 'jsonb',
+};
+
+/** The SQL type a field's values are compared and stored as (the flat layout's column type). */
+export function sqlType(field: FieldDescriptor): string {
+  return SQL_TYPES[field.type];
+}
+
+export function castTo(field: FieldDescriptor): SQL {
+  return sql.raw(`::${SQL_TYPES[field.type]}`);
+}
+
+export function isJsonField(field: FieldDescriptor): boolean {
+  return SQL_TYPES[field.type] === 'jsonb';
+}
+
+export function isKeyField(table: TableDescriptor, field: FieldDescriptor): boolean {
+  return table.primaryKey.includes(field.name);
+}
+
+/** Whether the field lives in its own column (flat tables, and the key of a jsonb table). */
+function ownColumn(table: TableDescriptor, field: FieldDescriptor): boolean {
+  return table.provider === 'flat_table' || isKeyField(table, field);
+}
+
+/** The field as a typed SQL value: the column itself, or `(t.data->>'f')::type`. */
+export function typedValue(table: TableDescriptor, field: FieldDescriptor): SQL {
+  if (ownColumn(table, field)) return sql`${ROW}.${identifier(field.name)}`;
+  if (isJsonField(field)) return jsonValue(table, field);
+  const text = sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`;
+  return field.type === 'string' ? text : sql`${text}${castTo(field)}`;
+}
+
+/** The field as text, for substring and case-insensitive tests. */
+export function textValue(table: TableDescriptor, field: FieldDescriptor): SQL {
+  if (ownColumn(table, field)) {
+    return field.type === 'string' ? sql`${ROW}.${identifier(field.name)}` : sql`${ROW}.${identifier(field.name)}::text`;
+  }
+  return sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`;
+}
+
+/** The field as jsonb, for the JSON operators. */
+export function jsonValue(table: TableDescriptor, field: FieldDescriptor): SQL {
+  if (ownColumn(table, field)) return sql`${ROW}.${identifier(field.name)}`;
+  return sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->${identifierLiteral(field.name)})`;
+}
+
+const BOOLEAN_TEXT: Record<string, string> = { true: 'true', false: 'false', '1': 'true', '0': 'false' };
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+
+function validDate(text: string): boolean {
+  const time = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+  return Number.isFinite(time);
+}
+
+/**
+ * Parses a query-string value for a field's type into the canonical text bound as a parameter, or
+ * returns undefined when it is malformed (the caller answers 400 naming the parameter).
+ */
+export function parseScalar(field: FieldDescriptor, raw: string): string | undefined {
+  switch (field.type) {
+    case 'number': {
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(raw.trim())) return undefined;
+      const value = Number(raw);
+      return Number.isFinite(value) ? String(value) : undefined;
+    }
+    case 'integer':
+    case 'year': {
+      if (!/^[+-]?\d{1,18}$/.test(raw.trim())) return undefined;
+      return String(BigInt(raw.trim()));
+    }
+    case 'boolean':
+      return BOOLEAN_TEXT[raw.toLowerCase()];
+    case 'date':
+      return DATE.test(raw) && validDate(raw) ? raw : undefined;
+    case 'time':
+      return TIME.test(raw) && validDate(`1970-01-01T${raw}Z`) ? raw : undefined;
+    case 'datetime':
+      return DATETIME.test(raw) && validDate(raw) ? raw : undefined;
+    case 'object':
+    case 'array':
+    case 'geopoint':
+    case 'geojson':
+    case 'any':
+      try {
+        JSON.parse(raw);
+        return raw;
+      } catch {
+        return undefined;
+      }
+    default:
+      return raw;
+  }
+}

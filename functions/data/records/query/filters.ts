@@ -1,0 +1,252 @@
+// The filter half of the query language: `<field>=<value>`, `<field>__<op>` / `<field>_<op>` and
+// the JSON forms (`field__prop__sub__op`, containment, key tests), parsed against the table's fields
+// and compiled to parameterized SQL with the case and null rules of DECISIONS.
+import { sql, type SQL } from 'drizzle-orm';
+import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
+import { castTo, isJsonField, jsonValue, parseScalar, textValue, typedValue } from './field-sql.ts';
+import { queryError } from './query-error.ts';
+
+const SCALAR_OPERATORS = [
+  'gt', 'gte', 'lt', 'lte', 'ne', 'in', 'nin', 'ina', 'nina', 'contains', 'ncontains', 'icontains',
+  'nicontains', 'startswith', 'istartswith', 'nstartswith', 'endswith', 'iendswith', 'nendswith',
+  'between', 'nbetween', 'null', 'nnull',
+] as const;
+const JSON_OPERATORS = ['contained_by', 'has_key', 'has_any_keys', 'has_all_keys'] as const;
+const ALIASES = { containss: 'contains', startswiths: 'startswith', endswiths: 'endswith', ins: 'in' } as const;
+
+export type Operator = 'eq' | (typeof SCALAR_OPERATORS)[number] | (typeof JSON_OPERATORS)[number];
+
+const OPERATOR_NAMES = new Set<string>([...SCALAR_OPERATORS, ...JSON_OPERATORS, ...Object.keys(ALIASES)]);
+// Longest first, so `field_nicontains` is not read as `field_ni` + `contains`.
+const SUFFIXES = [...OPERATOR_NAMES].sort((a, b) => b.length - a.length);
+const PROPERTY = /^[A-Za-z0-9_-]+$/;
+
+export interface FilterCondition {
+  /** The query parameter as sent, for error messages. */
+  parameter: string;
+  field: FieldDescriptor;
+  /** Property path inside a JSON field (`meta__color` → ['color']). */
+  path: string[];
+  operator: Operator;
+  raw: string;
+}
+
+function normalized(operator: string): Operator {
+  return (ALIASES as Record<string, Operator>)[operator] ?? (operator as Operator);
+}
+
+/** Reads a parameter name as a filter, or returns undefined when it names no field at all. */
+export function parseFilterKey(table: TableDescriptor, key: string): Omit<FilterCondition, 'raw'> | undefined {
+  const byName = new Map(table.fields.map((field) => [field.name, field]));
+  if (key.includes('.')) throw queryError(key, 'filters on related records are not supported yet');
+  const exact = byName.get(key);
+  if (exact) return { parameter: key, field: exact, path: [], operator: 'eq' };
+  const parts = key.split('__');
+  if (parts.length >= 2) {
+    const field = byName.get(parts[0]!);
+    if (field) {
+      const last = parts[parts.length - 1]!;
+      const isOperator = OPERATOR_NAMES.has(last);
+      const path = parts.slice(1, isOperator ? -1 : undefined);
+      if (path.length > 0) {
+        if (!isJsonField(field)) throw queryError(key, `unknown operator "${parts.slice(1).join('__')}" for field "${field.name}"`);
+        if (path.some((part) => !PROPERTY.test(part))) throw queryError(key, 'a JSON property name may hold only letters, digits, "_" and "-"');
+      }
+      return { parameter: key, field, path, operator: isOperator ? normalized(last) : 'eq' };
+    }
+    if (/^[a-z_][a-z0-9_]*$/.test(parts[0]!)) throw queryError(key, `unknown field "${parts[0]}"`);
+    return undefined;
+  }
+  for (const suffix of SUFFIXES) {
+    if (!key.endsWith(`_${suffix}`)) continue;
+    const field = byName.get(key.slice(0, -suffix.length - 1));
+    if (field) return { parameter: key, field, path: [], operator: normalized(suffix) };
+  }
+  return undefined;
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (match) => `\\${match}`);
+}
+
+const LIKE_ESCAPE = sql.raw(`escape '\\'`);
+
+function parsed(condition: FilterCondition, raw: string): string {
+  const value = parseScalar(condition.field, raw);
+  if (value === undefined) throw queryError(condition.parameter, `"${raw}" is not a valid ${condition.field.type}`);
+  return value;
+}
+
+function listOf(condition: FilterCondition): string[] {
+  if (condition.raw === '') throw queryError(condition.parameter, 'expects a comma-separated list');
+  return condition.raw.split(',');
+}
+
+function booleanOf(condition: FilterCondition): boolean {
+  const value = condition.raw.toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw queryError(condition.parameter, 'expects true or false');
+}
+
+function negated(value: SQL, positive: SQL): SQL {
+  return sql`(${value} is null or not (${positive}))`;
+}
+
+/** Substring, prefix and suffix tests with their case rule and null-matching negation. */
+function likeCondition(text: SQL, condition: FilterCondition): SQL | undefined {
+  const match = /^(n|i|ni)?(contains|startswith|endswith)$/.exec(condition.operator);
+  if (!match) return undefined;
+  const [, prefix = '', kind] = match;
+  const body = escapeLike(condition.raw);
+  const pattern = kind === 'contains' ? `%${body}%` : kind === 'startswith' ? `${body}%` : `%${body}`;
+  const insensitive = prefix.includes('i');
+  const positive = insensitive ? sql`${text} ilike ${pattern} ${LIKE_ESCAPE}` : sql`${text} like ${pattern} ${LIKE_ESCAPE}`;
+  return prefix.startsWith('n') ? negated(text, positive) : positive;
+}
+
+function nullCondition(value: SQL, condition: FilterCondition): SQL | undefined {
+  if (condition.operator !== 'null' && condition.operator !== 'nnull') return undefined;
+  const wantsNull = booleanOf(condition) === (condition.operator === 'null');
+  return wantsNull ? sql`${value} is null` : sql`${value} is not null`;
+}
+
+function caseInsensitiveIn(text: SQL, condition: FilterCondition): SQL | undefined {
+  if (condition.operator !== 'ina' && condition.operator !== 'nina') return undefined;
+  const positive = sql`lower(${text}) in (select lower(v) from unnest(${sql.param(listOf(condition))}::text[]) as v)`;
+  return condition.operator === 'nina' ? negated(text, positive) : positive;
+}
+
+function scalarCondition(table: TableDescriptor, condition: FilterCondition): SQL {
+  const { field, operator } = condition;
+  const value = typedValue(table, field);
+  const text = textValue(table, field);
+  const cast = castTo(field);
+  const special = nullCondition(value, condition) ?? likeCondition(text, condition) ?? caseInsensitiveIn(text, condition);
+  if (special) return special;
+  switch (operator) {
+    case 'eq':
+      return sql`${value} = ${parsed(condition, condition.raw)}${cast}`;
+    case 'ne':
+      return sql`${value} is distinct from ${parsed(condition, condition.raw)}${cast}`;
+    case 'gt':
+      return sql`${value} > ${parsed(condition, condition.raw)}${cast}`;
+    case 'gte':
+      return sql`${value} >= ${parsed(condition, condition.raw)}${cast}`;
+    case 'lt':
+      return sql`${value} < ${parsed(condition, condition.raw)}${cast}`;
+    case 'lte':
+      return sql`${value} <= ${parsed(condition, condition.raw)}${cast}`;
+    case 'in':
+    case 'nin': {
+      const values = listOf(condition).map((item) => parsed(condition, item));
+      const positive = sql`${value} = any(${sql.param(values)}::text[]${cast}[])`;
+      return operator === 'nin' ? negated(value, positive) : positive;
+    }
+    case 'between':
+    case 'nbetween': {
+      const bounds = condition.raw.split(',');
+      if (bounds.length !== 2) throw queryError(condition.parameter, 'expects "min,max"');
+      const positive = sql`${value} between ${parsed(condition, bounds[0]!)}${cast} and ${parsed(condition, bounds[1]!)}${cast}`;
+      return operator === 'nbetween' ? negated(value, positive) : positive;
+    }
+    default:
+      throw queryError(condition.parameter, `operator "${operator}" does not apply to ${field.type} fields`);
+  }
+}
+
+function jsonArgument(condition: FilterCondition): string {
+  try {
+    JSON.parse(condition.raw);
+  } catch {
+    throw queryError(condition.parameter, 'expects a JSON value');
+  }
+  return condition.raw;
+}
+
+/** Key tests, containment, equality and nulls on a jsonb value. */
+function jsonCondition(json: SQL, condition: FilterCondition): SQL | undefined {
+  switch (condition.operator) {
+    case 'contains':
+      return sql`${json} @> ${jsonArgument(condition)}::jsonb`;
+    case 'ncontains':
+      return negated(json, sql`${json} @> ${jsonArgument(condition)}::jsonb`);
+    case 'contained_by':
+      return sql`${json} <@ ${jsonArgument(condition)}::jsonb`;
+    case 'has_key':
+      return sql`${json} ? ${condition.raw}`;
+    case 'has_any_keys':
+      return sql`${json} ?| ${sql.param(listOf(condition))}::text[]`;
+    case 'has_all_keys':
+      return sql`${json} ?& ${sql.param(listOf(condition))}::text[]`;
+    default:
+      return undefined;
+  }
+}
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A property inside a JSON field: compared as text, or as a number when the filter value is one. */
+function propertyCondition(json: SQL, condition: FilterCondition): SQL {
+  const path = sql`${sql.param(condition.path)}::text[]`;
+  const target = sql`(${json} #> ${path})`;
+  const text = sql`(${json} #>> ${path})`;
+  const special = jsonCondition(target, condition) ?? nullCondition(text, condition) ?? likeCondition(text, condition) ?? caseInsensitiveIn(text, condition);
+  if (special) return special;
+  const number = sql`(case when jsonb_typeof(${target}) = 'number' then ${text}::double precision end)`;
+  const comparable = (raw: string): [SQL, SQL] =>
+    NUMBER.test(raw) ? [number, sql`${raw}::double precision`] : [text, sql`${raw}::text`];
+  const compare = (symbol: string): SQL => {
+    const [left, right] = comparable(condition.raw);
+    return sql`${left} ${sql.raw(symbol)} ${right}`;
+  };
+  switch (condition.operator) {
+    case 'eq':
+      return sql`${text} = ${condition.raw}::text`;
+    case 'ne':
+      return sql`${text} is distinct from ${condition.raw}::text`;
+    case 'gt':
+      return compare('>');
+    case 'gte':
+      return compare('>=');
+    case 'lt':
+      return compare('<');
+    case 'lte':
+      return compare('<=');
+    case 'in':
+    case 'nin': {
+      const positive = sql`${text} = any(${sql.param(listOf(condition))}::text[])`;
+      return condition.operator === 'nin' ? negated(text, positive) : positive;
+    }
+    case 'between':
+    case 'nbetween': {
+      const bounds = condition.raw.split(',');
+      if (bounds.length !== 2) throw queryError(condition.parameter, 'expects "min,max"');
+      const [left, low] = comparable(bounds[0]!);
+      const [, high] = comparable(bounds[1]!);
+      const positive = sql`${left} between ${low} and ${high}`;
+      return condition.operator === 'nbetween' ? negated(left, positive) : positive;
+    }
+    default:
+      throw queryError(condition.parameter, `operator "${condition.operator}" does not apply to a JSON property`);
+  }
+}
+
+function wholeJsonCondition(table: TableDescriptor, condition: FilterCondition): SQL {
+  const json = jsonValue(table, condition.field);
+  const special = jsonCondition(json, condition) ?? nullCondition(json, condition);
+  if (special) return special;
+  if (condition.operator === 'eq') return sql`${json} = ${jsonArgument(condition)}::jsonb`;
+  if (condition.operator === 'ne') return sql`${json} is distinct from ${jsonArgument(condition)}::jsonb`;
+  throw queryError(condition.parameter, `operator "${condition.operator}" does not apply to ${condition.field.type} fields`);
+}
+
+/** Compiles one parsed filter to a boolean SQL expression. */
+export function compileCondition(table: TableDescriptor, condition: FilterCondition): SQL {
+  if (condition.path.length > 0) return propertyCondition(jsonValue(table, condition.field), condition);
+  if (isJsonField(condition.field)) return wholeJsonCondition(table, condition);
+  if ((JSON_OPERATORS as readonly string[]).includes(condition.operator)) {
+    throw queryError(condition.parameter, `operator "${condition.operator}" applies only to object and array fields`);
+  }
+  return scalarCondition(table, condition);
+}
