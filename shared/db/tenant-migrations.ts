@@ -75,4 +75,63 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index secret_history_key on ${schema}.secret_history (key, app_id, version)`,
     ],
   },
+  {
+    version: 3,
+    name: 'datasources, datatables and schema operations',
+    statements: (schema) => [
+      sql`create table ${schema}.datasources (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        name varchar(255) not null,
+        slug varchar(100) not null,
+        provider_type varchar(20) not null check (provider_type in ('flat_table', 'jsonb', 'mongodb')),
+        provider_config jsonb not null default '{}'::jsonb,
+        description text not null default '',
+        is_active boolean not null default true,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        created_by integer,
+        modified_by integer,
+        unique (app_id, slug)
+      )`,
+      // Table names are unique per app, so the short URL form (without the datasource) is unambiguous.
+      sql`create table ${schema}.datatables (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        data_source_id integer not null references ${schema}.datasources (id) on delete cascade,
+        name varchar(63) not null,
+        description text not null default '',
+        json_schema jsonb not null,
+        physical_table_name varchar(63) not null,
+        schema_hash char(64) not null,
+        is_materialized boolean not null default false,
+        is_active boolean not null default true,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        created_by integer,
+        modified_by integer,
+        unique (app_id, name)
+      )`,
+      sql`create table ${schema}.schema_operations (
+        id serial primary key,
+        datatable_id integer references ${schema}.datatables (id) on delete set null,
+        table_name varchar(63) not null,
+        revision_id char(12) not null unique,
+        operation_type varchar(20) not null check (operation_type in ('CREATE_TABLE', 'ALTER_TABLE', 'DROP_TABLE')),
+        status varchar(20) not null default 'PENDING'
+          check (status in ('PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILED', 'ROLLED_BACK')),
+        alembic_operations jsonb not null default '[]'::jsonb,
+        executed_sql text not null default '',
+        rollback_sql text not null default '',
+        started_at timestamptz,
+        completed_at timestamptz,
+        duration_ms integer,
+        parent_operation char(12),
+        error_message text,
+        created_at timestamptz not null default now(),
+        created_by integer
+      )`,
+      sql`create index schema_operations_datatable on ${schema}.schema_operations (datatable_id, created_at)`,
+    ],
+  },
 ];

@@ -1,4 +1,5 @@
-// Route table of the data service's tables endpoints.
+// Route table of the datatables endpoints (tenant level), item routes on both URL forms.
 import type { AnyRoute } from '#shared/http/route.ts';
+import { createTableRoute, datasourceTablesRoute, listTablesRoute, longItemRoutes, shortItemRoutes } from './table-routes.ts';
 
-export const tablesRoutes: readonly AnyRoute[] = [];
+export const tablesRoutes: readonly AnyRoute[] = [datasourceTablesRoute, listTablesRoute, createTableRoute, ...longItemRoutes, ...shortItemRoutes];

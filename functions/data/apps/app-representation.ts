@@ -1,0 +1,57 @@
+// The app and datasource bodies of the spec, built from repository rows.
+import type { AppRow, DatasourceRow } from './app-repository.ts';
+
+/** Both drivers answer timestamps as Date; text is accepted too. */
+export function isoTime(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return (value instanceof Date ? value : new Date(String(value))).toISOString();
+}
+
+export function appListItem(app: AppRow) {
+  return {
+    id: app.id,
+    name: app.name,
+    slug: app.slug,
+    description: app.description,
+    datasource_count: app.datasource_count,
+    created_at: isoTime(app.created_at),
+    updated_at: isoTime(app.updated_at),
+  };
+}
+
+export function appDetail(app: AppRow, datasources: DatasourceRow[]) {
+  return {
+    id: app.id,
+    name: app.name,
+    slug: app.slug,
+    description: app.description,
+    datasource_count: app.datasource_count,
+    table_count: app.table_count,
+    datasources: datasources.map((d) => ({ id: d.id, name: d.name, slug: d.slug, provider_type: d.provider_type, table_count: d.table_count })),
+    created_at: isoTime(app.created_at),
+    updated_at: isoTime(app.updated_at),
+    created_by: app.created_by,
+    modified_by: app.modified_by,
+  };
+}
+
+export function datasourceRecord(d: DatasourceRow) {
+  return {
+    id: d.id,
+    app: d.app_id,
+    app_name: d.app_name,
+    app_slug: d.app_slug,
+    name: d.name,
+    slug: d.slug,
+    provider_type: d.provider_type,
+    provider_config: d.provider_config,
+    description: d.description,
+    is_active: d.is_active,
+    table_count: d.table_count,
+    materialized_count: d.materialized_count,
+    created_at: isoTime(d.created_at),
+    updated_at: isoTime(d.updated_at),
+    created_by: d.created_by,
+    modified_by: d.modified_by,
+  };
+}

@@ -1,0 +1,48 @@
+// Request shapes of the apps and datasources endpoints.
+import { z } from 'zod';
+
+const name = z.string().trim().min(1, 'This field may not be blank.').max(255, 'Ensure this field has no more than 255 characters.');
+const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');
+const SLUG_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
+const slug = z
+  .string()
+  .max(100, 'Ensure this field has no more than 100 characters.')
+  .regex(SLUG_PATTERN, 'Enter a valid slug: lower-case letters and digits, words joined by - or _.');
+
+export const appParams = z.object({ app_slug: z.string().min(1).max(100) });
+export type AppParams = z.infer<typeof appParams>;
+
+export const createAppBody = z.object({ name, description: description.optional() });
+export type CreateAppBody = z.infer<typeof createAppBody>;
+export const replaceAppBody = createAppBody;
+export const patchAppBody = z.object({ name: name.optional(), description: description.optional() });
+export type PatchAppBody = z.infer<typeof patchAppBody>;
+
+export const PROVIDER_TYPES = ['flat_table', 'jsonb', 'mongodb'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+/** Keys per DECISIONS: `allow_data_loss` for all; `mongodb` also `database`, `connection_secret`. */
+const providerConfig = z.record(z.string(), z.json());
+
+export const datasourceParams = appParams.extend({ datasource_slug: z.string().min(1).max(100) });
+export type DatasourceParams = z.infer<typeof datasourceParams>;
+
+export const createDatasourceBody = z.object({
+  name,
+  slug: slug.optional(),
+  provider_type: z.enum(PROVIDER_TYPES, { message: `Choose one of: ${PROVIDER_TYPES.join(', ')}.` }),
+  provider_config: providerConfig.optional(),
+  description: description.optional(),
+});
+export type CreateDatasourceBody = z.infer<typeof createDatasourceBody>;
+
+/** PUT and PATCH: the provider type is fixed once tables may exist; the rest may change. */
+export const patchDatasourceBody = z.object({
+  name: name.optional(),
+  slug: slug.optional(),
+  provider_type: z.enum(PROVIDER_TYPES, { message: `Choose one of: ${PROVIDER_TYPES.join(', ')}.` }).optional(),
+  provider_config: providerConfig.optional(),
+  description: description.optional(),
+});
+export type PatchDatasourceBody = z.infer<typeof patchDatasourceBody>;
+export const replaceDatasourceBody = createDatasourceBody;

@@ -1,0 +1,141 @@
+// SQL of a site's datatables and schema operations. Tenant tables are named through `tenantTable`;
+// every value is a bound parameter.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '#shared/db/database.ts';
+import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+
+type Site = Pick<Tenant, 'schemaName'>;
+
+export type DatatableRow = {
+  id: number;
+  app_id: number;
+  data_source_id: number;
+  datasource_name: string;
+  datasource_slug: string;
+  provider_type: string;
+  app_name: string;
+  app_slug: string;
+  name: string;
+  description: string;
+  json_schema: unknown;
+  physical_table_name: string;
+  schema_hash: string;
+  is_materialized: boolean;
+  is_active: boolean;
+  created_at: unknown;
+  updated_at: unknown;
+  created_by: number | null;
+  modified_by: number | null;
+};
+
+export type OperationRow = {
+  id: number;
+  revision_id: string;
+  operation_type: string;
+  status: string;
+  alembic_operations: unknown;
+  executed_sql: string;
+  rollback_sql: string;
+  started_at: unknown;
+  completed_at: unknown;
+  duration_ms: number | null;
+  parent_operation: string | null;
+  error_message: string | null;
+  table_name: string;
+};
+
+function tableSelect(site: Site) {
+  return sql`select t.id, t.app_id, t.data_source_id, d.name as datasource_name, d.slug as datasource_slug, d.provider_type,
+      a.name as app_name, a.slug as app_slug, t.name, t.description, t.json_schema, t.physical_table_name, t.schema_hash,
+      t.is_materialized, t.is_active, t.created_at, t.updated_at, t.created_by, t.modified_by
+    from ${tenantTable(site, 'datatables')} t
+    join ${tenantTable(site, 'datasources')} d on d.id = t.data_source_id
+    join ${tenantTable(site, 'apps')} a on a.id = t.app_id`;
+}
+
+export function tablesOfDatasource(db: Queryable, site: Site, datasourceId: number): Promise<DatatableRow[]> {
+  return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.data_source_id = ${datasourceId} order by t.name`);
+}
+
+export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<DatatableRow[]> {
+  return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} order by t.name`);
+}
+
+export async function findTable(db: Queryable, site: Site, appId: number, name: string, options: { forUpdate?: boolean } = {}): Promise<DatatableRow | undefined> {
+  const lock = options.forUpdate ? sql` for update of t` : sql``;
+  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} and t.name = ${name}${lock}`);
+  return row;
+}
+
+export async function insertTable(
+  db: Queryable,
+  site: Site,
+  values: { appId: number; datasourceId: number; name: string; description: string; schema: unknown; physicalName: string; hash: string; userId: number },
+): Promise<void> {
+  await db.run(sql`insert into ${tenantTable(site, 'datatables')}
+      (app_id, data_source_id, name, description, json_schema, physical_table_name, schema_hash, created_by, modified_by)
+    values (${values.appId}, ${values.datasourceId}, ${values.name}, ${values.description}, ${JSON.stringify(values.schema)}::jsonb,
+      ${values.physicalName}, ${values.hash}, ${values.userId}, ${values.userId})`);
+}
+
+export async function updateTable(
+  db: Queryable,
+  site: Site,
+  id: number,
+  values: { description: string; schema: unknown; hash: string; userId: number },
+): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'datatables')}
+    set description = ${values.description}, json_schema = ${JSON.stringify(values.schema)}::jsonb, schema_hash = ${values.hash},
+      modified_by = ${values.userId}, updated_at = now()
+    where id = ${id}`);
+}
+
+export async function markMaterialized(db: Queryable, site: Site, id: number): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'datatables')} set is_materialized = true, updated_at = now() where id = ${id}`);
+}
+
+export async function deleteTableRow(db: Queryable, site: Site, id: number): Promise<void> {
+  await db.run(sql`delete from ${tenantTable(site, 'datatables')} where id = ${id}`);
+}
+
+export function newRevisionId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+export async function lastRevision(db: Queryable, site: Site, tableId: number): Promise<string | null> {
+  const [row] = await db.rows<{ revision_id: string }>(sql`select revision_id from ${tenantTable(site, 'schema_operations')}
+    where datatable_id = ${tableId} order by id desc limit 1`);
+  return row?.revision_id ?? null;
+}
+
+export async function insertOperation(
+  db: Queryable,
+  site: Site,
+  values: { tableId: number; tableName: string; revisionId: string; type: string; operations: unknown; executedSql: string; rollbackSql: string; parent: string | null; userId: number },
+): Promise<void> {
+  await db.run(sql`insert into ${tenantTable(site, 'schema_operations')}
+      (datatable_id, table_name, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql, parent_operation, created_by)
+    values (${values.tableId}, ${values.tableName}, ${values.revisionId}, ${values.type}, 'PENDING', ${JSON.stringify(values.operations)}::jsonb,
+      ${values.executedSql}, ${values.rollbackSql}, ${values.parent}, ${values.userId})`);
+}
+
+export async function startOperation(db: Queryable, site: Site, revisionId: string): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'schema_operations')} set status = 'IN_PROGRESS', started_at = clock_timestamp()
+    where revision_id = ${revisionId}`);
+}
+
+export async function finishOperation(db: Queryable, site: Site, revisionId: string, status: 'SUCCESS' | 'FAILED', errorMessage?: string): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'schema_operations')}
+    set status = ${status}, completed_at = clock_timestamp(), error_message = ${errorMessage ?? null},
+      duration_ms = greatest(0, round(extract(epoch from clock_timestamp() - started_at) * 1000))::int
+    where revision_id = ${revisionId}`);
+}
+
+export async function findOperation(db: Queryable, site: Site, revisionId: string): Promise<OperationRow | undefined> {
+  const [row] = await db.rows<OperationRow>(sql`select id, revision_id, operation_type, status, alembic_operations, executed_sql,
+      rollback_sql, started_at, completed_at, duration_ms, parent_operation, error_message, table_name
+    from ${tenantTable(site, 'schema_operations')} where revision_id = ${revisionId}`);
+  return row;
+}

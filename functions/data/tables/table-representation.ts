@@ -1,0 +1,78 @@
+// The datatable bodies of the spec, with the derived fields computed from the compiled schema.
+import { isoTime } from '../apps/app-representation.ts';
+import type { DatatableRow, OperationRow } from './table-repository.ts';
+import { analyzeTableSchema } from './table-schema.ts';
+import type { StorageProvider } from './table-descriptor.ts';
+
+function derived(table: DatatableRow) {
+  const result = analyzeTableSchema(table.json_schema, { schemaName: 'x', tableName: table.physical_table_name, provider: table.provider_type as StorageProvider });
+  // A stored schema always compiled once; foreign-key targets are not needed for the derived fields.
+  const descriptor = 'compiled' in result ? result.compiled.descriptor : undefined;
+  const fieldNames = descriptor?.fields.map((f) => f.name) ?? [];
+  return { field_count: fieldNames.length, field_names: fieldNames, primary_key: descriptor?.primaryKey ?? [] };
+}
+
+export function tableListItem(table: DatatableRow) {
+  return {
+    id: table.id,
+    name: table.name,
+    datasource_name: table.datasource_name,
+    datasource_slug: table.datasource_slug,
+    app_name: table.app_name,
+    app_slug: table.app_slug,
+    physical_table_name: table.physical_table_name,
+    is_materialized: table.is_materialized,
+    is_active: table.is_active,
+    field_count: derived(table).field_count,
+    created_at: isoTime(table.created_at),
+    updated_at: isoTime(table.updated_at),
+  };
+}
+
+export function tableDetail(table: DatatableRow) {
+  return {
+    id: table.id,
+    data_source: table.data_source_id,
+    datasource_name: table.datasource_name,
+    datasource_slug: table.datasource_slug,
+    app_name: table.app_name,
+    app_slug: table.app_slug,
+    name: table.name,
+    description: table.description,
+    json_schema: table.json_schema,
+    physical_table_name: table.physical_table_name,
+    is_materialized: table.is_materialized,
+    is_active: table.is_active,
+    schema_hash: table.schema_hash,
+    ...derived(table),
+    provider_type: table.provider_type,
+    schema_format: 'frictionless',
+    is_reference: false,
+    source_info: null,
+    created_at: isoTime(table.created_at),
+    updated_at: isoTime(table.updated_at),
+    created_by: table.created_by,
+    modified_by: table.modified_by,
+  };
+}
+
+export function tableSchemaBody(table: DatatableRow) {
+  return { name: table.name, schema: table.json_schema, schema_hash: table.schema_hash, field_count: derived(table).field_count };
+}
+
+export function operationRecord(op: OperationRow) {
+  return {
+    revision_id: op.revision_id,
+    operation_type: op.operation_type,
+    status: op.status,
+    table_name: op.table_name,
+    alembic_operations: op.alembic_operations,
+    executed_sql: op.executed_sql,
+    rollback_sql: op.rollback_sql,
+    started_at: isoTime(op.started_at),
+    completed_at: isoTime(op.completed_at),
+    duration_ms: op.duration_ms,
+    parent_operation: op.parent_operation,
+    error_message: op.error_message,
+  };
+}

@@ -1,0 +1,124 @@
+// The datatables endpoints, each item route served on both URL forms (with and without the
+// datasource segment): parse, call the service, answer.
+import { noContent } from '#shared/http/reply.ts';
+import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
+import { materialize } from './materialize-service.ts';
+import { validateRows } from './record-validation.ts';
+import { operationRecord, tableDetail, tableListItem, tableSchemaBody } from './table-representation.ts';
+import { createTableBody, datasourceTablesParams, patchTableBody, replaceTableBody, tableParams, validateDataBody } from './table-schemas.ts';
+import { changeTable, compiledTable, createTable, existingTable, removeTable, tablesOf } from './table-service.ts';
+
+const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
+const DATASOURCE = '/api/apps/{app_slug}/datasources/{datasource_slug}/';
+const LONG = `${DATASOURCE}datatables/`;
+const SHORT = '/api/apps/{app_slug}/datatables/';
+
+export const datasourceTablesRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: `${DATASOURCE}tables/`,
+  summary: 'The tables of a datasource',
+  params: datasourceTablesParams,
+  envelope: 'bare',
+  handler: async (ctx, { params }) => (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
+});
+
+export const listTablesRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: LONG,
+  summary: 'List the datatables of a datasource',
+  params: datasourceTablesParams,
+  envelope: 'bare',
+  handler: async (ctx, { params }) => (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
+});
+
+export const createTableRoute = defineRoute({
+  ...common,
+  method: 'POST',
+  path: LONG,
+  summary: 'Define a datatable by its Table Schema (not materialized yet)',
+  params: datasourceTablesParams,
+  body: createTableBody,
+  envelope: 'bare',
+  status: 201,
+  handler: async (ctx, { params, body }) =>
+    tableDetail(await createTable(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.datasource_slug, body)),
+});
+
+function itemRoutes(prefix: string): AnyRoute[] {
+  const item = `${prefix}{name}/`;
+  const change = (method: 'PUT' | 'PATCH') =>
+    defineRoute({
+      ...common,
+      method,
+      path: item,
+      summary: method === 'PUT' ? "Replace a datatable's description and schema" : "Change a datatable's description or schema",
+      params: tableParams,
+      body: method === 'PUT' ? replaceTableBody : patchTableBody,
+      envelope: 'bare',
+      handler: async (ctx, { params, body }) => tableDetail(await changeTable(ctx.runtime.db, ctx.site, ctx.user, params, body)),
+    });
+  return [
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: item,
+      summary: 'Datatable detail',
+      params: tableParams,
+      envelope: 'bare',
+      handler: async (ctx, { params }) => tableDetail(await existingTable(ctx.runtime.db, ctx.site, params)),
+    }),
+    change('PUT'),
+    change('PATCH'),
+    defineRoute({
+      ...common,
+      method: 'DELETE',
+      path: item,
+      summary: 'Delete a datatable (a materialized one with its physical table)',
+      params: tableParams,
+      envelope: 'none',
+      handler: async (ctx, { params }) => {
+        await removeTable(ctx.runtime.db, ctx.site, ctx.user, params);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: `${item}schema/`,
+      summary: "A datatable's schema and hash",
+      params: tableParams,
+      envelope: 'bare',
+      handler: async (ctx, { params }) => tableSchemaBody(await existingTable(ctx.runtime.db, ctx.site, params)),
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: `${item}validate_data/`,
+      summary: 'Check records against the schema without storing them',
+      params: tableParams,
+      body: validateDataBody,
+      envelope: 'bare',
+      handler: async (ctx, { params, body }) => {
+        const table = await existingTable(ctx.runtime.db, ctx.site, params);
+        return validateRows((await compiledTable(ctx.runtime.db, ctx.site, table)).descriptor, body.data);
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: `${item}materialize/`,
+      summary: 'Create the physical table and record the CREATE_TABLE operation',
+      params: tableParams,
+      envelope: 'bare',
+      handler: async (ctx, { params }) => {
+        const { table, operation } = await materialize(ctx.runtime.db, ctx.site, ctx.user, params);
+        return { message: `Table "${table.name}" materialized as "${table.physical_table_name}".`, datatable: tableDetail(table), operation: operationRecord(operation) };
+      },
+    }),
+  ];
+}
+
+export const longItemRoutes = itemRoutes(LONG);
+export const shortItemRoutes = itemRoutes(SHORT);

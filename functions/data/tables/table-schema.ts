@@ -1,0 +1,392 @@
+// Table Schema documents (`json_schema`): validation with the spec's messages, compilation to the
+// TableDescriptor the record side reads, and the canonical hash. Every identifier that leaves here
+// has passed the safe-identifier check.
+import { createHash } from 'node:crypto';
+import { ValidationError } from '#shared/errors.ts';
+import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
+import { typeProblem } from './record-validation.ts';
+import {
+  FIELD_TYPES,
+  JSONB_DATA_COLUMN,
+  SEARCH_VECTOR_FIELD,
+  STRING_FORMATS,
+  type FieldConstraints,
+  type FieldDescriptor,
+  type FieldType,
+  type StorageProvider,
+  type StringFormat,
+  type TableDescriptor,
+} from './table-descriptor.ts';
+
+export const SAFE_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+export const MAX_IDENTIFIER_LENGTH = 63;
+export const ON_DELETE_ACTIONS = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT', 'NO ACTION'] as const;
+export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
+export const INDEX_METHODS = ['btree', 'hash', 'gin', 'gist', 'brin'] as const;
+export type IndexMethod = (typeof INDEX_METHODS)[number];
+/** Added when a schema declares no primary key and has no `id` field (DECISIONS: string key → UUID). */
+export const DEFAULT_KEY_FIELD = 'id';
+
+export interface ForeignKeySpec {
+  fields: string[];
+  reference: { resource: string; fields: string[] };
+  onDelete: OnDeleteAction;
+}
+
+export interface IndexSpec {
+  name?: string;
+  fields: string[];
+  unique: boolean;
+  method: IndexMethod;
+  where?: Predicate;
+}
+
+/** Everything materialization needs: the descriptor plus the keys and indexes it does not carry. */
+export interface CompiledTable {
+  descriptor: TableDescriptor;
+  foreignKeys: ForeignKeySpec[];
+  indexes: IndexSpec[];
+}
+
+export interface CompileTarget {
+  schemaName: string;
+  tableName: string;
+  provider: StorageProvider;
+  /** The name of this table in its app, so a foreign key may reference the table itself. */
+  name?: string;
+  /** The compiled descriptor of another table of the same app, or undefined when there is none. */
+  resolveTable?: (name: string) => TableDescriptor | undefined;
+}
+
+/** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
+export class TableSchemaError extends ValidationError {
+  constructor(readonly problems: string[]) {
+    super(problems[0] ?? 'Invalid table schema', { extras: { json_schema: problems } });
+  }
+}
+
+export function isSafeIdentifier(name: unknown): name is string {
+  return typeof name === 'string' && SAFE_IDENTIFIER.test(name) && name.length <= MAX_IDENTIFIER_LENGTH;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function shown(value: unknown): string {
+  return typeof value === 'string' ? `"${value.slice(0, 80)}"` : JSON.stringify(value)?.slice(0, 80) ?? String(value);
+}
+
+/** JSON with object keys sorted at every level: equal documents hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function schemaHash(schema: unknown): string {
+  return createHash('sha256').update(canonicalJson(schema)).digest('hex');
+}
+
+const NUMERIC_TYPES = new Set<FieldType>(['number', 'integer', 'year']);
+const ORDERED_TEXT_TYPES = new Set<FieldType>(['date', 'time', 'datetime', 'yearmonth']);
+
+function compileConstraints(field: string, type: FieldType, raw: unknown, problems: string[]): FieldConstraints {
+  if (raw === undefined) return {};
+  if (!isPlainObject(raw)) {
+    problems.push(`Field "${field}": constraints must be an object.`);
+    return {};
+  }
+  const c: FieldConstraints = {};
+  for (const [key, value] of Object.entries(raw)) {
+    switch (key) {
+      case 'required':
+      case 'unique':
+        if (typeof value !== 'boolean') problems.push(`Field "${field}": constraint ${key} must be true or false.`);
+        else c[key] = value;
+        break;
+      case 'minimum':
+      case 'maximum':
+        if (NUMERIC_TYPES.has(type) && typeof value === 'number' && Number.isFinite(value)) c[key] = value;
+        else if (ORDERED_TEXT_TYPES.has(type) && typeof value === 'string' && typeProblem({ type }, value) === undefined) c[key] = value;
+        else if (NUMERIC_TYPES.has(type) || ORDERED_TEXT_TYPES.has(type)) problems.push(`Field "${field}": ${key} must be a valid ${type} value.`);
+        else problems.push(`Field "${field}": ${key} applies only to number, integer, year, date, time, datetime and yearmonth fields.`);
+        break;
+      case 'minLength':
+      case 'maxLength':
+        if (type !== 'string' && type !== 'array') problems.push(`Field "${field}": ${key} applies only to string and array fields.`);
+        else if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) problems.push(`Field "${field}": ${key} must be a non-negative integer.`);
+        else c[key] = value;
+        break;
+      case 'pattern':
+        if (type !== 'string') problems.push(`Field "${field}": pattern applies only to string fields.`);
+        else if (typeof value !== 'string' || value.length > 1000) problems.push(`Field "${field}": pattern must be a regular expression string.`);
+        else {
+          try {
+            new RegExp(value, 'u');
+            c.pattern = value;
+          } catch {
+            problems.push(`Field "${field}": pattern ${shown(value)} is not a valid regular expression.`);
+          }
+        }
+        break;
+      case 'enum':
+        if (!Array.isArray(value) || value.length === 0) problems.push(`Field "${field}": enum must be a non-empty list of allowed values.`);
+        else {
+          const wrong = value.filter((item) => typeProblem({ type }, item) !== undefined);
+          if (wrong.length > 0) problems.push(`Field "${field}": enum values ${wrong.map(shown).join(', ')} are not of type ${type}.`);
+          else c.enum = value;
+        }
+        break;
+      default:
+        problems.push(`Field "${field}": unknown constraint "${key}". Valid constraints: required, unique, minimum, maximum, minLength, maxLength, pattern, enum.`);
+    }
+  }
+  if (c.minimum !== undefined && c.maximum !== undefined && c.minimum > c.maximum) problems.push(`Field "${field}": minimum is greater than maximum.`);
+  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength) problems.push(`Field "${field}": minLength is greater than maxLength.`);
+  return c;
+}
+
+function nameList(raw: unknown, what: string, known: ReadonlySet<string>, problems: string[], allowEmpty = false): string[] | undefined {
+  const list = typeof raw === 'string' ? [raw] : raw;
+  if (!Array.isArray(list) || (!allowEmpty && list.length === 0) || !list.every((item) => typeof item === 'string')) {
+    problems.push(`${what} must be a list of field names.`);
+    return undefined;
+  }
+  const missing = list.filter((name) => !known.has(name));
+  if (missing.length > 0) {
+    problems.push(`${what} names fields that do not exist: ${missing.map(shown).join(', ')}.`);
+    return undefined;
+  }
+  if (new Set(list).size !== list.length) {
+    problems.push(`${what} names a field twice.`);
+    return undefined;
+  }
+  return list;
+}
+
+interface FieldsResult {
+  fields: FieldDescriptor[];
+  search?: { sourceFields: string[] };
+}
+
+function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
+  if (!Array.isArray(rawFields) || rawFields.length === 0) {
+    problems.push('The schema needs a non-empty "fields" list.');
+    return { fields: [] };
+  }
+  const fields: FieldDescriptor[] = [];
+  const seen = new Set<string>();
+  let searchField: Record<string, unknown> | undefined;
+  rawFields.forEach((raw, index) => {
+    if (!isPlainObject(raw)) {
+      problems.push(`Field ${index + 1} must be an object with a name and a type.`);
+      return;
+    }
+    const { name, type } = raw;
+    if (name === undefined || name === null || name === '') return void problems.push(`Field ${index + 1} needs a "name".`);
+    if (!isSafeIdentifier(name)) {
+      return void problems.push(
+        `Field name ${shown(name)} is not valid: use lower-case letters, digits and _, starting with a letter or _, at most ${MAX_IDENTIFIER_LENGTH} characters.`,
+      );
+    }
+    if (seen.has(name)) return void problems.push(`Field "${name}" is defined more than once.`);
+    seen.add(name);
+    if (name === SEARCH_VECTOR_FIELD) {
+      searchField = raw;
+      return;
+    }
+    if (type === undefined || type === null || type === '') return void problems.push(`Field "${name}" needs a "type".`);
+    if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) {
+      return void problems.push(`Field "${name}" has an unknown type ${shown(type)}. Valid types: ${FIELD_TYPES.join(', ')}.`);
+    }
+    const fieldType = type as FieldType;
+    let format: StringFormat | undefined;
+    if (raw.format !== undefined) {
+      if (fieldType === 'string' && typeof raw.format === 'string' && (STRING_FORMATS as readonly string[]).includes(raw.format)) {
+        format = raw.format as StringFormat;
+      } else if (fieldType !== 'string' && (raw.format === 'default' || raw.format === 'any')) {
+        format = undefined;
+      } else {
+        problems.push(
+          fieldType === 'string'
+            ? `Field "${name}" has an unknown format ${shown(raw.format)}. Valid formats: ${STRING_FORMATS.join(', ')}.`
+            : `Field "${name}": formats other than "default" apply only to string fields.`,
+        );
+      }
+    }
+    const constraints = compileConstraints(name, fieldType, raw.constraints, problems);
+    const field: FieldDescriptor = { name, type: fieldType, constraints };
+    if (format !== undefined) field.format = format;
+    if (raw.default !== undefined && raw.default !== null) {
+      const problem = typeProblem(field, raw.default);
+      if (problem !== undefined) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${problem}`);
+      else field.default = raw.default;
+    }
+    fields.push(field);
+  });
+  if (searchField === undefined) return { fields };
+  const stringFields = new Set(fields.filter((f) => f.type === 'string').map((f) => f.name));
+  const declared = searchField['x-source-fields'];
+  if (declared === undefined) return { fields, search: { sourceFields: [...stringFields] } };
+  const known = new Set(fields.map((f) => f.name));
+  const sources = nameList(declared, `"${SEARCH_VECTOR_FIELD}" x-source-fields`, known, problems);
+  if (sources === undefined) return { fields };
+  const notText = sources.filter((s) => !stringFields.has(s));
+  if (notText.length > 0) {
+    problems.push(`"${SEARCH_VECTOR_FIELD}" x-source-fields must name string fields: ${notText.map(shown).join(', ')} ${notText.length === 1 ? 'is' : 'are'} not.`);
+    return { fields };
+  }
+  return { fields, search: { sourceFields: sources } };
+}
+
+function compileForeignKeys(raw: unknown, self: TableDescriptor, target: CompileTarget, problems: string[]): ForeignKeySpec[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return void problems.push('"foreignKeys" must be a list.'), [];
+  const known = new Set(self.fields.map((f) => f.name));
+  const result: ForeignKeySpec[] = [];
+  raw.forEach((entry, index) => {
+    const label = `Foreign key ${index + 1}`;
+    if (!isPlainObject(entry) || !isPlainObject(entry.reference)) return void problems.push(`${label} needs "fields" and a "reference".`);
+    const fields = nameList(entry.fields, `${label} "fields"`, known, problems);
+    const resource = entry.reference.resource;
+    if (typeof resource !== 'string') return void problems.push(`${label}: reference.resource must name a table of this app.`);
+    const isSelf = resource === '' || resource === target.name;
+    const referenced = isSelf ? self : target.resolveTable?.(resource);
+    if (referenced === undefined) return void problems.push(`${label}: reference.resource ${shown(resource)} is not a table of this app.`);
+    const refFields = nameList(entry.reference.fields, `${label} reference.fields`, new Set(referenced.fields.map((f) => f.name)), problems);
+    const actions = entry['x-actions'];
+    const onDeleteRaw = isPlainObject(actions) ? actions.onDelete : undefined;
+    if (actions !== undefined && !isPlainObject(actions)) problems.push(`${label}: x-actions must be an object.`);
+    const onDelete = (onDeleteRaw ?? 'RESTRICT') as OnDeleteAction;
+    if (!(ON_DELETE_ACTIONS as readonly string[]).includes(onDelete)) {
+      return void problems.push(`${label}: x-actions.onDelete ${shown(onDeleteRaw)} is not valid. Valid actions: ${ON_DELETE_ACTIONS.join(', ')}.`);
+    }
+    if (fields === undefined || refFields === undefined) return;
+    if (fields.length !== refFields.length) return void problems.push(`${label}: "fields" and reference.fields must have the same length.`);
+    const byName = new Map(self.fields.map((f) => [f.name, f]));
+    const refByName = new Map(referenced.fields.map((f) => [f.name, f]));
+    fields.forEach((name, i) => {
+      const mine = byName.get(name)!;
+      const theirs = refByName.get(refFields[i]!)!;
+      if (mine.type !== theirs.type || (mine.format === 'uuid') !== (theirs.format === 'uuid')) {
+        problems.push(`${label}: field "${name}" (${mine.type}) does not match the type of ${resource || target.name}.${theirs.name} (${theirs.type}).`);
+      }
+      if (onDelete === 'SET NULL' && (mine.constraints.required === true || self.primaryKey.includes(name))) {
+        problems.push(`${label}: SET NULL needs a nullable field, but "${name}" is required.`);
+      }
+      if (onDelete === 'SET DEFAULT' && mine.default === undefined) {
+        problems.push(`${label}: SET DEFAULT needs a default, but field "${name}" has none.`);
+      }
+    });
+    const uniqueKey =
+      canonicalJson([...refFields].sort()) === canonicalJson([...referenced.primaryKey].sort()) ||
+      (refFields.length === 1 && refByName.get(refFields[0]!)?.constraints.unique === true);
+    if (!uniqueKey) problems.push(`${label}: reference.fields must be the primary key of ${shown(resource || target.name)} or a unique field.`);
+    result.push({ fields, reference: { resource: isSelf ? (target.name ?? resource) : resource, fields: refFields }, onDelete });
+  });
+  return result;
+}
+
+function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[]): IndexSpec[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return void problems.push('"indexes" must be a list.'), [];
+  const known = new Set(self.fields.map((f) => f.name));
+  const names = new Set<string>();
+  const result: IndexSpec[] = [];
+  raw.forEach((entry, index) => {
+    const label = `Index ${index + 1}`;
+    if (!isPlainObject(entry)) return void problems.push(`${label} must be an object.`);
+    if (entry.expression !== undefined) return void problems.push(`${label}: "expression" indexes are not supported; list "fields" instead.`);
+    if (entry.name !== undefined) {
+      if (!isSafeIdentifier(entry.name)) return void problems.push(`${label}: name ${shown(entry.name)} is not a valid identifier.`);
+      if (names.has(entry.name)) return void problems.push(`${label}: the name "${entry.name}" is used twice.`);
+      names.add(entry.name);
+    }
+    const fields = nameList(entry.fields, `${label} "fields"`, known, problems);
+    const method = (entry.method ?? 'btree') as IndexMethod;
+    if (!(INDEX_METHODS as readonly string[]).includes(method)) {
+      problems.push(`${label}: method ${shown(entry.method)} is not valid. Valid methods: ${INDEX_METHODS.join(', ')}.`);
+    }
+    if (entry.unique !== undefined && typeof entry.unique !== 'boolean') problems.push(`${label}: unique must be true or false.`);
+    const unique = entry.unique === true;
+    if (unique && method !== 'btree') problems.push(`${label}: only btree indexes can be unique.`);
+    let where: Predicate | undefined;
+    if (entry.where !== undefined) {
+      if (typeof entry.where !== 'string') problems.push(`${label}: where must be a string.`);
+      else {
+        try {
+          where = parsePredicate(entry.where, known);
+        } catch (error) {
+          if (!(error instanceof PredicateError)) throw error;
+          problems.push(`${label}: where is not a supported predicate: ${error.message}.`);
+        }
+      }
+    }
+    if (fields === undefined) return;
+    const spec: IndexSpec = { fields, unique, method };
+    if (typeof entry.name === 'string') spec.name = entry.name;
+    if (where !== undefined) spec.where = where;
+    result.push(spec);
+  });
+  return result;
+}
+
+/** Validates a Table Schema and compiles it; answers the problems instead when there are any. */
+export function analyzeTableSchema(schema: unknown, target: CompileTarget): { compiled: CompiledTable } | { problems: string[] } {
+  const problems: string[] = [];
+  if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
+  const { fields, search } = compileFields(schema.fields, problems);
+  if (problems.length > 0) return { problems };
+  const known = new Set(fields.map((f) => f.name));
+  let primaryKey: string[] | undefined;
+  if (schema.primaryKey !== undefined) {
+    primaryKey = nameList(schema.primaryKey, '"primaryKey"', known, problems);
+  } else if (known.has(DEFAULT_KEY_FIELD)) {
+    primaryKey = [DEFAULT_KEY_FIELD];
+  } else {
+    fields.unshift({ name: DEFAULT_KEY_FIELD, type: 'string', format: 'uuid', constraints: { required: true } });
+    primaryKey = [DEFAULT_KEY_FIELD];
+  }
+  if (primaryKey === undefined) return { problems };
+  for (const name of primaryKey) {
+    const field = fields.find((f) => f.name === name)!;
+    if (['object', 'array', 'geojson', 'geopoint', 'any'].includes(field.type)) problems.push(`Primary key field "${name}" cannot be of type ${field.type}.`);
+    if (target.provider === 'jsonb' && name === JSONB_DATA_COLUMN) problems.push(`A jsonb table cannot have a primary key field named "${JSONB_DATA_COLUMN}".`);
+  }
+  if (primaryKey.length === 1) {
+    const key = fields.find((f) => f.name === primaryKey[0])!;
+    if (key.type === 'string') key.generated = 'uuid';
+    if (key.type === 'integer') key.generated = 'identity';
+  }
+  const descriptor: TableDescriptor = {
+    schemaName: target.schemaName,
+    tableName: target.tableName,
+    provider: target.provider,
+    fields,
+    primaryKey,
+    softDelete: known.has('is_deleted'),
+  };
+  if (search !== undefined) descriptor.search = search;
+  const foreignKeys = compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
+  const indexes = compileIndexes(schema.indexes, descriptor, problems);
+  if (problems.length > 0) return { problems };
+  return { compiled: { descriptor, foreignKeys, indexes } };
+}
+
+/** Compiles a valid schema or throws the 400 `{json_schema: [...]}` error. */
+export function compileTable(schema: unknown, target: CompileTarget): CompiledTable {
+  const result = analyzeTableSchema(schema, target);
+  if ('problems' in result) throw new TableSchemaError(result.problems);
+  return result.compiled;
+}
+
+export function compileTableDescriptor(schema: unknown, target: CompileTarget): TableDescriptor {
+  return compileTable(schema, target).descriptor;
+}

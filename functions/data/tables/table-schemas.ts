@@ -1,0 +1,34 @@
+// Request shapes of the datatables endpoints. The Table Schema itself is checked by table-schema.ts
+// so that its errors come back as `{json_schema: [...]}`.
+import { z } from 'zod';
+
+const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');
+const jsonSchema = z.record(z.string(), z.json(), { message: 'The table schema must be a JSON object.' });
+
+export const datasourceTablesParams = z.object({ app_slug: z.string().min(1).max(100), datasource_slug: z.string().min(1).max(100) });
+export type DatasourceTablesParams = z.infer<typeof datasourceTablesParams>;
+
+/** Both URL forms: with `datasource_slug` or without it. */
+export const tableParams = z.object({
+  app_slug: z.string().min(1).max(100),
+  datasource_slug: z.string().min(1).max(100).optional(),
+  name: z.string().min(1).max(200),
+});
+export type TableAddress = z.infer<typeof tableParams>;
+
+export const createTableBody = z.object({
+  name: z
+    .string()
+    .max(63, 'Ensure this field has no more than 63 characters.')
+    .regex(/^[a-z_][a-z0-9_]*$/, 'Enter a valid table name: lower-case letters, digits and _, starting with a letter or _.'),
+  description: description.optional(),
+  json_schema: jsonSchema,
+});
+export type CreateTableBody = z.infer<typeof createTableBody>;
+
+export const patchTableBody = z.object({ description: description.optional(), json_schema: jsonSchema.optional() });
+export type PatchTableBody = z.infer<typeof patchTableBody>;
+export const replaceTableBody = z.object({ description: description.optional(), json_schema: jsonSchema });
+
+export const validateDataBody = z.object({ data: z.array(z.json()).max(10_000, 'At most 10000 rows per request.') });
+export type ValidateDataBody = z.infer<typeof validateDataBody>;

@@ -1,0 +1,130 @@
+// The rules of datatables: names unique per app, Table Schema validation, the derived fields, the
+// short URL form (no datasource segment), and what a schema change may do to a materialized table.
+import type { Principal } from '#shared/auth/principal.ts';
+import { UniqueViolationError } from '#shared/db/database-errors.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { existingApp } from '../apps/app-service.ts';
+import { assertManagesData } from '../apps/data-access.ts';
+import { existingDatasource } from '../apps/datasource-service.ts';
+import { dropTableStatement } from './ddl.ts';
+import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
+import { deleteTableRow, findTable, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
+import { analyzeTableSchema, compileTable, isSafeIdentifier, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
+import type { CreateTableBody, PatchTableBody, TableAddress } from './table-schemas.ts';
+
+/** DECISIONS: app slug and table name joined by `_`, hyphens turned into underscores. */
+export function physicalTableName(appSlug: string, name: string): string {
+  return `${appSlug}_${name}`.replace(/-/g, '_');
+}
+
+/** How a table's schema compiles, with the app's other tables available to its foreign keys. */
+export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | 'physical_table_name' | 'provider_type'>, appTables: DatatableRow[]): CompileTarget {
+  return {
+    schemaName: site.schemaName,
+    tableName: table.physical_table_name,
+    provider: table.provider_type as StorageProvider,
+    name: table.name,
+    resolveTable: (name) => {
+      const other = appTables.find((t) => t.name === name && t.name !== table.name);
+      if (other === undefined) return undefined;
+      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider });
+      return 'compiled' in result ? result.compiled.descriptor : undefined;
+    },
+  };
+}
+
+export async function compiledTable(db: Queryable, site: Tenant, table: DatatableRow): Promise<CompiledTable> {
+  return compileTable(table.json_schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
+}
+
+/** A table by app and name, optionally inside a given datasource (the long URL form). */
+export async function existingTable(db: Queryable, site: Tenant, address: TableAddress): Promise<DatatableRow> {
+  const app = await existingApp(db, site, address.app_slug);
+  const table = await findTable(db, site, app.id, address.name);
+  if (table === undefined || (address.datasource_slug !== undefined && table.datasource_slug !== address.datasource_slug)) {
+    if (address.datasource_slug !== undefined) await existingDatasource(db, site, address.app_slug, address.datasource_slug);
+    throw new NotFoundError('Datatable not found.');
+  }
+  return table;
+}
+
+/** For the record endpoints: the materialized table's row and descriptor. */
+export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: string, name: string): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
+  const table = await existingTable(db, site, { app_slug: appSlug, name });
+  if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
+  return { table, descriptor: (await compiledTable(db, site, table)).descriptor };
+}
+
+export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, datasourceSlug: string): Promise<DatatableRow[]> {
+  const datasource = await existingDatasource(db, site, appSlug, datasourceSlug);
+  return tablesOfDatasource(db, site, datasource.id);
+}
+
+export async function createTable(db: Queryable, site: Tenant, caller: Principal, appSlug: string, datasourceSlug: string, body: CreateTableBody): Promise<DatatableRow> {
+  await assertManagesData(db, site, caller);
+  const datasource = await existingDatasource(db, site, appSlug, datasourceSlug);
+  const physical = physicalTableName(datasource.app_slug, body.name);
+  if (!isSafeIdentifier(physical)) {
+    throw ValidationError.forFields({ name: [`The physical table name "${physical}" (app slug _ name) must be a safe identifier of at most 63 characters.`] });
+  }
+  const appTables = await tablesOfApp(db, site, datasource.app_id);
+  if (appTables.some((t) => t.name === body.name)) throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
+  compileTable(body.json_schema, compileTarget(site, { name: body.name, physical_table_name: physical, provider_type: datasource.provider_type }, appTables));
+  try {
+    await insertTable(db, site, {
+      appId: datasource.app_id,
+      datasourceId: datasource.id,
+      name: body.name,
+      description: body.description ?? '',
+      schema: body.json_schema,
+      physicalName: physical,
+      hash: schemaHash(body.json_schema),
+      userId: caller.id,
+    });
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
+    throw error;
+  }
+  return (await findTable(db, site, datasource.app_id, body.name))!;
+}
+
+export async function changeTable(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, body: PatchTableBody): Promise<DatatableRow> {
+  await assertManagesData(db, site, caller);
+  const table = await existingTable(db, site, address);
+  const schema = body.json_schema ?? table.json_schema;
+  const hash = schemaHash(schema);
+  if (hash !== table.schema_hash) {
+    if (table.is_materialized) {
+      throw new ConflictError('The table is materialized: changing its schema is a schema migration, which is not available yet.');
+    }
+    compileTable(schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
+  }
+  await updateTable(db, site, table.id, { description: body.description ?? table.description, schema, hash, userId: caller.id });
+  return (await findTable(db, site, table.app_id, table.name))!;
+}
+
+/** A materialized table is dropped with its row, in one transaction. */
+export async function removeTable(db: Queryable, site: Tenant, caller: Principal, address: TableAddress): Promise<void> {
+  await assertManagesData(db, site, caller);
+  const table = await existingTable(db, site, address);
+  await db.transaction(
+    async (tx) => {
+      const locked = await findTable(tx, site, table.app_id, table.name, { forUpdate: true });
+      if (locked === undefined) return;
+      if (locked.is_materialized) {
+        try {
+          await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: locked.physical_table_name }));
+        } catch (error) {
+          if (/depend/i.test(String((error as Error).message) + String((error as { cause?: Error }).cause?.message))) {
+            throw new ConflictError('Other tables reference this table through foreign keys; delete them first.');
+          }
+          throw error;
+        }
+      }
+      await deleteTableRow(tx, site, locked.id);
+    },
+    { statementTimeoutMs: 30_000, lockTimeoutMs: 5_000 },
+  );
+}
