@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
-export async function makeSite(app: TestApp, token: string, name: string): Promise<string> {
+async function makeSite(app: TestApp, token: string, name: string): Promise<string> {
   const org = await app.request('POST', '/api/cloud/organizations/', { token, body: { name: `${name} org` } });
   const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token, body: { name } });
   if (site.status !== 201) throw new Error(`site: ${site.status} ${JSON.stringify(site.body)}`);
