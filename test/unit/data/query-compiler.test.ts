@@ -105,7 +105,7 @@ describe('filter operators', () => {
     expect(whereOf('price__gt=5', jsonb).sql).toBe(`(t."data"->>'price')::double precision > $1::double precision`);
     expect(whereOf('name__icontains=a', jsonb).sql).toBe(`(t."data"->>'name') ilike $1 escape '\\'`);
     expect(whereOf('meta__contains={}', jsonb).sql).toBe(`(t."data"->'meta') @> $1::jsonb`);
-    expect(whereOf('id=abc', jsonb).sql).toBe('t."id" = $1::text');
+    expect(whereOf('id=00000000-0000-0000-0000-000000000000', jsonb).sql).toBe('t."id" = $1::uuid');
   });
 
   it.each([

@@ -43,19 +43,22 @@ const SQL_TYPES: Record<FieldType, string> = {
   datetime: 'timestamptz',
   year: 'integer',
   yearmonth: 'text',
-  duration: 'text',
+  duration: 'interval',
   geopoint: 'jsonb',
   geojson: 'jsonb',
   any: 'jsonb',
 };
 
 /** The SQL type a field's values are compared and stored as (the flat layout's column type). */
-export function sqlType(field: FieldDescriptor): string {
+export function sqlType(field: Pick<FieldDescriptor, 'type' | 'format'>): string {
+  // Matches the materialization's column types (functions/data/tables/ddl.ts), so comparisons on
+  // flat columns need no cast of the column.
+  if (field.type === 'string' && field.format === 'uuid') return 'uuid';
   return SQL_TYPES[field.type];
 }
 
 export function castTo(field: FieldDescriptor): SQL {
-  return sql.raw(`::${SQL_TYPES[field.type]}`);
+  return sql.raw(`::${sqlType(field)}`);
 }
 
 export function isJsonField(field: FieldDescriptor): boolean {
@@ -76,13 +79,13 @@ export function typedValue(table: TableDescriptor, field: FieldDescriptor): SQL 
   if (ownColumn(table, field)) return sql`${ROW}.${identifier(field.name)}`;
   if (isJsonField(field)) return jsonValue(table, field);
   const text = sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`;
-  return field.type === 'string' ? text : sql`${text}${castTo(field)}`;
+  return sqlType(field) === 'text' ? text : sql`${text}${castTo(field)}`;
 }
 
 /** The field as text, for substring and case-insensitive tests. */
 export function textValue(table: TableDescriptor, field: FieldDescriptor): SQL {
   if (ownColumn(table, field)) {
-    return field.type === 'string' ? sql`${ROW}.${identifier(field.name)}` : sql`${ROW}.${identifier(field.name)}::text`;
+    return sqlType(field) === 'text' ? sql`${ROW}.${identifier(field.name)}` : sql`${ROW}.${identifier(field.name)}::text`;
   }
   return sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`;
 }
@@ -138,7 +141,10 @@ export function parseScalar(field: FieldDescriptor, raw: string): string | undef
       } catch {
         return undefined;
       }
+    case 'duration':
+      return /^P(?!$)(\d+(\.\d+)?[YMWD])*(T(\d+(\.\d+)?[HMS])+)?$/.test(raw) ? raw : undefined;
     default:
+      if (field.format === 'uuid') return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw) ? raw : undefined;
       return raw;
   }
 }
