@@ -93,7 +93,7 @@ function visible(table: TableDescriptor): SQL {
 /** The single-record key condition, the key value bound as text and cast to its type. */
 export function keyEquals(table: TableDescriptor, id: string): SQL {
   const [field] = keyFields(table);
-  return sql`${typedValue(table, field!)} = ${id}${castTo(field!)}`;
+  return sql`${typedValue(table, field!)} = ${id}::text${castTo(field!)}`;
 }
 
 export function detailSql(table: TableDescriptor, id: string): SQL {

@@ -126,17 +126,17 @@ function scalarCondition(table: TableDescriptor, condition: FilterCondition): SQ
   if (special) return special;
   switch (operator) {
     case 'eq':
-      return sql`${value} = ${parsed(condition, condition.raw)}${cast}`;
+      return sql`${value} = ${parsed(condition, condition.raw)}::text${cast}`;
     case 'ne':
-      return sql`${value} is distinct from ${parsed(condition, condition.raw)}${cast}`;
+      return sql`${value} is distinct from ${parsed(condition, condition.raw)}::text${cast}`;
     case 'gt':
-      return sql`${value} > ${parsed(condition, condition.raw)}${cast}`;
+      return sql`${value} > ${parsed(condition, condition.raw)}::text${cast}`;
     case 'gte':
-      return sql`${value} >= ${parsed(condition, condition.raw)}${cast}`;
+      return sql`${value} >= ${parsed(condition, condition.raw)}::text${cast}`;
     case 'lt':
-      return sql`${value} < ${parsed(condition, condition.raw)}${cast}`;
+      return sql`${value} < ${parsed(condition, condition.raw)}::text${cast}`;
     case 'lte':
-      return sql`${value} <= ${parsed(condition, condition.raw)}${cast}`;
+      return sql`${value} <= ${parsed(condition, condition.raw)}::text${cast}`;
     case 'in':
     case 'nin': {
       const values = listOf(condition).map((item) => parsed(condition, item));
@@ -147,7 +147,7 @@ function scalarCondition(table: TableDescriptor, condition: FilterCondition): SQ
     case 'nbetween': {
       const bounds = condition.raw.split(',');
       if (bounds.length !== 2) throw queryError(condition.parameter, 'expects "min,max"');
-      const positive = sql`${value} between ${parsed(condition, bounds[0]!)}${cast} and ${parsed(condition, bounds[1]!)}${cast}`;
+      const positive = sql`${value} between ${parsed(condition, bounds[0]!)}::text${cast} and ${parsed(condition, bounds[1]!)}::text${cast}`;
       return operator === 'nbetween' ? negated(value, positive) : positive;
     }
     default:
@@ -195,7 +195,7 @@ function propertyCondition(json: SQL, condition: FilterCondition): SQL {
   if (special) return special;
   const number = sql`(case when jsonb_typeof(${target}) = 'number' then ${text}::double precision end)`;
   const comparable = (raw: string): [SQL, SQL] =>
-    NUMBER.test(raw) ? [number, sql`${raw}::double precision`] : [text, sql`${raw}::text`];
+    NUMBER.test(raw) ? [number, sql`${raw}::text::double precision`] : [text, sql`${raw}::text`];
   const compare = (symbol: string): SQL => {
     const [left, right] = comparable(condition.raw);
     return sql`${left} ${sql.raw(symbol)} ${right}`;
