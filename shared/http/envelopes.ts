@@ -86,6 +86,13 @@ export function pageC<T>(ctx: RequestContext, items: T[], total: number, page: P
 const DETAIL_STATUSES = new Set([401, 403, 404, 405]);
 
 export function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> {
+  if (style === 'data') {
+    // `detail` may come as an extra (a record's 404 names the missing key there).
+    const { detail, ...extras } = error.extras ?? {};
+    return error.fieldErrors
+      ? { error: error.message, details: error.fieldErrors, code: error.code, ...extras }
+      : { error: error.message, detail: detail ?? error.message, code: error.code, ...extras };
+  }
   if (style === 'success-flag') {
     return {
       success: false,

@@ -18,8 +18,11 @@ export type Access = 'public' | 'optional' | 'user' | 'superuser' | { permission
  */
 export type HostScope = 'platform' | 'tenant' | 'any';
 
-/** How errors of this route are rendered: the generic envelope or `{success: false, ...}`. */
-export type ErrorStyle = 'generic' | 'success-flag';
+/**
+ * How errors of this route are rendered: the generic envelope, `{success: false, ...}`, or the data
+ * service's record shape (`{error: 'Validation failed', details: {field: [...]}}`, `{error, detail}`).
+ */
+export type ErrorStyle = 'generic' | 'success-flag' | 'data';
 
 /** The success body's shape, named after the spec's envelopes; documentation for OpenAPI. */
 export type EnvelopeKind = 'A' | 'B' | 'C' | 'bare' | 'none';

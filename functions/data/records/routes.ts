@@ -1,4 +1,23 @@
-// Route table of the data service's records endpoints.
+// Route table of the data service's record endpoints.
 import type { AnyRoute } from '#shared/http/route.ts';
+import {
+  createRecordsRoute,
+  deleteRecordRoute,
+  deleteRecordsRoute,
+  getRecordRoute,
+  listRecordsRoute,
+  patchRecordRoute,
+  patchRecordsRoute,
+  upsertRecordsRoute,
+} from './record-routes.ts';
 
-export const recordsRoutes: readonly AnyRoute[] = [];
+export const recordsRoutes: readonly AnyRoute[] = [
+  listRecordsRoute,
+  createRecordsRoute,
+  upsertRecordsRoute,
+  patchRecordsRoute,
+  deleteRecordsRoute,
+  getRecordRoute,
+  patchRecordRoute,
+  deleteRecordRoute,
+];
