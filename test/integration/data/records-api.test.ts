@@ -111,6 +111,34 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
     expect(updated.body).toMatchObject({ created: false, data: { price: 75 } });
   });
 
+  it('answers SQL tricks in every query position over HTTP with 400 or correct results, table intact', async () => {
+    const before = (await call('GET', `${DATA}?_sort=sku&page_size=100`)).body.data;
+    const tricks = ["'", '"', "'; drop table shop_products; --", '") or 1=1 --', '1; select pg_sleep(5)', '%', '\\', '$1'];
+    const attempts = tricks.flatMap((trick) => {
+      const t = encodeURIComponent(trick);
+      return [
+        `${DATA}?${t}=1`,
+        `${DATA}?name__${t}=1`,
+        `${DATA}?name=${t}`,
+        `${DATA}?name__icontains=${t}`,
+        `${DATA}?price__between=${t}`,
+        `${DATA}?_sort=${t}`,
+        `${DATA}?_aggregate=sum(${t})`,
+        `${DATA}?_aggregate=count(*)&_group_by=${t}`,
+        `${DATA}?search=${t}`,
+        `${DATA}?page=${t}`,
+        `${DATA}?page_size=${t}`,
+      ];
+    });
+    for (const path of attempts) {
+      const started = performance.now();
+      const answer = await call('GET', path);
+      expect([200, 400], path).toContain(answer.status);
+      expect(performance.now() - started, path).toBeLessThan(1000);
+    }
+    expect((await call('GET', `${DATA}?_sort=sku&page_size=100`)).body.data).toEqual(before);
+  });
+
   it('deletes by ids and by filter, and refuses a delete without either', async () => {
     const kite = (await call('GET', `${DATA}?sku=K-1`)).body.data[0].id as string;
     const byIds = await call('DELETE', `${DATA}?ids=${kite}`);
