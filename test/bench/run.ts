@@ -16,6 +16,21 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./users-list.ts')).benchUsersList(),
   },
   {
+    name: 'data-list',
+    summary: 'req/s of a two-filter, sorted, paged record list over 100k rows through the dev server vs a bare node:http server with the same statement',
+    run: async () => (await import('./data-list.ts')).benchDataList(),
+  },
+  {
+    name: 'bulk-create',
+    summary: 'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
+    run: async () => (await import('./bulk-create.ts')).benchBulkCreate(),
+  },
+  {
+    name: 'data-search',
+    summary: 'p50/p95 latency of ?search=<word> over 100k rows, sequential requests through the dev server vs the same statement run directly',
+    run: async () => (await import('./data-search.ts')).benchDataSearch(),
+  },
+  {
     name: 'bundles',
     summary: 'Lambda bundle size and cold import time per endpoint group vs a trivial ESM file',
     run: async () => (await import('./bundles.ts')).benchBundles(),

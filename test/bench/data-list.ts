@@ -1,0 +1,147 @@
+// Issue 4 (a): req/s of a filtered, sorted, paged record list over a 100k-row flat table, through
+// the dev server (member's bearer token + X-Tenant) against a bare node:http server that runs the
+// very statement the platform issues (text + params captured once from compile.ts, outside the timed
+// path) on the same database. Same autocannon client in a child process, rounds alternating order.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import type { Database } from '#shared/db/database.ts';
+import { captureListStatement, describeTrace, listAnswer, startDataPlatform, APP_SLUG, type CapturedStatement } from './data-platform.ts';
+import { runLoad, type LoadResult } from './load.ts';
+import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
+import { benchSettings } from './settings.ts';
+
+export const ROWS = 100_000;
+const TARGET_RATIO = 0.6;
+const TABLE = 'orders';
+const QUERY = 'category=c07&status=open&_sort=-created&page=3&page_size=20';
+
+export const ORDERS_SCHEMA = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'category', type: 'string', constraints: { required: true } },
+    { name: 'status', type: 'string', constraints: { required: true, enum: ['open', 'closed', 'pending', 'cancelled'] } },
+    { name: 'price', type: 'number', constraints: { minimum: 0 } },
+    { name: 'created', type: 'datetime', constraints: { required: true } },
+    { name: 'title', type: 'string' },
+  ],
+  primaryKey: ['id'],
+  indexes: [{ name: 'category_status_created', fields: ['category', 'status', 'created'] }],
+};
+
+async function startListBaseline(db: Database, captured: CapturedStatement & { page: number; pageSize: number }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((_request, response) => {
+    db.rows(captured.statement).then(
+      (rows) => {
+        response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+        response.end(JSON.stringify(listAnswer(rows, captured.page, captured.pageSize)));
+      },
+      (error: unknown) => {
+        console.error('baseline server failed to answer', error);
+        response.writeHead(500);
+        response.end();
+      },
+    );
+  });
+  server.keepAliveTimeout = 65_000; // as the dev server
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+export async function benchDataList(): Promise<void> {
+  const settings = benchSettings();
+  const path = `/api/apps/${APP_SLUG}/datatables/${TABLE}/data/?${QUERY}`;
+  heading(`data-list: GET ${path} over ${ROWS / 1000}k rows, dev server vs bare node:http with the same statement`);
+  const platform = await startDataPlatform();
+  try {
+    const { physical, descriptor } = await platform.createTable(TABLE, ORDERS_SCHEMA);
+    const seedStarted = performance.now();
+    await platform.db.run(sql.raw(`
+      insert into ${physical} (category, status, price, created, title)
+      select 'c' || lpad((n % 50)::text, 2, '0'), (array['open', 'closed', 'pending', 'cancelled'])[1 + (n / 50) % 4],
+        ((n * 7919) % 10000) / 100.0, timestamptz '2024-01-01 00:00:00+00' + n * interval '1 minute', 'order ' || n
+      from generate_series(1, ${ROWS}) as n`));
+    await platform.db.run(sql.raw(`analyze ${physical}`));
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+    const captured = captureListStatement(descriptor, QUERY);
+    const baseline = await startListBaseline(platform.db, captured);
+    const servers = [
+      { name: 'platform (dev server)', url: `${platform.url}${path}` },
+      { name: 'baseline (node:http + SQL)', url: `${baseline.url}${path}` },
+    ] as const;
+    try {
+      const [fromPlatform, fromBaseline] = await Promise.all(
+        servers.map(async (server) => {
+          const response = await fetch(server.url, { headers: platform.headers });
+          return `${response.status} ${await response.text()}`;
+        }),
+      );
+      if (fromPlatform !== fromBaseline) throw new Error(`the servers answer differently:\n platform ${fromPlatform!.slice(0, 400)}\n baseline ${fromBaseline!.slice(0, 400)}`);
+      const answer = JSON.parse(fromPlatform!.slice(4)) as { total: number; data: unknown[] };
+      const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
+      note(`database: ${platform.database.label}; both servers in this process (pid ${process.pid})`);
+      note(`table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`);
+      note(`answers identical (status 200, total ${answer.total}, ${answer.data.length} records, ${Buffer.byteLength(fromPlatform!) - 4} bytes)`);
+      note(`statement (both servers): ${captured.text.replace(/\s+/g, ' ')}  params ${JSON.stringify(captured.params)}`);
+      note(`the platform ran ${trace.length} statements for one request:`);
+      for (const line of describeTrace(trace)) note(`  ${line}`);
+      note(
+        `load: autocannon CLI in a child process, ${settings.connections} connections, ` +
+          `${settings.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${settings.durationSeconds} s per server, order alternating`,
+      );
+
+      const load = (url: string, durationSeconds: number) => runLoad({ url, headers: platform.headers, connections: settings.connections, durationSeconds });
+      for (const server of servers) await load(server.url, settings.warmupSeconds);
+      const results = new Map<string, LoadResult[]>(servers.map((server) => [server.name, []]));
+      for (let round = 0; round < settings.rounds; round += 1) {
+        const order = round % 2 === 0 ? servers : [...servers].reverse();
+        for (const server of order) {
+          const result = await load(server.url, settings.durationSeconds);
+          if (result.failures > 0) throw new Error(`${server.name}: ${result.failures} failed requests in round ${round + 1}`);
+          results.get(server.name)!.push(result);
+        }
+      }
+
+      const rows: string[][] = [];
+      for (const server of servers) {
+        results.get(server.name)!.forEach((result, round) =>
+          rows.push([`${server.name} #${round + 1}`, fixed(result.requestsPerSecond), fixed(result.latencyP50Ms, 0), fixed(result.latencyP99Ms, 0), String(result.requests)]),
+        );
+      }
+      const summary = servers.map((server) => {
+        const runs = results.get(server.name)!;
+        return {
+          name: server.name,
+          rps: median(runs.map((run) => run.requestsPerSecond)),
+          p50: median(runs.map((run) => run.latencyP50Ms)),
+          p99: median(runs.map((run) => run.latencyP99Ms)),
+        };
+      });
+      for (const entry of summary) rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
+      table(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests'], rows);
+      const [platformSummary, baselineSummary] = summary;
+      const perRound = results.get(servers[0].name)!.map((run, round) => fixed(run.requestsPerSecond / results.get(servers[1].name)![round]!.requestsPerSecond, 2));
+      note(`ratio platform / baseline (median req/s): ${ratioAgainst(platformSummary!.rps / baselineSummary!.rps, TARGET_RATIO, true)}`);
+      note(`ratio per round: ${perRound.join(', ')}`);
+      note(
+        `1 / throughput: platform ${fixed(1000 / platformSummary!.rps, 3)} ms, baseline ${fixed(1000 / baselineSummary!.rps, 3)} ms ` +
+          `per request (the platform adds ${fixed(1000 / platformSummary!.rps - 1000 / baselineSummary!.rps, 3)} ms)`,
+      );
+    } finally {
+      await baseline.close();
+    }
+  } finally {
+    await platform.close();
+  }
+}
