@@ -67,6 +67,8 @@ describe('migrate function bundle', () => {
     secrets.set('admin-password', 'bundle-test-password');
     const dataDir = path.join(workDir, 'data');
     await mkdir(dataDir, { recursive: true });
+    // The bundle must open its own PGlite, not the server a PostgreSQL test run points at.
+    delete process.env.DATABASE_URL;
     Object.assign(process.env, {
       AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       AWS_REGION: 'eu-west-1',
