@@ -89,6 +89,7 @@ export async function benchDataList(): Promise<void> {
       );
       if (fromPlatform !== fromBaseline) throw new Error(`the servers answer differently:\n platform ${fromPlatform!.slice(0, 400)}\n baseline ${fromBaseline!.slice(0, 400)}`);
       const answer = JSON.parse(fromPlatform!.slice(4)) as { total: number; data: unknown[] };
+      await fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text());
       const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
       note(`database: ${platform.database.label}; both servers in this process (pid ${process.pid})`);
       note(`table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`);

@@ -35,6 +35,8 @@ export interface Answer {
 export interface StatementTrace {
   kind: 'rows' | 'run' | 'query' | 'transaction';
   text: string;
+  /** Wall time from the call to its answer, in ms (the query's round trip as the handler waits it). */
+  ms: number;
 }
 
 export interface DataPlatform {
@@ -57,25 +59,38 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
   const recorder = { on: false, seen: [] as StatementTrace[] };
   const dialect = new PgDialect();
   const textOf = (statement: SQL) => dialect.sqlToQuery(statement).sql.replace(/\s+/g, ' ');
+  const timed = async <T>(entry: StatementTrace | undefined, work: () => Promise<T>): Promise<T> => {
+    if (entry === undefined) return work();
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      entry.ms = performance.now() - started;
+    }
+  };
+  const record = (kind: StatementTrace['kind'], text: () => string) => {
+    if (!recorder.on) return undefined;
+    const entry: StatementTrace = { kind, text: text(), ms: Number.NaN };
+    recorder.seen.push(entry);
+    return entry;
+  };
   const wrap = (target: Queryable): Queryable => ({
-    query: (build) =>
-      target.query((orm) => {
-        const built = build(orm) as PromiseLike<unknown> & { toSQL?: () => { sql: string } };
-        if (recorder.on) recorder.seen.push({ kind: 'query', text: built.toSQL?.().sql ?? '(query builder)' });
-        return built as never;
-      }),
-    rows: (statement) => {
-      if (recorder.on) recorder.seen.push({ kind: 'rows', text: textOf(statement) });
-      return target.rows(statement);
+    query: async (build) => {
+      const started = performance.now();
+      let entry: StatementTrace | undefined;
+      try {
+        return await target.query((orm) => {
+          const built = build(orm) as PromiseLike<unknown> & { toSQL?: () => { sql: string } };
+          entry = record('query', () => built.toSQL?.().sql ?? '(query builder)');
+          return built as never;
+        });
+      } finally {
+        if (entry !== undefined) entry.ms = performance.now() - started;
+      }
     },
-    run: (statement) => {
-      if (recorder.on) recorder.seen.push({ kind: 'run', text: textOf(statement) });
-      return target.run(statement);
-    },
-    transaction: (work, options) => {
-      if (recorder.on) recorder.seen.push({ kind: 'transaction', text: 'begin … commit' });
-      return target.transaction((tx) => work(wrap(tx)), options);
-    },
+    rows: (statement) => timed(record('rows', () => textOf(statement)), () => target.rows(statement)),
+    run: (statement) => timed(record('run', () => textOf(statement)), () => target.run(statement)),
+    transaction: (work, options) => timed(record('transaction', () => 'begin … commit'), () => target.transaction((tx) => work(wrap(tx)), options)),
   });
   const wrapped = wrap(inner);
   const db: Database = {
@@ -252,5 +267,5 @@ export function runSequential(options: { url: string; headers: Record<string, st
 
 /** Prints the statements one request ran, for the report. */
 export function describeTrace(trace: StatementTrace[]): string[] {
-  return trace.map((entry, index) => `${String(index + 1).padStart(2)}. [${entry.kind}] ${entry.text.replace(/\s+/g, ' ').slice(0, 150)}`);
+  return trace.map((entry, index) => `${String(index + 1).padStart(2)}. [${entry.kind}] ${entry.ms.toFixed(2).padStart(6)} ms  ${entry.text.replace(/\s+/g, ' ').slice(0, 140)}`);
 }

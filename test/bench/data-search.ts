@@ -48,7 +48,8 @@ export async function benchDataSearch(): Promise<void> {
     if (check.status !== 200) throw new Error(`platform: ${check.status} ${JSON.stringify(check.body).slice(0, 400)}`);
     const direct = await platform.db.rows(captured.statement);
     if (Number(direct[0]?.total) !== check.body.total || direct.length !== check.body.data.length) throw new Error('the platform and the statement disagree');
-    const trace = await platform.trace(() => platform.call('GET', path));
+    await platform.call("GET", path);
+    const trace = await platform.trace(() => platform.call("GET", path));
     note(`database: ${platform.database.label}; dev server in this process (pid ${process.pid}), client in a child process`);
     note(`table ${physical}: ${ROWS} rows of ${WORDS_PER_ROW} words from a ${VOCABULARY.length}-word vocabulary, seeded in ${fixed(seedSeconds)} s by one statement; stored tsvector + GIN`);
     note(`"${WORD}" matches ${check.body.total} rows; page of ${check.body.data.length} ranked records, ${check.bytes} bytes`);
