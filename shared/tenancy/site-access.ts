@@ -5,7 +5,7 @@
 //   sites, so they too hold every site permission on them.
 // - Anyone else holds the site permissions given to them on that site; `admin_site` implies all.
 // A caller with no site permission at all has no access to the site.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 
@@ -26,32 +26,35 @@ export interface SiteStanding {
   sitePermissions: string[];
 }
 
-export async function siteStanding(
-  db: Queryable,
-  site: { siteId: number; organizationId: number },
-  userId: number,
-): Promise<SiteStanding> {
-  const [row] = await db.rows<{
-    is_admin: boolean | null;
-    is_owner: boolean | null;
-    member_permissions: string[] | null;
-    site_permissions: string[];
-  }>(sql`
-    select m.is_admin, m.is_owner,
-      m.permissions || array(
+interface StandingRow {
+  is_admin: boolean | null;
+  is_owner: boolean | null;
+  member_permissions: string[] | null;
+  site_permissions: string[];
+}
+
+/**
+ * The standing columns of `userId` on the site whose id and organization id are the SQL expressions
+ * given; shared by `siteStanding` and the tenant lookup, which reads both in one round trip.
+ * `member` is the alias of a left-joined platform.organization_members row of that user.
+ */
+export function standingColumns(siteId: SQL, member: SQL, userId: number): SQL {
+  return sql`${member}.is_admin, ${member}.is_owner,
+      ${member}.permissions || array(
         select p.codename::text from platform.organization_member_groups mg
         join platform.group_permissions gp on gp.group_id = mg.group_id
         join platform.permissions p on p.id = gp.permission_id
-        where mg.member_id = m.id
+        where mg.member_id = ${member}.id
       ) as member_permissions,
       array(
         select p.codename::text from platform.site_user_permissions sup
         join platform.permissions p on p.id = sup.permission_id
-        where sup.site_id = ${site.siteId} and sup.user_id = ${userId}
+        where sup.site_id = ${siteId} and sup.user_id = ${userId}
         order by p.codename
-      ) as site_permissions
-    from (select 1) one
-    left join platform.organization_members m on m.organization_id = ${site.organizationId} and m.user_id = ${userId}`);
+      ) as site_permissions`;
+}
+
+export function standingFromRow(row: StandingRow | undefined): SiteStanding {
   return {
     membership:
       row === undefined || row.is_admin === null
@@ -59,6 +62,35 @@ export async function siteStanding(
         : { isAdmin: row.is_admin, isOwner: row.is_owner === true, permissions: row.member_permissions ?? [] },
     sitePermissions: row?.site_permissions ?? [],
   };
+}
+
+/**
+ * Standings already read during this request, by site object and user. The tenant middleware
+ * records the caller's here, so later access checks of the same request cost no query. Site objects
+ * are made per request, so nothing outlives it.
+ */
+const knownStandings = new WeakMap<object, Map<number, SiteStanding>>();
+
+export function rememberStanding(site: object, userId: number, standing: SiteStanding): void {
+  const byUser = knownStandings.get(site) ?? new Map<number, SiteStanding>();
+  byUser.set(userId, standing);
+  knownStandings.set(site, byUser);
+}
+
+export async function siteStanding(
+  db: Queryable,
+  site: { siteId: number; organizationId: number },
+  userId: number,
+): Promise<SiteStanding> {
+  const known = knownStandings.get(site)?.get(userId);
+  if (known !== undefined) return known;
+  const [row] = await db.rows<StandingRow & Record<string, unknown>>(sql`
+    select ${standingColumns(sql`${site.siteId}`, sql.raw('m'), userId)}
+    from (select 1) one
+    left join platform.organization_members m on m.organization_id = ${site.organizationId} and m.user_id = ${userId}`);
+  const standing = standingFromRow(row);
+  rememberStanding(site, userId, standing);
+  return standing;
 }
 
 function holdsInOrganization(principal: Principal, standing: SiteStanding, codename: string): boolean {

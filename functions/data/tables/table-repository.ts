@@ -63,6 +63,12 @@ export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<D
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} order by t.name`);
 }
 
+/** A table of an active app, found by app slug and table name in one query (the record path). */
+export async function findTableOfActiveApp(db: Queryable, site: Site, appSlug: string, name: string): Promise<DatatableRow | undefined> {
+  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null and t.name = ${name}`);
+  return row;
+}
+
 export async function findTable(db: Queryable, site: Site, appId: number, name: string, options: { forUpdate?: boolean } = {}): Promise<DatatableRow | undefined> {
   const lock = options.forUpdate ? sql` for update of t` : sql``;
   const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} and t.name = ${name}${lock}`);

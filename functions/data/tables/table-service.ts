@@ -10,7 +10,7 @@ import { assertManagesData } from '../apps/data-access.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
 import { dropTableStatement } from './ddl.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
-import { deleteTableRow, findTable, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
+import { deleteTableRow, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, isSafeIdentifier, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import type { CreateTableBody, PatchTableBody, TableAddress } from './table-schemas.ts';
 
@@ -50,11 +50,30 @@ export async function existingTable(db: Queryable, site: Tenant, address: TableA
   return table;
 }
 
-/** For the record endpoints: the materialized table's row and descriptor. */
+/**
+ * Compiled descriptors, keyed by everything a descriptor is computed from (tenant schema, physical
+ * table, provider and the schema's hash): equal keys give equal descriptors, so an entry can never
+ * be stale, even for a site deleted and made again under the same slug. The cap bounds memory.
+ */
+const descriptorCache = new Map<string, TableDescriptor>();
+const DESCRIPTOR_CACHE_LIMIT = 500;
+
+/**
+ * For the record endpoints, on every request: the materialized table's row and descriptor. One
+ * query finds the table; the descriptor is compiled once per schema version and then reused.
+ */
 export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: string, name: string): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
-  const table = await existingTable(db, site, { app_slug: appSlug, name });
+  // When the one query finds nothing, existingTable answers the precise 404 (app or table).
+  const table = (await findTableOfActiveApp(db, site, appSlug, name)) ?? (await existingTable(db, site, { app_slug: appSlug, name }));
   if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
-  return { table, descriptor: (await compiledTable(db, site, table)).descriptor };
+  const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash].join(':');
+  let descriptor = descriptorCache.get(key);
+  if (descriptor === undefined) {
+    descriptor = (await compiledTable(db, site, table)).descriptor;
+    if (descriptorCache.size >= DESCRIPTOR_CACHE_LIMIT) descriptorCache.clear();
+    descriptorCache.set(key, descriptor);
+  }
+  return { table, descriptor };
 }
 
 export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, datasourceSlug: string): Promise<DatatableRow[]> {

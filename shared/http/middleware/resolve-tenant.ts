@@ -12,17 +12,19 @@ export function resolveTenantMiddleware(): ApiMiddleware {
       const state = pipelineState(request);
       const ctx = state.ctx!;
       if (state.match!.route.host !== 'tenant') return;
-      const lookup = await resolveTenant(ctx.runtime.db, {
-        host: ctx.request.host,
-        tenantHeader: ctx.request.headers['x-tenant'],
-      });
+      const principal = ctx.principal;
+      const lookup = await resolveTenant(
+        ctx.runtime.db,
+        { host: ctx.request.host, tenantHeader: ctx.request.headers['x-tenant'] },
+        principal?.id,
+      );
       if ('missing' in lookup) {
         if (lookup.missing === 'unknown') throw new NotFoundError('Site not found.');
         throw new BadRequestError("This endpoint is served on a site's host; call it there or send an X-Tenant header.");
       }
       const tenant = lookup.found;
-      const principal = ctx.principal;
       if (principal !== undefined) {
+        // Read with the site in the same query; this call only picks it up.
         const standing = await siteStanding(ctx.runtime.db, tenant, principal.id);
         if (!canAccessSite(principal, standing)) throw new ForbiddenError('You do not have access to this site.');
       }
