@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-
-async function makeSite(app: TestApp, token: string, name: string): Promise<string> {
-  const org = await app.request('POST', '/api/cloud/organizations/', { token, body: { name: `${name} org` } });
-  const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token, body: { name } });
-  if (site.status !== 201) throw new Error(`site: ${site.status} ${JSON.stringify(site.body)}`);
-  return (site.body.slug ?? site.body.data?.slug) as string;
-}
+import { createSite } from '#test/support/sites.ts';
 
 describe('apps and datasources API', () => {
   let app: TestApp;
@@ -17,7 +11,7 @@ describe('apps and datasources API', () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
-    tenant = { 'x-tenant': await makeSite(app, admin, 'Apps Site') };
+    tenant = { 'x-tenant': (await createSite(app, admin, 'Apps Site')).slug };
   });
   afterAll(async () => {
     await app.close();

@@ -1,12 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-
-async function makeSite(app: TestApp, token: string, name: string): Promise<string> {
-  const org = await app.request('POST', '/api/cloud/organizations/', { token, body: { name: `${name} org` } });
-  const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token, body: { name } });
-  return (site.body.slug ?? site.body.data?.slug) as string;
-}
+import { createSite } from '#test/support/sites.ts';
 
 const CONTACTS = {
   fields: [
@@ -38,7 +33,7 @@ describe('datatables and materialization API', () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
-    const site = await makeSite(app, admin, 'Tables Site');
+    const site = (await createSite(app, admin, 'Tables Site')).slug;
     tenant = { 'x-tenant': site };
     schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
     await call('POST', '/api/apps/', { name: 'CRM' });

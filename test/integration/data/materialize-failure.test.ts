@@ -1,12 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-
-async function makeSite(app: TestApp, token: string, name: string): Promise<string> {
-  const org = await app.request('POST', '/api/cloud/organizations/', { token, body: { name: `${name} org` } });
-  const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token, body: { name } });
-  return (site.body.slug ?? site.body.data?.slug) as string;
-}
+import { createSite } from '#test/support/sites.ts';
 
 const COMPANIES = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string', constraints: { required: true } }], primaryKey: ['id'] };
 const CONTACTS = {
@@ -42,7 +37,7 @@ describe('a materialization that fails inside PostgreSQL', () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
-    const site = await makeSite(app, admin, 'Failure Site');
+    const site = (await createSite(app, admin, 'Failure Site')).slug;
     tenant = { 'x-tenant': site };
     schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
     await call('POST', '/api/apps/', { name: 'CRM' });
