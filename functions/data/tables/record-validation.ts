@@ -89,6 +89,17 @@ export function anchoredPattern(pattern: string): string {
   return `^(?:${pattern})$`;
 }
 
+/** Compiled patterns, shared by every record of every table that uses them. */
+const compiledPatterns = new Map<string, RegExp>();
+function patternOf(pattern: string): RegExp {
+  let compiled = compiledPatterns.get(pattern);
+  if (compiled === undefined) {
+    compiled = new RegExp(anchoredPattern(pattern), 'u');
+    compiledPatterns.set(pattern, compiled);
+  }
+  return compiled;
+}
+
 function constraintProblems(field: FieldDescriptor, value: unknown): string[] {
   const c = field.constraints;
   const problems: string[] = [];
@@ -101,13 +112,24 @@ function constraintProblems(field: FieldDescriptor, value: unknown): string[] {
   const length = typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined;
   if (length !== undefined && c.minLength !== undefined && length < c.minLength) problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
   if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
-  if (c.pattern !== undefined && typeof value === 'string' && !new RegExp(anchoredPattern(c.pattern), 'u').test(value)) {
+  if (c.pattern !== undefined && typeof value === 'string' && !patternOf(c.pattern).test(value)) {
     problems.push(`The value does not match the pattern ${c.pattern}.`);
   }
   if (c.enum !== undefined && !c.enum.some((allowed) => sameJson(allowed, value))) {
     problems.push(`The value must be one of: ${c.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
   }
   return problems;
+}
+
+/** The field names of a descriptor, built once per descriptor rather than once per record. */
+const fieldNames = new WeakMap<TableDescriptor, ReadonlySet<string>>();
+function fieldNamesOf(table: TableDescriptor): ReadonlySet<string> {
+  let names = fieldNames.get(table);
+  if (names === undefined) {
+    names = new Set(table.fields.map((field) => field.name));
+    fieldNames.set(table, names);
+  }
+  return names;
 }
 
 /**
@@ -118,7 +140,7 @@ export function validateRecord(table: TableDescriptor, record: unknown, options:
   const errors: RecordErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (!isPlainObject(record)) return { non_field_errors: ['Each record must be a JSON object.'] };
-  const known = new Set(table.fields.map((field) => field.name));
+  const known = fieldNamesOf(table);
   for (const name of Object.keys(record)) {
     if (name === SEARCH_VECTOR_FIELD && table.search !== undefined) add(name, 'This field is computed and cannot be written.');
     else if (!known.has(name)) add(name, 'Unknown field.');
