@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Database } from '#shared/db/database.ts';
+import { principalStatement } from '#shared/auth/authenticate.ts';
 
 export interface BaselineServer {
   url: string;
@@ -43,25 +44,6 @@ function iso(value: string | Date): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
-function principalStatement(caller: BaselineCaller) {
-  return sql`
-    select u.id, u.uuid::text as uuid, u.username, u.email, u.is_staff, u.is_superuser, u.is_active, u.is_deleted,
-      floor(extract(epoch from u.tokens_valid_after))::int as valid_after_seconds,
-      exists(select 1 from platform.revoked_tokens r where r.jti = ${caller.tokenId}) as revoked,
-      array(
-        select p.codename from platform.permissions p
-        where p.id in (
-          select up.permission_id from platform.user_permissions up where up.user_id = u.id
-          union
-          select gp.permission_id from platform.group_permissions gp
-            join platform.user_groups ug on ug.group_id = gp.group_id
-          where ug.user_id = u.id
-        )
-      ) as permissions
-    from platform.users u
-    where u.uuid = ${caller.subject}`;
-}
-
 function pageStatement(pageSize: number, offset: number) {
   const page = sql`select "id", "uuid", "username", "email", "password_hash", "first_name", "last_name", "is_active", "is_staff", "is_superuser", "is_deleted", "date_joined", "last_login", "deleted_at", "tokens_valid_after", count(*) over () from "platform"."users" order by "platform"."users"."username" asc, "platform"."users"."id" asc limit ${pageSize}`;
   // drizzle leaves out `offset 0`, so the first page is the same statement text here too.
@@ -69,7 +51,7 @@ function pageStatement(pageSize: number, offset: number) {
 }
 
 async function answer(db: Database, caller: BaselineCaller, origin: string, url: URL): Promise<{ status: number; body: unknown }> {
-  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(principalStatement(caller));
+  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(principalStatement(caller.subject, caller.tokenId));
   if (principal === undefined || principal.revoked || !principal.is_active || principal.is_deleted) {
     return { status: 401, body: { detail: 'unauthorized' } };
   }

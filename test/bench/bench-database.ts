@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { loadConfig, type Config } from '#shared/config.ts';
 import { connectPglite, connectPostgres, type Database } from '#shared/db/database.ts';
 
 export interface BenchDatabase {
@@ -54,4 +55,19 @@ export async function openBenchDatabase(poolMax: number): Promise<BenchDatabase>
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The superuser every benchmark boots with; its password only guards a throwaway database. */
+export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password' } as const;
+
+/** The configuration every benchmark boots the platform with: quiet logs, a cheap password hash. */
+export function benchConfig(dataDir: string): Config {
+  return loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_USERNAME: BENCH_ADMIN.username,
+    ADMIN_PASSWORD: BENCH_ADMIN.password,
+    PASSWORD_SCRYPT_COST: '1024',
+    LOG_LEVEL: 'WARN',
+    REQUEST_LOG: 'false',
+  });
 }

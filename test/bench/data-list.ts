@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Database } from '#shared/db/database.ts';
 import { captureListStatement, describeTrace, listAnswer, startDataPlatform, APP_SLUG, type CapturedStatement } from './data-platform.ts';
-import { runLoad, type LoadResult } from './load.ts';
-import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
+import { fixed, heading, note } from './report.ts';
 import { benchSettings } from './settings.ts';
+import { comparePlatformToBaseline } from './compare-servers.ts';
 
 export const ROWS = 100_000;
 const TARGET_RATIO = 0.6;
@@ -97,48 +97,7 @@ export async function benchDataList(): Promise<void> {
       note(`statement (both servers): ${captured.text.replace(/\s+/g, ' ')}  params ${JSON.stringify(captured.params)}`);
       note(`the platform ran ${trace.length} statements for one request:`);
       for (const line of describeTrace(trace)) note(`  ${line}`);
-      note(
-        `load: autocannon CLI in a child process, ${settings.connections} connections, ` +
-          `${settings.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${settings.durationSeconds} s per server, order alternating`,
-      );
-
-      const load = (url: string, durationSeconds: number) => runLoad({ url, headers: platform.headers, connections: settings.connections, durationSeconds });
-      for (const server of servers) await load(server.url, settings.warmupSeconds);
-      const results = new Map<string, LoadResult[]>(servers.map((server) => [server.name, []]));
-      for (let round = 0; round < settings.rounds; round += 1) {
-        const order = round % 2 === 0 ? servers : [...servers].reverse();
-        for (const server of order) {
-          const result = await load(server.url, settings.durationSeconds);
-          if (result.failures > 0) throw new Error(`${server.name}: ${result.failures} failed requests in round ${round + 1}`);
-          results.get(server.name)!.push(result);
-        }
-      }
-
-      const rows: string[][] = [];
-      for (const server of servers) {
-        results.get(server.name)!.forEach((result, round) =>
-          rows.push([`${server.name} #${round + 1}`, fixed(result.requestsPerSecond), fixed(result.latencyP50Ms, 0), fixed(result.latencyP99Ms, 0), String(result.requests)]),
-        );
-      }
-      const summary = servers.map((server) => {
-        const runs = results.get(server.name)!;
-        return {
-          name: server.name,
-          rps: median(runs.map((run) => run.requestsPerSecond)),
-          p50: median(runs.map((run) => run.latencyP50Ms)),
-          p99: median(runs.map((run) => run.latencyP99Ms)),
-        };
-      });
-      for (const entry of summary) rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
-      table(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests'], rows);
-      const [platformSummary, baselineSummary] = summary;
-      const perRound = results.get(servers[0].name)!.map((run, round) => fixed(run.requestsPerSecond / results.get(servers[1].name)![round]!.requestsPerSecond, 2));
-      note(`ratio platform / baseline (median req/s): ${ratioAgainst(platformSummary!.rps / baselineSummary!.rps, TARGET_RATIO, true)}`);
-      note(`ratio per round: ${perRound.join(', ')}`);
-      note(
-        `1 / throughput: platform ${fixed(1000 / platformSummary!.rps, 3)} ms, baseline ${fixed(1000 / baselineSummary!.rps, 3)} ms ` +
-          `per request (the platform adds ${fixed(1000 / platformSummary!.rps - 1000 / baselineSummary!.rps, 3)} ms)`,
-      );
+      await comparePlatformToBaseline(servers, platform.headers, settings, TARGET_RATIO);
     } finally {
       await baseline.close();
     }

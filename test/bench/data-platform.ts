@@ -19,9 +19,9 @@ import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts
 import { loadTableDescriptor } from '#functions/data/tables/table-service.ts';
 import { listSql } from '#functions/data/records/query/compile.ts';
 import { parseListQuery } from '#functions/data/records/query/list-query.ts';
-import { openBenchDatabase, type BenchDatabase } from './bench-database.ts';
+import { BENCH_ADMIN, benchConfig, openBenchDatabase, type BenchDatabase } from './bench-database.ts';
 
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
+const ADMIN = BENCH_ADMIN;
 const MEMBER = { username: 'bench-member', password: 'bench-member-password-1' };
 export const APP_SLUG = 'bench';
 
@@ -127,14 +127,7 @@ export async function startDataPlatform(): Promise<DataPlatform> {
   const database = await openBenchDatabase(baseConfig.database.poolMax);
   try {
     await mkdir(database.dataDir, { recursive: true });
-    const config = loadConfig({
-      DATA_DIR: database.dataDir,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-      PASSWORD_SCRYPT_COST: '1024',
-      LOG_LEVEL: 'WARN',
-      REQUEST_LOG: 'false',
-    });
+    const config = benchConfig(database.dataDir);
     const tracing = tracingDatabase(database.db);
     await bootLocal(config, { db: tracing.db });
     const server = await startDevServer(0);

@@ -7,15 +7,15 @@ import { loadConfig } from '#shared/config.ts';
 import { bootLocal } from '#infra/local/boot.ts';
 import { startDevServer } from '#infra/local/dev-server.ts';
 import { startBaselineServer } from './baseline-server.ts';
-import { openBenchDatabase } from './bench-database.ts';
-import { runLoad, type LoadResult } from './load.ts';
-import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
+import { BENCH_ADMIN, benchConfig, openBenchDatabase } from './bench-database.ts';
+import { heading, note } from './report.ts';
 import { benchSettings } from './settings.ts';
+import { comparePlatformToBaseline } from './compare-servers.ts';
 
 const PATH = '/api/cloud/users/?page_size=20';
 const SEEDED_USERS = 1_000;
 const TARGET_RATIO = 0.6;
-const ADMIN = { username: 'admin', password: 'bench-admin-password' };
+const ADMIN = BENCH_ADMIN;
 
 function tokenClaims(token: string): { sub: string; jti: string } {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string; jti: string };
@@ -33,14 +33,7 @@ export async function benchUsersList(): Promise<void> {
   const database = await openBenchDatabase(baseConfig.database.poolMax);
   try {
     await mkdir(database.dataDir, { recursive: true });
-    const config = loadConfig({
-      DATA_DIR: database.dataDir,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-      PASSWORD_SCRYPT_COST: '1024',
-      LOG_LEVEL: 'WARN',
-      REQUEST_LOG: 'false',
-    });
+    const config = benchConfig(database.dataDir);
     const { runtime } = await bootLocal(config, { db: database.db });
     await runtime.db.run(sql`
       insert into platform.users (username, email, password_hash, first_name, last_name, date_joined)
@@ -76,57 +69,14 @@ export async function benchUsersList(): Promise<void> {
       }
       note(`database: ${database.label}; ${SEEDED_USERS + 1} users; both servers in this process (pid ${process.pid})`);
       note(`answers identical (status 200, count ${(fromPlatform!.body as { count: number }).count}, 20 results)`);
-      note(
-        `load: autocannon CLI in a child process, ${settings.connections} connections, ` +
-          `${settings.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${settings.durationSeconds} s per server, order alternating`,
-      );
-
-      const load = (url: string, durationSeconds: number) =>
-        runLoad({ url: `${url}${PATH}`, headers, connections: settings.connections, durationSeconds });
-      for (const server of servers) await load(server.url, settings.warmupSeconds);
-
-      const results = new Map<string, LoadResult[]>(servers.map((server) => [server.name, []]));
-      for (let round = 0; round < settings.rounds; round += 1) {
-        const order = round % 2 === 0 ? servers : [...servers].reverse();
-        for (const server of order) {
-          const result = await load(server.url, settings.durationSeconds);
-          if (result.failures > 0) throw new Error(`${server.name}: ${result.failures} failed requests in round ${round + 1}`);
-          results.get(server.name)!.push(result);
-        }
-      }
-
-      const rows: string[][] = [];
-      for (const server of servers) {
-        results.get(server.name)!.forEach((result, round) =>
-          rows.push([
-            `${server.name} #${round + 1}`,
-            fixed(result.requestsPerSecond),
-            fixed(result.latencyP50Ms, 0),
-            fixed(result.latencyP99Ms, 0),
-            String(result.requests),
-          ]),
-        );
-      }
-      const summary = servers.map((server) => {
-        const runs = results.get(server.name)!;
-        return {
-          name: server.name,
-          rps: median(runs.map((run) => run.requestsPerSecond)),
-          p50: median(runs.map((run) => run.latencyP50Ms)),
-          p99: median(runs.map((run) => run.latencyP99Ms)),
-        };
-      });
-      for (const entry of summary) rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
-      table(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests'], rows);
-      const [platformSummary, baselineSummary] = summary;
-      const perRound = results
-        .get(servers[0].name)!
-        .map((run, round) => fixed(run.requestsPerSecond / results.get(servers[1].name)![round]!.requestsPerSecond, 2));
-      note(`ratio platform / baseline (median req/s): ${ratioAgainst(platformSummary!.rps / baselineSummary!.rps, TARGET_RATIO, true)}`);
-      note(`ratio per round: ${perRound.join(', ')}`);
-      note(
-        `1 / throughput: platform ${fixed(1000 / platformSummary!.rps, 3)} ms, baseline ${fixed(1000 / baselineSummary!.rps, 3)} ms ` +
-          `per request (the platform adds ${fixed(1000 / platformSummary!.rps - 1000 / baselineSummary!.rps, 3)} ms)`,
+      await comparePlatformToBaseline(
+        [
+          { name: servers[0].name, url: `${servers[0].url}${PATH}` },
+          { name: servers[1].name, url: `${servers[1].url}${PATH}` },
+        ],
+        headers,
+        settings,
+        TARGET_RATIO,
       );
     } finally {
       await baseline.close();
