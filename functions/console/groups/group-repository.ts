@@ -4,6 +4,7 @@ import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-
 import type { Queryable } from '#shared/db/database.ts';
 import { groupPermissions, groups, permissions, userGroups, users } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
 
 export interface GroupWithLists {
   id: number;
@@ -22,11 +23,6 @@ export interface PermissionRow {
 export interface Page<T> {
   rows: T[];
   total: number;
-}
-
-/** `%` and `_` in a search term are literal characters, not wildcards. */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
 // Drizzle leaves columns of a one-table select unqualified, so the subqueries name the outer row

@@ -5,7 +5,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, users, type MemberRow, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import type { MemberOrderingField } from './member-schemas.ts';
-import { containsPattern } from './organization-repository.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
 
 export interface MemberWithUser {
   member: MemberRow;

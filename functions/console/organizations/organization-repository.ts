@@ -7,6 +7,7 @@ import { invitations, organizationMembers, organizations, sites, users, type Org
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import type { OrganizationOrderingField } from './organization-schemas.ts';
+import { containsPattern, escapeLike } from '#shared/text/like-patterns.ts';
 
 export interface OrganizationListFilter {
   /** Only organizations this user is a member of (everyone but superusers). */
@@ -24,11 +25,6 @@ const orderingColumns: Record<OrganizationOrderingField, AnyPgColumn> = {
   modified: organizations.modified,
   is_active: organizations.isActive,
 };
-
-/** `%` and `_` in a search term are literal characters, not wildcards. */
-export function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
-}
 
 export async function listOrganizations(
   db: Queryable,
@@ -70,7 +66,7 @@ export async function listOrganizations(
 
 /** Every organization slug equal to `base` or starting with `base-`. */
 export async function organizationSlugsLike(db: Queryable, base: string): Promise<string[]> {
-  const escaped = base.replace(/[\\%_]/g, '\\$&');
+  const escaped = escapeLike(base);
   const rows = await db.query((orm) =>
     orm
       .select({ slug: organizations.slug })

@@ -6,6 +6,7 @@ import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
 
@@ -53,11 +54,6 @@ export interface AppRef {
 /** Both drivers answer timestamps as Date, text as a fallback is accepted too. */
 function toDate(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
-}
-
-/** `%` and `_` in a search term are literal characters, not wildcards. */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
 function secretTypeOf(row: Record<string, unknown>): SecretTypeRow {

@@ -7,6 +7,7 @@ import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { uniqueSlug } from '#shared/text/slugs.ts';
 import { domainSlugBase } from './domain-names.ts';
 import { looksLikeUuid } from './site-schemas.ts';
+import { startsWithPattern } from '#shared/text/like-patterns.ts';
 
 export async function findDomain(db: Queryable, siteId: number, slugOrUuid: string): Promise<DomainRow | undefined> {
   const match = looksLikeUuid(slugOrUuid)
@@ -72,7 +73,7 @@ async function freeDomainSlug(db: Queryable, host: string): Promise<string> {
     domainSlugBase(host),
     async (base) => {
       const rows = await db.query((orm) =>
-        orm.select({ slug: domains.slug }).from(domains).where(like(domains.slug, `${base.replace(/[\\%_]/g, '\\$&')}%`)),
+        orm.select({ slug: domains.slug }).from(domains).where(like(domains.slug, startsWithPattern(base))),
       );
       return rows.map((row) => row.slug);
     },

@@ -5,6 +5,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { domains, organizations, sites, type SiteRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { looksLikeUuid } from './site-schemas.ts';
+import { containsPattern, startsWithPattern } from '#shared/text/like-patterns.ts';
 
 export interface SiteOrganization {
   id: number;
@@ -19,11 +20,6 @@ export interface SiteWithOrganization {
 }
 
 const organizationColumns = { id: organizations.id, uuid: organizations.uuid, slug: organizations.slug, name: organizations.name };
-
-/** `%` and `_` in a search term are literal characters, not wildcards. */
-export function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
-}
 
 export async function findSite(db: Queryable, slugOrUuid: string): Promise<SiteWithOrganization | undefined> {
   const match = looksLikeUuid(slugOrUuid)
@@ -76,7 +72,7 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
 /** Every site slug that starts with `base`, for choosing the next free `-2`, `-3` suffix. */
 export async function siteSlugsLike(db: Queryable, base: string): Promise<string[]> {
   const rows = await db.query((orm) =>
-    orm.select({ slug: sites.slug }).from(sites).where(like(sites.slug, `${base.replace(/[\\%_]/g, '\\$&')}%`)),
+    orm.select({ slug: sites.slug }).from(sites).where(like(sites.slug, startsWithPattern(base))),
   );
   return rows.map((row) => row.slug);
 }

@@ -28,6 +28,7 @@ import {
 import { siteForAction, siteForManagers, visibleSite } from './site-lookup.ts';
 import { accessibleSites } from './site-scope.ts';
 import type { CreateSiteBody, ListSitesQuery, UpdateSiteBody } from './site-schemas.ts';
+import { escapeLike } from '#shared/text/like-patterns.ts';
 
 export interface SiteServicePorts {
   db: Queryable;
@@ -48,7 +49,7 @@ export function schemaNameFor(slug: string): string {
  * site (left behind by hand, say), so a new site never runs into either.
  */
 async function takenSlugs(db: Queryable, base: string): Promise<string[]> {
-  const schemaBase = schemaNameFor(base).replace(/[\\%_]/g, '\\$&');
+  const schemaBase = escapeLike(schemaNameFor(base));
   const [slugs, schemas] = await Promise.all([
     siteSlugsLike(db, base),
     db.rows<{ schema_name: string }>(

@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { containsPattern } from './site-repository.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
 
 export type UserSiteRow = {
   slug: string;

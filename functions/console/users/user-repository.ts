@@ -11,6 +11,7 @@ import {
 } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { looksLikeUuid, type UserOrdering, type UserOrderingField } from './user-schemas.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
 
 export interface UserListFilter {
   /** Restrict to one user (callers who may only see themselves). */
@@ -38,11 +39,6 @@ const orderingColumns: Record<UserOrderingField, AnyPgColumn> = {
   date_joined: users.dateJoined,
   last_login: users.lastLogin,
 };
-
-/** `%` and `_` in a search term are literal characters, not wildcards. */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
-}
 
 function listConditions(filter: UserListFilter): SQL | undefined {
   const conditions: Array<SQL | undefined> = [];

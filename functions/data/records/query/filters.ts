@@ -5,6 +5,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { castTo, isJsonField, jsonValue, parseScalar, textValue, typedValue } from './field-sql.ts';
 import { queryError } from './query-error.ts';
+import { escapeLike } from '#shared/text/like-patterns.ts';
 
 const SCALAR_OPERATORS = [
   'gt', 'gte', 'lt', 'lte', 'ne', 'in', 'nin', 'ina', 'nina', 'contains', 'ncontains', 'icontains',
@@ -63,10 +64,6 @@ export function parseFilterKey(table: TableDescriptor, key: string): Omit<Filter
     if (field) return { parameter: key, field, path: [], operator: normalized(suffix) };
   }
   return undefined;
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (match) => `\\${match}`);
 }
 
 const LIKE_ESCAPE = sql.raw(`escape '\\'`);
