@@ -1,0 +1,88 @@
+// The object-store port: where object bytes live. The filesystem adapter is the embedded default,
+// the S3 adapter serves deployed stacks and any S3-compatible endpoint. Services and routes ask the
+// runtime for this port and never import an adapter or an AWS SDK client.
+//
+// Keys are opaque storage keys chosen by the storage service (built from site, bucket and object
+// identifiers), never a client's path: a client path reaches storage only as object metadata, so a
+// traversal attempt in a path can never name a file or S3 key outside the object's own.
+import type { Readable } from 'node:stream';
+
+/** Inclusive byte range, as in an HTTP `Range: bytes=start-end` header resolved against the size. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface StoredObjectInfo {
+  size: number;
+  /** Quoted strong entity tag, e.g. `"d41d8cd98f00b204e9800998ecf8427e"`. */
+  etag: string;
+  lastModified: Date;
+  contentType?: string;
+}
+
+export interface PutOptions {
+  contentType: string;
+  /** When known in advance (S3 needs it for a single PUT of a stream); adapters verify it. */
+  contentLength?: number;
+  /**
+   * Stop and reject with ObjectTooLargeError once more bytes than this arrive, so an upload that
+   * breaks the bucket's limit never lands whole in storage or memory.
+   */
+  maxBytes?: number;
+}
+
+export interface ObjectDownload extends StoredObjectInfo {
+  /** The requested bytes only (the whole object, or the range). */
+  body: Readable;
+  /** Set when a range was asked for: the bytes `body` carries. */
+  range?: ByteRange;
+}
+
+export interface PresignOptions {
+  expiresInSeconds: number;
+}
+
+export interface PresignedUpload {
+  url: string;
+  method: 'PUT';
+  /** Headers the client must send with the PUT (for example `Content-Type`). */
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+export interface ObjectStore {
+  /** Named for the copy rule: objects copy only between buckets of the same provider. */
+  readonly provider: 'filesystem' | 's3';
+
+  /** Stores the bytes under `key`, replacing what was there; the replacement is atomic. */
+  put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo>;
+
+  /** The object's bytes (or a range of them); ObjectMissingError when there is no such key. */
+  get(key: string, range?: ByteRange): Promise<ObjectDownload>;
+
+  /** The object's size and entity tag, or undefined when there is no such key. */
+  head(key: string): Promise<StoredObjectInfo | undefined>;
+
+  /** Copies the bytes of one key to another inside this store, without passing them through memory. */
+  copy(sourceKey: string, destinationKey: string): Promise<StoredObjectInfo>;
+
+  /**
+   * Removes these keys (in batches where the backend has a batch call). Keys that do not exist are
+   * not an error. Throws StorageUnavailableError when the backend fails, after removing what it could,
+   * so a retry of the same call finishes the job.
+   */
+  deleteMany(keys: readonly string[]): Promise<void>;
+
+  /**
+   * A URL the client PUTs the bytes to directly, bypassing the API (deployed mode, for uploads over
+   * the Lambda payload limit). Undefined where the store has no such URL (the filesystem).
+   */
+  presignUpload?(key: string, contentType: string, options: PresignOptions): Promise<PresignedUpload>;
+
+  /** A URL the client GETs the bytes from directly (deployed mode, for large downloads). */
+  presignDownload?(
+    key: string,
+    options: PresignOptions & { filename: string; contentType: string; attachment: boolean },
+  ): Promise<string>;
+}

@@ -1,0 +1,23 @@
+// Errors of the object-store port, in the platform's error family so routes render them directly.
+import { AppError, NotFoundError, ValidationError } from '#shared/errors.ts';
+
+/** The key has no bytes in the store (a record without its file, or a race with a delete). */
+export class ObjectMissingError extends NotFoundError {
+  constructor(readonly key: string) {
+    super('The object has no stored content.');
+  }
+}
+
+/** More bytes arrived than the bucket's `file_size_limit` allows; nothing was stored. */
+export class ObjectTooLargeError extends ValidationError {
+  constructor(readonly limitBytes: number) {
+    super('File size exceeds bucket limit', { extras: { file_size_limit: limitBytes } });
+  }
+}
+
+/** The backend (disk, S3) failed; the spec answers 500 with `{success: false, message, status_code}`. */
+export class StorageUnavailableError extends AppError {
+  constructor(message = 'Storage is unavailable; try again.', options: { cause?: unknown } = {}) {
+    super(500, 'INTERNAL_ERROR', message, options);
+  }
+}
