@@ -53,7 +53,7 @@ export interface PresignedUpload {
 
 export interface ObjectStore {
   /** Named for the copy rule: objects copy only between buckets of the same provider. */
-  readonly provider: 'filesystem' | 's3';
+  readonly provider: 'filesystem' | 's3' | 'document_library';
 
   /** Stores the bytes under `key`, replacing what was there; the replacement is atomic. */
   put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo>;
