@@ -1,5 +1,6 @@
 // Every setting of the platform, read from the environment once and validated, so a bad value
 // stops the process at start-up with a message naming the variable instead of failing later.
+import path from 'node:path';
 import { z } from 'zod';
 
 const booleanFlag = z
@@ -90,6 +91,8 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
+  /** Where object bytes live: files under DATA_DIR/objects (the embedded default). */
+  objectStore: { backend: 'filesystem'; root: string };
 }
 
 export class ConfigError extends Error {
@@ -144,5 +147,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
+    objectStore: { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') },
   };
 }

@@ -8,6 +8,8 @@ import { openDatabase } from '#shared/db/open-database.ts';
 import type { EmailSender } from '#shared/email/email-port.ts';
 import { createEmailSender } from '#shared/email/email-sender.ts';
 import { configureLogger } from '#shared/logger.ts';
+import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { openObjectStore } from '#shared/storage/open-object-store.ts';
 
 export interface Runtime {
   config: Config;
@@ -15,9 +17,11 @@ export interface Runtime {
   tokens: TokenIssuer;
   /** Outgoing mail (invitations): SES when deployed, the DATA_DIR outbox otherwise. */
   email: EmailSender;
+  /** Object bytes (storage buckets): files under DATA_DIR locally, S3 when deployed. */
+  objectStore: ObjectStore;
 }
 
-export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db' | 'email'>> = {}): Promise<Runtime> {
+export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db' | 'email' | 'objectStore'>> = {}): Promise<Runtime> {
   configureLogger(config.logLevel);
   const [db, keys, email] = await Promise.all([
     ports.db ?? openDatabase(config),
@@ -29,7 +33,8 @@ export async function createRuntime(config: Config, ports: Partial<Pick<Runtime,
     accessTtlSeconds: config.tokens.accessTtlSeconds,
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
   });
-  return { config, db, tokens, email };
+  const objectStore = ports.objectStore ?? openObjectStore(config);
+  return { config, db, tokens, email, objectStore };
 }
 
 let current: Promise<Runtime> | undefined;
