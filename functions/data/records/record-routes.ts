@@ -11,12 +11,18 @@ import {
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
+  listAnswer,
   listRecords,
+  listStatement,
   patchRecord,
   patchRecords,
   readRecord,
+  recordOrNotFound,
+  recordStatement,
   upsertRecords,
 } from './record-service.ts';
+import { readWithRememberedTable, rememberTable, type TableAddress } from './fused-reads.ts';
+import { parseListQuery, type ListPlan } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 
 const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
@@ -28,10 +34,12 @@ const patchesBody = z.array(z.record(z.string(), z.unknown())).min(1).max(10_000
 const common = { host: 'tenant', access: 'user', errorStyle: 'data' } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
 
-async function tableFor(ctx: RequestContext, params: { app_slug: string; name: string }, write = false): Promise<TableDescriptor> {
+async function tableFor(ctx: RequestContext, params: TableAddress, write = false): Promise<TableDescriptor> {
   const { db } = ctx.runtime;
   if (write) await assertMayWriteRecords(db, ctx.site, ctx.user);
-  return (await loadTableDescriptor(db, ctx.site, params.app_slug, params.name)).descriptor;
+  const { table, descriptor } = await loadTableDescriptor(db, ctx.site, params.app_slug, params.name);
+  if (!write) rememberTable(ctx, params, table, descriptor);
+  return descriptor;
 }
 
 /** The raw query, every occurrence kept: the record query language refuses repeated parameters. */
@@ -55,7 +63,14 @@ export const listRecordsRoute = defineRoute({
   summary: 'List records with filters, sorting, pagination, search and aggregation',
   params: tableParams,
   envelope: 'bare',
-  handler: async (ctx, { params }) => listRecords(ctx.runtime.db, await tableFor(ctx, params), queryEntries(ctx)),
+  deferContext: true,
+  handler: async (ctx, { params }) => {
+    const query = queryEntries(ctx);
+    let plan: ListPlan | undefined;
+    const read = await readWithRememberedTable(ctx, params, (table) => listStatement(table, (plan = parseListQuery(table, query))));
+    if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
+    return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
+  },
 });
 
 export const createRecordsRoute = defineRoute({
@@ -120,11 +135,14 @@ export const getRecordRoute = defineRoute({
   summary: 'One record by its primary key',
   params: recordParams,
   envelope: 'bare',
+  deferContext: true,
   handler: async (ctx, { params }) => {
+    const read = await readWithRememberedTable(ctx, params, (table) => recordStatement(table, params.id));
     // populate, format and include belong to a later issue; say so rather than ignore them.
     const [unsupported] = queryEntries(ctx);
     if (unsupported !== undefined) throw queryError(unsupported[0], 'is not supported on a single record yet');
-    return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };
+    if (read === undefined) return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };
+    return { data: recordOrNotFound(read.descriptor, params.id, read.rows) };
   },
 });
 
