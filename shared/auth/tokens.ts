@@ -32,11 +32,28 @@ export interface TokenPair {
   refresh: IssuedToken;
 }
 
+function checkedType(claims: TokenClaims, expectedType: TokenType | undefined): TokenClaims {
+  if (expectedType !== undefined && claims.type !== expectedType) {
+    throw new InvalidTokenError(`Token has wrong type: expected an ${expectedType} token`);
+  }
+  return claims;
+}
+
 interface PlatformPayload extends JWTPayload {
   token_type?: unknown;
 }
 
+/**
+ * Tokens whose signature this process has checked, with their claims. An Ed25519 verification costs
+ * more than the rest of a small request; its outcome for a given token string never changes, so it
+ * is done once per token. Everything that can change (expiry, here; revocation, the user's state, in
+ * the database on every request) is still checked each time. Bounded: when full it starts over.
+ */
+const VERIFIED_LIMIT = 10_000;
+
 export class TokenIssuer {
+  private readonly verified = new Map<string, TokenClaims>();
+
   constructor(
     private readonly keys: SigningKeys,
     private readonly settings: TokenSettings,
@@ -79,6 +96,15 @@ export class TokenIssuer {
    * omitted); any failure is INVALID_TOKEN.
    */
   async verify(token: string, expectedType?: TokenType): Promise<TokenClaims> {
+    const known = this.verified.get(token);
+    if (known !== undefined && known.expiresAt.getTime() > this.now().getTime()) return checkedType(known, expectedType);
+    const claims = await this.verifySignature(token);
+    if (this.verified.size >= VERIFIED_LIMIT) this.verified.clear();
+    this.verified.set(token, claims);
+    return checkedType(claims, expectedType);
+  }
+
+  private async verifySignature(token: string): Promise<TokenClaims> {
     let payload: PlatformPayload;
     try {
       ({ payload } = await jwtVerify<PlatformPayload>(token, this.keys.publicKey, {
@@ -92,9 +118,6 @@ export class TokenIssuer {
     }
     const type = payload.token_type;
     if (type !== 'access' && type !== 'refresh') throw new InvalidTokenError('Token has no valid type');
-    if (expectedType !== undefined && type !== expectedType) {
-      throw new InvalidTokenError(`Token has wrong type: expected an ${expectedType} token`);
-    }
     return {
       subject: payload.sub!,
       tokenId: payload.jti!,
