@@ -1,13 +1,14 @@
 // The record endpoints of a materialized table: parse, find the table, call the record service.
 import { z } from 'zod';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { noContent, reply } from '#shared/http/reply.ts';
+import { JsonText, noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { assertMayWriteRecords } from './record-access.ts';
 import {
   createRecords,
+  createRecordsAsJson,
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
@@ -82,7 +83,11 @@ export const createRecordsRoute = defineRoute({
   body: recordsBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => ({ data: await createRecords(ctx.runtime.db, await tableFor(ctx, params, true), body) }),
+  handler: async (ctx, { params, body }) => {
+    const table = await tableFor(ctx, params, true);
+    if (!Array.isArray(body)) return { data: await createRecords(ctx.runtime.db, table, body) };
+    return new JsonText(`{"data":${await createRecordsAsJson(ctx.runtime.db, table, body)}}`);
+  },
 });
 
 export const upsertRecordsRoute = defineRoute({

@@ -2,7 +2,7 @@
 // create (single and bulk), upsert, patch (single and bulk) and delete (one, by ids, by filter).
 // Validation happens before any write; database unique and foreign-key violations come back in the
 // same `Validation failed` shape, naming the field.
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
@@ -131,6 +131,20 @@ export async function createRecords(db: Queryable, table: TableDescriptor, body:
   const rows = prepared(table, items, many);
   const created = recordsOf(await mappingConstraints(table, () => db.rows(insertSql(table, rows))));
   return many ? created : created[0]!;
+}
+
+/**
+ * Creates the records of an array in one statement (all or nothing), as createRecords does, and
+ * answers them as JSON text made by the database: a batch of thousands is never parsed into objects
+ * here only to be serialized again.
+ */
+export async function createRecordsAsJson(db: Queryable, table: TableDescriptor, items: unknown[]): Promise<string> {
+  if (items.length === 0) return '[]';
+  const rows = prepared(table, items, true);
+  const [row] = await mappingConstraints(table, () =>
+    db.rows<{ records: string }>(sql`with created as (${insertSql(table, rows)}) select coalesce(json_agg(record), '[]')::text as records from created`),
+  );
+  return row!.records;
 }
 
 export interface UpsertResult {
