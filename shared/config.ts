@@ -18,6 +18,12 @@ const commaList = z
 
 const seconds = z.coerce.number().int().positive();
 
+/**
+ * API Gateway hands Lambda at most 6 MB of payload each way, and binary bodies travel base64-encoded
+ * (4 bytes per 3): 4 MiB of bytes is 5.6 MB encoded, which leaves room for headers and the envelope.
+ */
+export const LAMBDA_DIRECT_TRANSFER_MAX_BYTES = 4 * 1024 * 1024;
+
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -55,6 +61,18 @@ const settingsSchema = z.object({
     .default(32768),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   REQUEST_LOG: booleanFlag.default(true),
+  OBJECT_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
+    .optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  PRESIGNED_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(900),
+  DIRECT_TRANSFER_MAX_BYTES: z.coerce.number().int().positive().optional(),
 });
 
 export interface Config {
@@ -91,8 +109,35 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
-  /** Where object bytes live: files under DATA_DIR/objects (the embedded default). */
-  objectStore: { backend: 'filesystem'; root: string };
+  /** Where object bytes live: files under DATA_DIR/objects (the embedded default), or an S3 bucket. */
+  objectStore: FilesystemStoreConfig | S3StoreConfig;
+  /** How object bytes reach clients when they must bypass the API (deployed: Lambda payload limit). */
+  transfers: {
+    /** Lifetime of presigned upload and download URLs. */
+    presignedUrlTtlSeconds: number;
+    /**
+     * Largest object the API carries itself; larger uploads take the presigned flow and larger
+     * downloads redirect to a presigned GET, where the store can presign. Undefined: no limit.
+     */
+    directMaxBytes?: number;
+  };
+}
+
+export interface FilesystemStoreConfig {
+  backend: 'filesystem';
+  root: string;
+}
+
+export interface S3StoreConfig {
+  backend: 's3';
+  bucket: string;
+  region: string;
+  /** Any S3-compatible endpoint (MinIO, s3rver, ...); unset means AWS's own for the region. */
+  endpoint?: string;
+  /** `http://endpoint/bucket/key` rather than `http://bucket.endpoint/key` (most non-AWS servers). */
+  forcePathStyle: boolean;
+  /** Static keys for non-AWS endpoints; unset uses the SDK's chain (the Lambda role when deployed). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 export class ConfigError extends Error {
@@ -114,6 +159,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const s = parsed.data;
+  const combinationProblems = [
+    ...(s.OBJECT_STORE === 's3' && s.S3_BUCKET === undefined ? ['S3_BUCKET: required when OBJECT_STORE is s3'] : []),
+    ...((s.S3_ACCESS_KEY_ID === undefined) !== (s.S3_SECRET_ACCESS_KEY === undefined)
+      ? [`${s.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY'}: required with the other S3 key variable`]
+      : []),
+  ];
+  if (combinationProblems.length > 0) throw new ConfigError(combinationProblems);
   return {
     port: s.PORT,
     host: s.HOST,
@@ -147,6 +199,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
-    objectStore: { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') },
+    objectStore: objectStoreOf(s, env),
+    transfers: {
+      presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,
+      directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
+    },
+  };
+}
+
+function objectStoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): Config['objectStore'] {
+  if (s.OBJECT_STORE === 'filesystem' || s.S3_BUCKET === undefined) {
+    return { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') };
+  }
+  return {
+    backend: 's3',
+    bucket: s.S3_BUCKET,
+    // Lambda sets AWS_REGION; the SDK would read it too, but the presigned URLs need it known here.
+    region: s.S3_REGION ?? env.AWS_REGION ?? 'us-east-1',
+    endpoint: s.S3_ENDPOINT,
+    forcePathStyle: s.S3_FORCE_PATH_STYLE,
+    credentials:
+      s.S3_ACCESS_KEY_ID === undefined || s.S3_SECRET_ACCESS_KEY === undefined
+        ? undefined
+        : { accessKeyId: s.S3_ACCESS_KEY_ID, secretAccessKey: s.S3_SECRET_ACCESS_KEY },
   };
 }

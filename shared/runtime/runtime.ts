@@ -23,17 +23,17 @@ export interface Runtime {
 
 export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db' | 'email' | 'objectStore'>> = {}): Promise<Runtime> {
   configureLogger(config.logLevel);
-  const [db, keys, email] = await Promise.all([
+  const [db, keys, email, objectStore] = await Promise.all([
     ports.db ?? openDatabase(config),
     loadSigningKeys(config),
     ports.email ?? createEmailSender(config),
+    ports.objectStore ?? openObjectStore(config),
   ]);
   const tokens = new TokenIssuer(keys, {
     issuer: config.tokens.issuer,
     accessTtlSeconds: config.tokens.accessTtlSeconds,
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
   });
-  const objectStore = ports.objectStore ?? openObjectStore(config);
   return { config, db, tokens, email, objectStore };
 }
 
