@@ -27,6 +27,11 @@ export class RequestContext {
   principal: Principal | undefined;
   /** The site of a tenant route (routes with `host: 'tenant'` always have one). */
   tenant: Tenant | undefined;
+  /**
+   * Whether the signed-in caller may work on `tenant`. Always true on tenant routes except those
+   * with `access: 'optional'`, which also admit callers without access; false for anonymous callers.
+   */
+  hasSiteAccess = false;
 
   constructor(
     readonly requestId: string,

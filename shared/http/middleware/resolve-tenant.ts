@@ -1,6 +1,9 @@
 // For tenant routes: finds the site from the Host header or X-Tenant, and checks that a signed-in
 // caller may work on it (403 otherwise). An unknown site is 404; no hint at all is 400. The tenant
 // set here is the site row as stored: its schema name never comes from the request.
+// Routes with `access: 'optional'` serve anonymous callers too (public objects), so a signed-in
+// caller without access to the site is not refused here either: `ctx.hasSiteAccess` tells the
+// handler, which grants such a caller no more than an anonymous one.
 import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
 import { canAccessSite, siteStanding } from '#shared/tenancy/site-access.ts';
 import { resolveTenant } from '#shared/tenancy/resolve-tenant.ts';
@@ -26,7 +29,10 @@ export function resolveTenantMiddleware(): ApiMiddleware {
       if (principal !== undefined) {
         // Read with the site in the same query; this call only picks it up.
         const standing = await siteStanding(ctx.runtime.db, tenant, principal.id);
-        if (!canAccessSite(principal, standing)) throw new ForbiddenError('You do not have access to this site.');
+        ctx.hasSiteAccess = canAccessSite(principal, standing);
+        if (!ctx.hasSiteAccess && state.match!.route.access !== 'optional') {
+          throw new ForbiddenError('You do not have access to this site.');
+        }
       }
       ctx.tenant = tenant;
     },
