@@ -1,5 +1,7 @@
 // A handler returns either a body (sent with its route's status) or an HttpReply when the status or
-// headers depend on the outcome (an upsert's 200 or 201, a redirect, a file download).
+// headers depend on the outcome (an upsert's 200 or 201, a redirect, a file download). A reply body
+// may be a Readable: the dev server pipes it, Lambda collects it (see body-streams.ts); give such a
+// reply its `Content-Length` header when the size is known.
 export class HttpReply {
   constructor(
     readonly status: number,

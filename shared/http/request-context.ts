@@ -32,6 +32,11 @@ export class RequestContext {
   tenant: Tenant | undefined;
   /** Set on `deferContext` routes until the handler establishes caller and site. */
   private pending: ContextEstablisher | undefined;
+  /**
+   * Whether the signed-in caller may work on `tenant`. Always true on tenant routes except those
+   * with `access: 'optional'`, which also admit callers without access; false for anonymous callers.
+   */
+  hasSiteAccess = false;
 
   constructor(
     readonly requestId: string,

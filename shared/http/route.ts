@@ -1,6 +1,7 @@
 // The route table entry: everything the in-Lambda router, the CDK routes and the OpenAPI document
 // need to know about one endpoint. Handlers are plain async functions of (context, parsed input).
 import type { ZodType } from 'zod';
+import type { StreamedBody } from './body-streams.ts';
 import type { RequestContext } from './request-context.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -45,6 +46,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
+  /**
+   * The body is not parsed: the handler gets it as a StreamedBody (file uploads). The dev server
+   * then does not buffer it, so an upload of any size passes through with bounded memory.
+   */
+  streamBody?: boolean;
   envelope: EnvelopeKind;
   errorStyle?: ErrorStyle;
   /**
@@ -66,6 +72,13 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
   route: Route<P, Q, B, R>,
 ): AnyRoute {
   return route as unknown as AnyRoute;
+}
+
+/** A route whose body arrives as a stream (see `streamBody`) instead of parsed JSON. */
+export function defineStreamingRoute<P = Record<string, never>, Q = Record<string, never>, R = unknown>(
+  route: Omit<Route<P, Q, StreamedBody, R>, 'body' | 'streamBody'>,
+): AnyRoute {
+  return { ...route, streamBody: true } as unknown as AnyRoute;
 }
 
 /** Every concrete path a route answers on. */

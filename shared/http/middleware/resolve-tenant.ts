@@ -3,6 +3,9 @@
 // set here is the site row as stored: its schema name never comes from the request.
 // A signed-in caller is read together with the site in one statement; routes marked
 // `deferContext` run that statement themselves (`ctx.establish`), fusing their own read into it.
+// Routes with `access: 'optional'` serve anonymous callers too (public objects), so a signed-in
+// caller without access to the site is not refused here either: `ctx.hasSiteAccess` tells the
+// handler, which grants such a caller no more than an anonymous one.
 import type { SQL } from 'drizzle-orm';
 import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
 import { canAccessSite, siteStanding } from '#shared/tenancy/site-access.ts';
@@ -41,9 +44,8 @@ async function establishSignedIn(ctx: RequestContext, claims: TokenClaims, hint:
   ctx.principal = principal;
   assertRouteAccess(principal, access);
   const tenant = foundTenant(context.lookup);
-  if (!canAccessSite(principal, await siteStanding(db, tenant, principal.id))) {
-    throw new ForbiddenError('You do not have access to this site.');
-  }
+  ctx.hasSiteAccess = canAccessSite(principal, await siteStanding(db, tenant, principal.id));
+  if (!ctx.hasSiteAccess && access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
   ctx.tenant = tenant;
   return context.fused;
 }
