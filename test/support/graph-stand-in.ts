@@ -45,8 +45,8 @@ export interface GraphStandIn {
   env(extra?: Record<string, string>): Record<string, string>;
   /** The SharePoint site of a Tessera site, as the default naming rule finds it. */
   provisionSite(siteSlug: string, options?: { drive?: boolean }): StandInSite;
-  /** The next `times` requests whose `METHOD /path` matches answer `status`. */
-  failNext(match: RegExp, status?: number, times?: number): void;
+  /** The next `times` requests whose `METHOD /path` matches answer `status` (with `headers`). */
+  failNext(match: RegExp, status?: number, times?: number, headers?: Record<string, string>): void;
   /** Invalidates every token handed out, as a revoked or rotated secret would. */
   revokeTokens(): void;
   /** The stored file at a storage key in a site's library. */
@@ -78,7 +78,7 @@ function decodePath(raw: string): string {
 
 export async function startGraphStandIn(): Promise<GraphStandIn> {
   const tokens = new Set<string>();
-  const failures: Array<{ match: RegExp; status: number; remaining: number }> = [];
+  const failures: Array<{ match: RegExp; status: number; remaining: number; headers: Record<string, string> }> = [];
   const uploads = new Map<string, { driveId: string; path: string; received: Buffer[]; next: number }>();
   const copies = new Map<string, { polls: number; resourceId: string; run: () => string }>();
   let baseUrl = '';
@@ -276,7 +276,7 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
     const failure = failures.find((candidate) => candidate.remaining > 0 && candidate.match.test(`${method} ${decodePath(url.pathname)}`));
     if (failure !== undefined) {
       failure.remaining -= 1;
-      send({ status: failure.status, body: { error: { code: 'serviceNotAvailable', message: 'Injected failure' } } });
+      send({ status: failure.status, headers: failure.headers, body: { error: { code: failure.status === 429 ? 'activityLimitReached' : 'serviceNotAvailable', message: 'Injected failure' } } });
       return;
     }
     if (method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname)) {
@@ -332,8 +332,8 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
     }),
     provisionSite: (siteSlug: string, options: { drive?: boolean } = {}) =>
       standIn.state.addSite(STAND_IN_HOSTNAME, `/sites/tessera-${siteSlug}`, options.drive ?? true),
-    failNext: (match: RegExp, status = 503, times = 1) => {
-      failures.push({ match, status, remaining: times });
+    failNext: (match: RegExp, status = 503, times = 1, headers: Record<string, string> = {}) => {
+      failures.push({ match, status, remaining: times, headers });
     },
     revokeTokens: () => tokens.clear(),
     file: (site: StandInSite, key: string) => (site.driveId === undefined ? undefined : standIn.state.itemAt(site.driveId, `/${key}`)),

@@ -44,6 +44,9 @@ export interface GraphRequest {
   redirect?: 'follow' | 'manual';
 }
 
+/** A throttled request is retried once when Graph asks for a pause no longer than this. */
+const MAX_THROTTLE_WAIT_SECONDS = 2;
+
 /** Refresh this long before the token's stated expiry, so a token never dies mid-request. */
 const EXPIRY_MARGIN_MS = 60_000;
 
@@ -117,7 +120,8 @@ export class GraphClient {
 
   /**
    * Sends one request and answers the response whatever its status (the caller decides what a 404
-   * means); a 401 gets one retry with a fresh token, as a token can be revoked before its expiry.
+   * means); a 401 gets one retry with a fresh token, as a token can be revoked before its expiry,
+   * and a 429 one retry after a short Retry-After.
    */
   async call(method: string, pathOrUrl: string, options: GraphRequest = {}): Promise<Response> {
     const label = `${method} ${pathOrUrl.split('?')[0]}`;
@@ -140,6 +144,14 @@ export class GraphClient {
       });
     };
     const response = await attempt();
+    if (response.status === 429) {
+      // Throttled: one more try after the pause Graph asks for, when it is short enough to wait out.
+      const pause = Number(response.headers.get('retry-after') ?? '1');
+      if (!Number.isFinite(pause) || pause > MAX_THROTTLE_WAIT_SECONDS) return response;
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(pause, 0) * 1000));
+      return attempt();
+    }
     if (response.status !== 401 || options.anonymous) return response;
     await response.body?.cancel();
     this.token = undefined;

@@ -182,6 +182,16 @@ describe('document-library object store', () => {
     expect(standIn.tokensIssued).toBe(issued + 1);
   });
 
+  it('waits out one short throttling answer and gives up on a long one', async () => {
+    standIn.failNext(/^GET \/v1\.0\/drives\/.+\/root:\/b1\/report\.txt$/, 429, 1, { 'retry-after': '0' });
+    const retried = await acme.store.head('b1/report.txt');
+    standIn.failNext(/^GET \/v1\.0\/drives\/.+\/root:\/b1\/report\.txt$/, 429, 1, { 'retry-after': '120' });
+    const throttled = await acme.store.head('b1/report.txt').catch((error: unknown) => error);
+
+    expect(retried?.size).toBeGreaterThan(0);
+    expect(throttled).toMatchObject({ status: 502, code: 'BAD_REQUEST', graphStatus: 429 });
+  });
+
   it('turns a Graph 5xx and an unreachable Graph into 502 BAD_REQUEST', async () => {
     standIn.failNext(/^GET \/v1\.0\/drives\/.+\/root:\/b1\/report\.txt$/, 500, 1);
     const failed = await acme.store.head('b1/report.txt').catch((error: unknown) => error);
