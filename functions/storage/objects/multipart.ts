@@ -65,6 +65,9 @@ export function readMultipart<T>(body: StreamedBody, limits: MultipartLimits, on
         return;
       }
       const through = new PassThrough();
+      // A failure may come before the consumer pipes the stream anywhere; the stream keeps it (its
+      // consumer's pipeline reports it), so it must not also surface as an unhandled 'error'.
+      through.on('error', () => undefined);
       file.on('error', (error) => through.destroy(error));
       file.pipe(through);
       // Whatever the consumer does with its stream, the parser must get to the end of the part.

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite } from '#test/support/storage.ts';
 
 interface Listed {
+  uuid: string;
   file_path: string;
   size: number;
   created_at: string;
