@@ -1,5 +1,39 @@
 // Route table of the storage group: an app's buckets and their objects, on tenant hosts.
 import type { AnyRoute } from '#shared/http/route.ts';
 import { createBucketRoute, deleteBucketRoute, getBucketRoute, listBucketsRoute, patchBucketRoute } from './buckets/bucket-routes.ts';
+import {
+  batchDeleteRoute,
+  deleteObjectRoute,
+  downloadObjectRoute,
+  listObjectsRoute,
+  patchObjectRoute,
+  searchObjectsRoute,
+} from './objects/object-routes.ts';
+import {
+  batchUploadRoute,
+  copyObjectRoute,
+  legacyUploadRoute,
+  moveObjectRoute,
+  postObjectRoute,
+  putObjectRoute,
+} from './objects/upload-routes.ts';
 
-export const storageRoutes: readonly AnyRoute[] = [listBucketsRoute, createBucketRoute, getBucketRoute, patchBucketRoute, deleteBucketRoute];
+export const storageRoutes: readonly AnyRoute[] = [
+  listBucketsRoute,
+  createBucketRoute,
+  getBucketRoute,
+  patchBucketRoute,
+  deleteBucketRoute,
+  listObjectsRoute,
+  legacyUploadRoute,
+  batchUploadRoute,
+  batchDeleteRoute,
+  searchObjectsRoute,
+  copyObjectRoute,
+  moveObjectRoute,
+  downloadObjectRoute,
+  patchObjectRoute,
+  deleteObjectRoute,
+  putObjectRoute,
+  postObjectRoute,
+];

@@ -69,6 +69,9 @@ function streamsBody(group: LoadedGroup, method: string, path: string): boolean 
  */
 function bodyStream(request: IncomingMessage): PassThrough {
   const stream = new PassThrough();
+  // The handler may not be reading yet when the client breaks off; the stream keeps the error for
+  // whoever reads it, so it must not also surface as an unhandled 'error' that ends the server.
+  stream.on('error', () => undefined);
   request.on('error', (error) => stream.destroy(error));
   request.on('close', () => {
     if (!request.complete) stream.destroy(new Error('The client broke off the request body'));

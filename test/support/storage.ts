@@ -20,7 +20,7 @@ export interface BinaryRequest {
   body?: Buffer | string | Readable;
 }
 
-/** One HTTP request with a raw body; the answer's bytes as they came. */
+/** One HTTP request with a raw body and a raw path; the answer's bytes as they came. */
 export function sendBinary(baseUrl: string, method: string, path: string, options: BinaryRequest = {}): Promise<BinaryResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -28,8 +28,10 @@ export function sendBinary(baseUrl: string, method: string, path: string, option
   if ((Buffer.isBuffer(body) || typeof body === 'string') && headers['content-length'] === undefined) {
     headers['content-length'] = String(Buffer.byteLength(body));
   }
+  // The path goes out exactly as given: a URL would resolve `..` and `%2e%2e` segments first.
+  const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(`${baseUrl}${path}`, { method, headers }, (incoming) => {
+    const outgoing = httpRequest({ hostname, port, path, method, headers }, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('end', () => {

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isActiveContent,
+  isMimePattern,
+  isOfficeEditable,
+  mimeEssence,
+  mimeTypeAllowed,
+  uploadMimeType,
+} from '#functions/storage/mime-rules.ts';
+
+describe('MIME patterns of allow-lists', () => {
+  it.each(['image/png', 'image/*', '*/*', 'application/vnd.ms-excel', 'application/ld+json', 'x-world/x-3dmf', 'IMAGE/PNG', '3gpp/video.v2'])(
+    'accepts %s',
+    (pattern) => {
+      expect(isMimePattern(pattern)).toBe(true);
+    },
+  );
+
+  it.each(['image', 'image/', '/png', '*/png', '*', '**/*', 'image/**', '-image/png', 'image/-png', '.a/b', 'image/pn g', 'image/png;q=1', 'image/png ', ' image/png', 'im_age/png', 'a/b/c', ''])(
+    'refuses %j',
+    (pattern) => {
+      expect(isMimePattern(pattern)).toBe(false);
+    },
+  );
+});
+
+describe('matching a type against an allow-list', () => {
+  it('admits everything when the list is empty or holds */*', () => {
+    expect(mimeTypeAllowed('application/x-anything', [])).toBe(true);
+    expect(mimeTypeAllowed('application/x-anything', ['image/png', '*/*'])).toBe(true);
+  });
+
+  it('admits any subtype under type/* and only that type', () => {
+    expect(mimeTypeAllowed('image/webp', ['image/*'])).toBe(true);
+    expect(mimeTypeAllowed('video/webm', ['image/*'])).toBe(false);
+    expect(mimeTypeAllowed('imagex/png', ['image/*'])).toBe(false);
+  });
+
+  it('matches exact entries whatever their case, and nothing else', () => {
+    expect(mimeTypeAllowed('application/pdf', ['Application/PDF'])).toBe(true);
+    expect(mimeTypeAllowed('application/pdfx', ['application/pdf'])).toBe(false);
+    expect(mimeTypeAllowed('text/plain', ['application/pdf', 'image/*'])).toBe(false);
+  });
+});
+
+describe('the type an upload is stored with', () => {
+  it('reads the essence of a Content-Type, lowercase, without parameters', () => {
+    expect(mimeEssence('Text/HTML; charset=UTF-8')).toBe('text/html');
+    expect(mimeEssence('not a type')).toBeUndefined();
+    expect(mimeEssence('text/')).toBeUndefined();
+  });
+
+  it('takes the sent type, or the one the name suggests when none or octet-stream was sent', () => {
+    expect(uploadMimeType('image/png', 'a.txt')).toBe('image/png');
+    expect(uploadMimeType(undefined, 'a.txt')).toBe('text/plain');
+    expect(uploadMimeType('application/octet-stream', 'slides.pptx')).toBe(
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    );
+    expect(uploadMimeType('', 'noextension')).toBe('application/octet-stream');
+    expect(uploadMimeType('garbage', 'a.txt')).toBeUndefined();
+  });
+});
+
+describe('what a type means when served', () => {
+  it.each(['text/html', 'image/svg+xml', 'application/xhtml+xml', 'text/javascript', 'application/javascript', 'application/xml', 'text/xml', 'application/rss+xml'])(
+    '%s is active content',
+    (type) => {
+      expect(isActiveContent(type)).toBe(true);
+    },
+  );
+
+  it.each(['text/plain', 'image/png', 'application/pdf', 'application/json', 'text/css', 'video/mp4'])('%s is not active content', (type) => {
+    expect(isActiveContent(type)).toBe(false);
+  });
+
+  it('knows the Office types a browser can edit', () => {
+    expect(isOfficeEditable('application/vnd.openxmlformats-officedocument.wordprocessingml.document')).toBe(true);
+    expect(isOfficeEditable('application/msword')).toBe(true);
+    expect(isOfficeEditable('application/vnd.ms-excel')).toBe(true);
+    expect(isOfficeEditable('application/vnd.ms-powerpoint')).toBe(true);
+    expect(isOfficeEditable('application/pdf')).toBe(false);
+  });
+});
