@@ -7,7 +7,7 @@ import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
-export type GroupCapability = 'email' | 'secrets-key';
+export type GroupCapability = 'email' | 'secrets-key' | 'object-store';
 
 export interface EndpointGroup {
   name: string;
