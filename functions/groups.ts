@@ -5,6 +5,7 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
 export type GroupCapability = 'email' | 'secrets-key' | 'object-store';
@@ -41,5 +42,13 @@ export const endpointGroups: readonly EndpointGroup[] = [
     routes: dataRoutes,
     uses: [],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
+  },
+  {
+    name: 'storage',
+    entry: 'functions/storage/handler.ts',
+    routes: storageRoutes,
+    // Object bytes: the filesystem locally, S3 when deployed.
+    uses: ['object-store'],
+    loadHandler: async () => (await import('./storage/handler.ts')).handler,
   },
 ];

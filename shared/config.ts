@@ -73,6 +73,18 @@ const settingsSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   PRESIGNED_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(900),
   DIRECT_TRANSFER_MAX_BYTES: z.coerce.number().int().positive().optional(),
+  GRAPH_API_URL: z.string().url().default('https://graph.microsoft.com/v1.0'),
+  GRAPH_TOKEN_URL: z.string().url().optional(),
+  GRAPH_TENANT_ID: z.string().min(1).optional(),
+  GRAPH_CLIENT_ID: z.string().min(1).optional(),
+  GRAPH_CLIENT_SECRET: z.string().min(1).optional(),
+  GRAPH_CLIENT_SECRET_ARN: z.string().min(1).optional(),
+  GRAPH_SITE_HOSTNAME: z.string().min(1).optional(),
+  GRAPH_SITE_PATH: z.string().startsWith('/').includes('{site}', { message: 'must contain {site}' }).default('/sites/tessera-{site}'),
+  GRAPH_GUEST_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(8000),
+  GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
+  GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
 });
 
 export interface Config {
@@ -121,6 +133,8 @@ export interface Config {
      */
     directMaxBytes?: number;
   };
+  /** Microsoft Graph behind document-library buckets; undefined when not configured (such buckets are refused). */
+  documentLibrary?: DocumentLibraryConfig;
 }
 
 export interface FilesystemStoreConfig {
@@ -138,6 +152,26 @@ export interface S3StoreConfig {
   forcePathStyle: boolean;
   /** Static keys for non-AWS endpoints; unset uses the SDK's chain (the Lambda role when deployed). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export interface DocumentLibraryConfig {
+  /** Graph base URL, version included (`https://graph.microsoft.com/v1.0`). */
+  apiUrl: string;
+  /** OAuth 2.0 token endpoint of the client-credentials grant. */
+  tokenUrl: string;
+  clientId: string;
+  /** Inline, or read from Secrets Manager on first use. */
+  clientSecret: { value?: string; secretArn?: string };
+  /** SharePoint host of the tenants' sites (`contoso.sharepoint.com`). */
+  siteHostname: string;
+  /** Server-relative path of a tenant's site, `{site}` standing for the Tessera site slug. */
+  sitePathTemplate: string;
+  /** How long a call waits for a newly invited guest to become resolvable, and how often it looks. */
+  guestWaitMs: number;
+  guestPollMs: number;
+  requestTimeoutMs: number;
+  /** Where a guest lands after redeeming an invitation (required by Graph, never mailed here). */
+  inviteRedirectUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -166,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : []),
   ];
   if (combinationProblems.length > 0) throw new ConfigError(combinationProblems);
+  const documentLibrary = documentLibraryConfig(s);
+  if (documentLibrary instanceof ConfigError) throw documentLibrary;
   return {
     port: s.PORT,
     host: s.HOST,
@@ -204,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,
       directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
     },
+    documentLibrary,
   };
 }
 
@@ -222,5 +259,35 @@ function objectStoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv
       s.S3_ACCESS_KEY_ID === undefined || s.S3_SECRET_ACCESS_KEY === undefined
         ? undefined
         : { accessKeyId: s.S3_ACCESS_KEY_ID, secretAccessKey: s.S3_SECRET_ACCESS_KEY },
+  };
+}
+
+/**
+ * The document library is configured by its client id, secret, token endpoint (or tenant id) and
+ * SharePoint host together: none of them means "not configured", some of them is a mistake.
+ */
+function documentLibraryConfig(s: z.infer<typeof settingsSchema>): DocumentLibraryConfig | undefined | ConfigError {
+  const required: Record<string, unknown> = {
+    GRAPH_CLIENT_ID: s.GRAPH_CLIENT_ID,
+    'GRAPH_CLIENT_SECRET or GRAPH_CLIENT_SECRET_ARN': s.GRAPH_CLIENT_SECRET ?? s.GRAPH_CLIENT_SECRET_ARN,
+    'GRAPH_TENANT_ID or GRAPH_TOKEN_URL': s.GRAPH_TENANT_ID ?? s.GRAPH_TOKEN_URL,
+    GRAPH_SITE_HOSTNAME: s.GRAPH_SITE_HOSTNAME,
+  };
+  const missing = Object.keys(required).filter((name) => required[name] === undefined);
+  if (missing.length === Object.keys(required).length) return undefined;
+  if (missing.length > 0) {
+    return new ConfigError(missing.map((name) => `${name}: required to configure the document library`));
+  }
+  return {
+    apiUrl: s.GRAPH_API_URL.replace(/\/+$/, ''),
+    tokenUrl: s.GRAPH_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(s.GRAPH_TENANT_ID!)}/oauth2/v2.0/token`,
+    clientId: s.GRAPH_CLIENT_ID!,
+    clientSecret: { value: s.GRAPH_CLIENT_SECRET, secretArn: s.GRAPH_CLIENT_SECRET_ARN },
+    siteHostname: s.GRAPH_SITE_HOSTNAME!,
+    sitePathTemplate: s.GRAPH_SITE_PATH,
+    guestWaitMs: s.GRAPH_GUEST_WAIT_MS,
+    guestPollMs: s.GRAPH_GUEST_POLL_MS,
+    requestTimeoutMs: s.GRAPH_REQUEST_TIMEOUT_MS,
+    inviteRedirectUrl: s.GRAPH_INVITE_REDIRECT_URL ?? s.CONSOLE_URL,
   };
 }

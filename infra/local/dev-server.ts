@@ -1,8 +1,13 @@
 // The local HTTP front: turns each request into the API Gateway event the deployed Lambda would get
-// and calls the same group handler, so local behaviour is the deployed behaviour.
+// and calls the same group handler, so local behaviour is the deployed behaviour. Where a route
+// streams (file uploads and downloads), the body goes to the handler unbuffered and a stream reply
+// is piped to the socket, so files of any size pass with bounded memory.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { endpointGroups } from '#functions/groups.ts';
+import { openStreamingChannel, takeReplyStream } from '#shared/http/body-streams.ts';
 import { errorBody } from '#shared/http/envelopes.ts';
 import { NotFoundError, PayloadTooLargeError, type AppError } from '#shared/errors.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
@@ -48,27 +53,66 @@ function sendError(response: ServerResponse, error: AppError): void {
   response.end(JSON.stringify(errorBody(error, 'generic')));
 }
 
+/** Whether the route this request reaches takes its body as a stream (unknown routes do not). */
+function streamsBody(group: LoadedGroup, method: string, path: string): boolean {
+  try {
+    return group.router.match(method, path).route.streamBody === true;
+  } catch {
+    return false; // the handler answers the 404 or 405 itself
+  }
+}
+
+/**
+ * The request body as a stream the handler may consume or abandon. A PassThrough stands between:
+ * a handler that gives up on the body destroys only it, never the socket, so its answer still
+ * reaches the client; a client that breaks off fails it, so the handler does not wait forever.
+ */
+function bodyStream(request: IncomingMessage): PassThrough {
+  const stream = new PassThrough();
+  request.on('error', (error) => stream.destroy(error));
+  request.on('close', () => {
+    if (!request.complete) stream.destroy(new Error('The client broke off the request body'));
+  });
+  request.pipe(stream);
+  return stream;
+}
+
 async function serve(groups: LoadedGroup[], request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = request.url ?? '/';
   const path = url.split('?', 1)[0]!;
+  const method = (request.method ?? 'GET').toUpperCase();
   const group = groups.find((candidate) => candidate.router.handles(path));
   if (group === undefined) {
     sendError(response, new NotFoundError());
     return;
   }
-  const body = await readBody(request);
+  const requestStream = streamsBody(group, method, path) ? bodyStream(request) : undefined;
   const event = gatewayEvent({
-    method: request.method ?? 'GET',
+    method,
     url,
     headers: { ...request.headers, 'x-forwarded-proto': 'http' },
-    body,
+    body: requestStream === undefined ? await readBody(request) : undefined,
     sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''),
   });
+  openStreamingChannel(event, requestStream);
   const result = await group.handler(event, lambdaContext(group.name));
+  if (requestStream !== undefined && !request.readableEnded) {
+    // The handler answered without reading the whole body (a refused upload): read the rest off
+    // the wire and drop it, so the client gets the answer and the connection stays usable.
+    request.unpipe(requestStream);
+    request.resume();
+  }
+  const replyStream = takeReplyStream(event);
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   if (result.cookies !== undefined && result.cookies.length > 0) headers['Set-Cookie'] = result.cookies;
   response.writeHead(result.statusCode ?? 200, headers);
+  if (replyStream !== undefined && result.body === undefined) {
+    // A broken-off download ends here: the client is gone, the file stream is closed by pipeline.
+    await pipeline(replyStream, response).catch(() => undefined);
+    return;
+  }
+  replyStream?.destroy();
   response.end(result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
 }
 

@@ -134,4 +134,75 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index schema_operations_datatable on ${schema}.schema_operations (datatable_id, created_at)`,
     ],
   },
+  {
+    version: 4,
+    name: 'storage buckets and objects',
+    statements: (schema) => [
+      // `storage_provider` picks the store of a bucket's bytes; objects copy only between buckets of
+      // the same provider. Apps are only soft-deleted, and a bucket must be emptied through the API
+      // (which removes its files), so nothing cascades here.
+      sql`create table ${schema}.buckets (
+        id serial primary key,
+        uuid uuid not null unique default gen_random_uuid(),
+        app_id integer not null references ${schema}.apps (id) on delete restrict,
+        name varchar(255) not null,
+        slug varchar(100) not null,
+        visibility varchar(10) not null default 'private' check (visibility in ('private', 'public')),
+        file_size_limit bigint not null default 52428800 check (file_size_limit > 0),
+        allowed_mime_types text[] not null default '{}',
+        app_category varchar(20) not null check (app_category in ('assets', 'attachments')),
+        storage_provider varchar(30) not null default 'object_store'
+          check (storage_provider in ('object_store', 'document_library')),
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        created_by integer,
+        modified_by integer,
+        unique (app_id, slug)
+      )`,
+      sql`create index buckets_app_visibility on ${schema}.buckets (app_id, visibility)`,
+      sql`create index buckets_app_category on ${schema}.buckets (app_id, app_category)`,
+      // `storage_key` is the service's own opaque key of the bytes, never the client's path; a
+      // replaced upload gets a new key. `pending` rows are uploads still on their way (presigned
+      // flow): no list, search or download sees them.
+      sql`create table ${schema}.objects (
+        id serial primary key,
+        uuid uuid not null unique default gen_random_uuid(),
+        bucket_id integer not null references ${schema}.buckets (id) on delete restrict,
+        filename varchar(255) not null,
+        file_path varchar(1024) not null,
+        storage_key varchar(512) not null unique,
+        size bigint not null default 0 check (size >= 0),
+        mimetype varchar(255) not null,
+        etag varchar(200) not null default '',
+        metadata jsonb not null default '{}'::jsonb,
+        visibility varchar(10) check (visibility in ('private', 'public')),
+        upload_status varchar(10) not null default 'complete' check (upload_status in ('complete', 'pending')),
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        created_by integer,
+        modified_by integer,
+        unique (bucket_id, file_path)
+      )`,
+      // The list filters and orderings: prefix matches (text_pattern_ops serves LIKE 'p%' under any
+      // collation), sizes, dates, types and owners, each within one bucket.
+      sql`create index objects_bucket_path_prefix on ${schema}.objects (bucket_id, file_path text_pattern_ops)`,
+      sql`create index objects_bucket_created on ${schema}.objects (bucket_id, created_at)`,
+      sql`create index objects_bucket_updated on ${schema}.objects (bucket_id, updated_at)`,
+      sql`create index objects_bucket_size on ${schema}.objects (bucket_id, size)`,
+      sql`create index objects_bucket_filename on ${schema}.objects (bucket_id, filename)`,
+      sql`create index objects_bucket_mimetype on ${schema}.objects (bucket_id, mimetype)`,
+      sql`create index objects_bucket_owner on ${schema}.objects (bucket_id, created_by)`,
+      // Stored bytes no record points at any more (a replaced upload, a deleted object): written in
+      // the transaction that drops the reference, removed from storage after it commits. A row that
+      // outlives a storage failure is retried by later deletes in its bucket and by bucket delete,
+      // so bytes are never orphaned. No foreign key: the bucket may be gone before a retry.
+      sql`create table ${schema}.object_discards (
+        id bigserial primary key,
+        bucket_id integer not null,
+        storage_key varchar(512) not null,
+        created_at timestamptz not null default now()
+      )`,
+      sql`create index object_discards_bucket on ${schema}.object_discards (bucket_id, id)`,
+    ],
+  },
 ];

@@ -3,9 +3,11 @@
 // resolution → dispatch.
 // (middy runs onError in reverse order of use, so CORS comes before error rendering to decorate
 // the rendered error; see ../shared/STACK.md.)
+import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { HttpReply } from './reply.ts';
+import { deliverReplyStream } from './body-streams.ts';
+import { HttpReply, JsonText } from './reply.ts';
 import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
 import { authenticateMiddleware } from './middleware/authenticate.ts';
@@ -26,6 +28,9 @@ export function toApiResult(result: unknown, defaultStatus: number): ApiResult {
   if (reply.status === 204 || reply.body === undefined) {
     return { statusCode: reply.status, headers: { 'Cache-Control': 'no-store', ...reply.headers } };
   }
+  if (reply.body instanceof JsonText) {
+    return { statusCode: reply.status, headers: { ...JSON_HEADERS, ...reply.headers }, body: reply.body.text };
+  }
   if (Buffer.isBuffer(reply.body)) {
     return {
       statusCode: reply.status,
@@ -37,6 +42,15 @@ export function toApiResult(result: unknown, defaultStatus: number): ApiResult {
   return { statusCode: reply.status, headers: { ...JSON_HEADERS, ...reply.headers }, body: JSON.stringify(reply.body) };
 }
 
+/** A reply whose body is a stream: piped by a streaming caller, else collected for the gateway. */
+async function toStreamedResult(event: APIGatewayProxyEventV2, reply: HttpReply, body: Readable): Promise<ApiResult> {
+  const length = reply.headers['Content-Length'];
+  const collected = await deliverReplyStream(event, body, length === undefined ? undefined : Number(length));
+  const headers = { 'Cache-Control': 'no-store', ...reply.headers };
+  if (collected === undefined) return { statusCode: reply.status, headers };
+  return { statusCode: reply.status, headers, body: collected.toString('base64'), isBase64Encoded: true };
+}
+
 async function dispatch(event: APIGatewayProxyEventV2): Promise<ApiResult> {
   const state = stateOfEvent(event);
   const { route } = state.match!;
@@ -46,6 +60,7 @@ async function dispatch(event: APIGatewayProxyEventV2): Promise<ApiResult> {
     query: input.query as never,
     body: input.body as never,
   });
+  if (result instanceof HttpReply && result.body instanceof Readable) return toStreamedResult(event, result, result.body);
   return toApiResult(result, route.status ?? 200);
 }
 

@@ -1,6 +1,7 @@
 // The route table entry: everything the in-Lambda router, the CDK routes and the OpenAPI document
 // need to know about one endpoint. Handlers are plain async functions of (context, parsed input).
 import type { ZodType } from 'zod';
+import type { StreamedBody } from './body-streams.ts';
 import type { RequestContext } from './request-context.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -45,8 +46,19 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
+  /**
+   * The body is not parsed: the handler gets it as a StreamedBody (file uploads). The dev server
+   * then does not buffer it, so an upload of any size passes through with bounded memory.
+   */
+  streamBody?: boolean;
   envelope: EnvelopeKind;
   errorStyle?: ErrorStyle;
+  /**
+   * Tenant routes only: the pipeline verifies the token but leaves reading the caller and the site to
+   * the handler, which must call `ctx.establish()` first and may fuse its own read into that one
+   * statement (the record reads, where the round trip is most of the cost).
+   */
+  deferContext?: boolean;
   /** Status of a plain (non-HttpReply) result; 200 unless given. */
   status?: number;
   handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;
@@ -60,6 +72,13 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
   route: Route<P, Q, B, R>,
 ): AnyRoute {
   return route as unknown as AnyRoute;
+}
+
+/** A route whose body arrives as a stream (see `streamBody`) instead of parsed JSON. */
+export function defineStreamingRoute<P = Record<string, never>, Q = Record<string, never>, R = unknown>(
+  route: Omit<Route<P, Q, StreamedBody, R>, 'body' | 'streamBody'>,
+): AnyRoute {
+  return { ...route, streamBody: true } as unknown as AnyRoute;
 }
 
 /** Every concrete path a route answers on. */

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { ORGANIZATION_PERMISSIONS } from '../access/organization-access.ts';
-import { flagQuery, orderingQuery, tristateQuery } from './organization-schemas.ts';
+import { flagQuery, orderingQuery, tristateQuery } from '#shared/http/query-params.ts';
 
 export const MEMBER_ORDERING_FIELDS = ['username', 'email', 'first_name', 'last_name', 'date_joined', 'is_admin', 'is_owner', 'created_at'] as const;
 export type MemberOrderingField = (typeof MEMBER_ORDERING_FIELDS)[number];

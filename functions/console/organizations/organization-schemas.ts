@@ -1,33 +1,7 @@
 // Request shapes of the organizations endpoints (organizations, members, invitations).
 import { z } from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
-
-/** Turns `ordering=-name,slug` into terms over a fixed set of fields; anything else is a 400. */
-export function orderingQuery<F extends string>(fields: readonly F[], aliases: Record<string, F> = {}) {
-  return z.string().transform((value, ctx): Array<{ field: F; descending: boolean }> => {
-    const parsed: Array<{ field: F; descending: boolean }> = [];
-    for (const term of value.split(',').map((item) => item.trim()).filter((item) => item !== '')) {
-      const name = term.replace(/^-/, '');
-      const field = (fields as readonly string[]).includes(name) ? (name as F) : aliases[name];
-      if (field === undefined) {
-        ctx.addIssue({ code: 'custom', message: `Unknown ordering field "${name}". Choose from: ${fields.join(', ')}.` });
-        return z.NEVER;
-      }
-      parsed.push({ field, descending: term.startsWith('-') });
-    }
-    return parsed;
-  });
-}
-
-/** `true`/`1`, `false`/`0`, or `all`/`*` (no filter, read as undefined). */
-export function tristateQuery(defaultValue: 'true' | 'false') {
-  return z
-    .enum(['true', '1', 'false', '0', 'all', '*'])
-    .default(defaultValue)
-    .transform((value) => (value === 'all' || value === '*' ? undefined : value === 'true' || value === '1'));
-}
-
-export const flagQuery = z.enum(['true', '1', 'false', '0']).transform((value) => value === 'true' || value === '1');
+import { orderingQuery, tristateQuery } from '#shared/http/query-params.ts';
 
 export const ORGANIZATION_ORDERING_FIELDS = ['name', 'slug', 'created', 'modified', 'is_active'] as const;
 export type OrganizationOrderingField = (typeof ORGANIZATION_ORDERING_FIELDS)[number];

@@ -1,11 +1,6 @@
 // The app and datasource bodies of the spec, built from repository rows.
+import { isoTime } from '#shared/db/row-values.ts';
 import type { AppRow, DatasourceRow } from './app-repository.ts';
-
-/** Both drivers answer timestamps as Date; text is accepted too. */
-export function isoTime(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  return (value instanceof Date ? value : new Date(String(value))).toISOString();
-}
 
 export function appListItem(app: AppRow) {
   return {

@@ -1,5 +1,5 @@
 // The datatable bodies of the spec, with the derived fields computed from the compiled schema.
-import { isoTime } from '../apps/app-representation.ts';
+import { isoTime } from '#shared/db/row-values.ts';
 import type { DatatableRow, OperationRow } from './table-repository.ts';
 import { analyzeTableSchema } from './table-schema.ts';
 import type { StorageProvider } from './table-descriptor.ts';

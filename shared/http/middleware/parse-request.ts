@@ -1,5 +1,6 @@
 // Finds the route and turns the event's path, query and body into the route's typed input.
 import { BadRequestError } from '#shared/errors.ts';
+import { streamedBodyOf } from '../body-streams.ts';
 import type { Router } from '../router.ts';
 import { parseOrThrow } from '../validation.ts';
 import { pipelineState, type ApiEvent, type ApiMiddleware } from './pipeline-state.ts';
@@ -32,10 +33,15 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
       const { route } = match;
       const query = Object.fromEntries(new URLSearchParams(ctx.request.rawQuery));
       const rawBody = rawBodyOf(request.event);
+      const headers = ctx.request.headers;
       state.input = {
         params: route.params ? parseOrThrow(route.params, match.params) : match.params,
         query: route.query ? parseOrThrow(route.query, query) : query,
-        body: route.body ? parseOrThrow(route.body, jsonBodyOf(rawBody, ctx.request.headers['content-type'])) : undefined,
+        body: route.streamBody
+          ? streamedBodyOf(request.event, rawBody, headers)
+          : route.body
+            ? parseOrThrow(route.body, jsonBodyOf(rawBody, headers['content-type']))
+            : undefined,
         rawBody,
       };
     },

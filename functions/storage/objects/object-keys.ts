@@ -1,0 +1,56 @@
+// Object paths (the bucket-relative `{key}` of the URLs and the paths in bodies) and file names.
+// A path is normalised (NFC, duplicate slashes collapsed, a trailing slash dropped) and refused when
+// it could mean anything but a plain name under the bucket: `..` or `.` segments, a leading `/`,
+// backslashes, NUL and other control characters. Storage keys never come from these paths, so this
+// is about clear names for clients, not the only wall around the store.
+import { ValidationError } from '#shared/errors.ts';
+
+export const MAX_PATH_LENGTH = 1024;
+export const MAX_FILENAME_LENGTH = 255;
+
+// eslint-disable-next-line no-control-regex -- control characters are what this looks for
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+export class InvalidObjectPathError extends ValidationError {
+  constructor(field: string, reason: string) {
+    super(`Invalid ${field}: ${reason}.`, { fieldErrors: { [field]: [`${reason[0]!.toUpperCase()}${reason.slice(1)}.`] } });
+  }
+}
+
+function refuseUnsafeCharacters(value: string, field: string): void {
+  if (CONTROL_CHARACTERS.test(value)) throw new InvalidObjectPathError(field, 'control characters (such as NUL) are not allowed');
+  if (value.includes('\\')) throw new InvalidObjectPathError(field, 'backslashes are not allowed');
+}
+
+/** The canonical form of an object path, or InvalidObjectPathError (400) naming `field`. */
+export function normalizeObjectPath(raw: string, field = 'path'): string {
+  const value = raw.normalize('NFC');
+  refuseUnsafeCharacters(value, field);
+  if (value.startsWith('/')) throw new InvalidObjectPathError(field, 'absolute paths (starting with "/") are not allowed');
+  const path = value.replace(/\/{2,}/g, '/').replace(/\/$/, '');
+  if (path === '') throw new InvalidObjectPathError(field, 'the path is empty');
+  if (path.length > MAX_PATH_LENGTH) throw new InvalidObjectPathError(field, `the path is longer than ${MAX_PATH_LENGTH} characters`);
+  for (const segment of path.split('/')) {
+    if (segment === '..' || segment === '.') throw new InvalidObjectPathError(field, '"." and ".." segments are not allowed');
+    if (segment.length > MAX_FILENAME_LENGTH) {
+      throw new InvalidObjectPathError(field, `a path segment is longer than ${MAX_FILENAME_LENGTH} characters`);
+    }
+  }
+  return path;
+}
+
+/** A file name: one path segment under the same rules. */
+export function normalizeFilename(raw: string, field = 'filename'): string {
+  const value = raw.normalize('NFC');
+  refuseUnsafeCharacters(value, field);
+  if (value.includes('/')) throw new InvalidObjectPathError(field, 'a file name cannot contain "/"');
+  if (value.trim() === '') throw new InvalidObjectPathError(field, 'the file name is empty');
+  if (value === '..' || value === '.') throw new InvalidObjectPathError(field, '"." and ".." are not file names');
+  if (value.length > MAX_FILENAME_LENGTH) throw new InvalidObjectPathError(field, `the file name is longer than ${MAX_FILENAME_LENGTH} characters`);
+  return value;
+}
+
+/** The last segment of a normalised path: a raw upload's file name (DECISIONS). */
+export function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,102 @@
+// Where an object's bytes live and how they go away. Storage keys are the service's own
+// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy), so a client path
+// never names a file or S3 key, and a replaced upload never overwrites bytes a record still uses.
+// Bytes no record points at any more are queued in `object_discards` by the transaction that drops
+// the reference and removed from the store after it commits; whatever a storage failure leaves in
+// the queue is retried by later deletes in the bucket and by bucket delete.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '#shared/db/database.ts';
+import { AppError, ValidationError } from '#shared/errors.ts';
+import type { RequestLog } from '#shared/logger.ts';
+import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
+import { describeError } from '#shared/logger.ts';
+import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import type { BucketRow } from './buckets/bucket-repository.ts';
+
+/** Keys removed from the store per call (S3's DeleteObjects takes at most 1000). */
+export const DELETE_BATCH_SIZE = 1000;
+
+export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'>): string {
+  return `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
+}
+
+/** The store holding a bucket's bytes, picked by its `storage_provider`. */
+export function storeFor(objectStore: ObjectStore, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
+  if (bucket.storage_provider === 'object_store') return objectStore;
+  throw new ValidationError(`Buckets of provider "${bucket.storage_provider}" are not served by this deployment.`, {
+    extras: { provider_error_code: 'provider_operation_not_supported' },
+  });
+}
+
+/** Removes keys from the store; any failure is the spec's storage failure (500). */
+export async function removeFromStore(store: ObjectStore, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  try {
+    await store.deleteMany(keys);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new StorageUnavailableError('Storage could not remove the files; nothing else was changed, try again.', { cause: error });
+  }
+}
+
+/** Queues keys for removal, inside the transaction that stops referencing them. */
+export async function queueDiscards(tx: Queryable, site: Pick<Tenant, 'schemaName'>, bucketId: number, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.run(sql`insert into ${tenantTable(site, 'object_discards')} (bucket_id, storage_key)
+    select ${bucketId}, key from unnest(${sql.param([...keys])}::text[]) as key`);
+}
+
+/**
+ * Removes the bucket's queued keys from the store, a batch at a time, and then their queue rows.
+ * Throws StorageUnavailableError when the store fails; the rows of that batch stay queued.
+ */
+export async function flushDiscards(db: Queryable, store: ObjectStore, site: Pick<Tenant, 'schemaName'>, bucketId: number): Promise<void> {
+  for (;;) {
+    const queued = await db.rows<{ id: number | string; storage_key: string }>(sql`select id, storage_key
+      from ${tenantTable(site, 'object_discards')} where bucket_id = ${bucketId} order by id limit ${DELETE_BATCH_SIZE}`);
+    if (queued.length === 0) return;
+    await removeFromStore(store, queued.map((row) => row.storage_key));
+    await db.run(sql`delete from ${tenantTable(site, 'object_discards')}
+      where id = any(${sql.param(queued.map((row) => String(row.id)))}::bigint[])`);
+    if (queued.length < DELETE_BATCH_SIZE) return;
+  }
+}
+
+/** After a commit: try to remove what it discarded now; a failure waits in the queue for a retry. */
+export async function flushDiscardsQuietly(
+  db: Queryable,
+  store: ObjectStore,
+  site: Pick<Tenant, 'schemaName'>,
+  bucketId: number,
+  log: RequestLog,
+): Promise<void> {
+  await flushDiscards(db, store, site, bucketId).catch((error: unknown) => {
+    log.warn('stored bytes left queued for removal', { bucketId, ...describeError(error) });
+  });
+}
+
+/**
+ * Removes bytes that were stored but never became an object (a refused or failed upload). When the
+ * store fails too, the key is queued so bucket delete finds it later.
+ */
+export async function abandonStoredBytes(
+  db: Queryable,
+  store: ObjectStore,
+  site: Pick<Tenant, 'schemaName'>,
+  bucketId: number,
+  keys: readonly string[],
+  log: RequestLog,
+): Promise<void> {
+  if (keys.length === 0) return;
+  try {
+    await removeFromStore(store, keys);
+  } catch (error) {
+    log.warn('could not remove the bytes of a refused upload; queued for removal', { bucketId, ...describeError(error) });
+    await queueDiscards(db, site, bucketId, keys).catch((queueError: unknown) => {
+      log.error('bytes of a refused upload are orphaned', { bucketId, keys, ...describeError(queueError) });
+    });
+  }
+}
