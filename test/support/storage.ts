@@ -124,3 +124,10 @@ export async function createBucket(app: TestApp, token: string, site: StorageSit
   if (created.status !== 201) throw new Error(`bucket: ${created.status} ${JSON.stringify(created.body)}`);
   return `${site.buckets}${created.body.slug}/objects/`;
 }
+
+/** The folder of the filesystem object store the test app keeps its bytes in. */
+export function objectsRoot(app: TestApp): string {
+  const settings = app.runtime.config.objectStore;
+  if (settings.backend !== 'filesystem') throw new Error(`This test reads files on disk, but the app stores objects in ${settings.backend}`);
+  return settings.root;
+}
