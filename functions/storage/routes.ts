@@ -17,6 +17,7 @@ import {
   postObjectRoute,
   putObjectRoute,
 } from './objects/upload-routes.ts';
+import { completeUploadRoute, uploadUrlRoute } from './objects/presigned-routes.ts';
 
 export const storageRoutes: readonly AnyRoute[] = [
   listBucketsRoute,
@@ -36,4 +37,6 @@ export const storageRoutes: readonly AnyRoute[] = [
   deleteObjectRoute,
   putObjectRoute,
   postObjectRoute,
+  uploadUrlRoute,
+  completeUploadRoute,
 ];
