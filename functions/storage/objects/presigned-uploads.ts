@@ -10,7 +10,7 @@
 // never completed are swept, bytes included, an hour after their URL expired; bucket delete removes
 // pending records' bytes like any others.
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
-import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#shared/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { ObjectStore, PresignedUpload, StoredObjectInfo } from '#shared/storage/object-store.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { mimeEssence, uploadMimeType } from '../mime-rules.ts';
@@ -155,8 +155,8 @@ export async function completeUpload(env: StorageEnv, params: ObjectParams, body
   try {
     outcome = await makeObject(target, pending, arrived);
   } catch (error) {
-    // A client-side refusal (the path went to an object this caller may not change) ends the upload.
-    if (error instanceof AppError && error.status < 500 && !(error instanceof NotFoundError)) await dropPendingUpload(target, pending);
+    // The path went to an object this caller may not change: the upload cannot complete, ever.
+    if (error instanceof ForbiddenError) await dropPendingUpload(target, pending);
     throw error;
   }
   if (!outcome.created) await flushDiscardsQuietly(env.db, target.store, env.site, bucket.id, env.log);
@@ -178,6 +178,8 @@ async function makeObject(target: WriteTarget, pending: ObjectRow, arrived: Stor
           return { id: locked.id, created: true };
         }
         if (!canWrite(env.caller, existing, bucket)) throw new ForbiddenError('An object you may not change already exists at this path.');
+        // The pending row goes first: its storage key moves to the object (keys are unique).
+        await deleteObjectRecords(tx, env.site, [locked.id]);
         await replaceObjectContent(tx, env.site, existing.id, {
           storageKey: locked.storage_key,
           size: arrived.size,
@@ -187,7 +189,6 @@ async function makeObject(target: WriteTarget, pending: ObjectRow, arrived: Stor
           metadata: locked.metadata,
           userId: env.caller.userId!,
         });
-        await deleteObjectRecords(tx, env.site, [locked.id]);
         await queueDiscards(tx, env.site, bucket.id, [existing.storage_key]);
         return { id: existing.id, created: false };
       });
