@@ -9,15 +9,12 @@ import { sql } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { AppError, ValidationError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';
-import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { describeError } from '#shared/logger.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
-
-/** Keys removed from the store per call (S3's DeleteObjects takes at most 1000). */
-export const DELETE_BATCH_SIZE = 1000;
 
 export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'>): string {
   return `${site.uuid}/${bucket.uuid}/${randomUUID()}`;

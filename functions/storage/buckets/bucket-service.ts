@@ -7,12 +7,12 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
-import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
 import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import { deleteObjectBatch, objectKeyBatch } from '../objects/object-repository.ts';
-import { DELETE_BATCH_SIZE, flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
+import { flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
 import {
   deleteEmptyBucket,
   findActiveApp,
