@@ -11,6 +11,13 @@ import { BadRequestError } from '#shared/errors.ts';
 import type { ByteRange, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
 import { ObjectMissingError, ObjectTooLargeError, StorageUnavailableError } from './storage-errors.ts';
 
+/**
+ * Bytes buffered per stream stage. Node's 16 KB default stops the pipe after every socket read
+ * while a disk write is in flight; with room for a few reads the file stream writes them in one
+ * call (writev), which roughly doubles upload throughput, and memory stays bounded by this size.
+ */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+
 /** Storage keys are the service's own: path segments of safe characters, never `.` or `..`. */
 const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 
@@ -19,7 +26,7 @@ class ByteLimit extends Transform {
   bytes = 0;
 
   constructor(private readonly maxBytes: number | undefined) {
-    super();
+    super({ highWaterMark: STREAM_BUFFER_BYTES });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -74,7 +81,11 @@ export class FilesystemObjectStore implements ObjectStore {
     await mkdir(path.dirname(temporary), { recursive: true });
     const counter = new ByteLimit(options.maxBytes);
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, createWriteStream(temporary));
+      await pipeline(
+        Buffer.isBuffer(body) ? Readable.from([body]) : body,
+        counter,
+        createWriteStream(temporary, { highWaterMark: STREAM_BUFFER_BYTES }),
+      );
       if (options.contentLength !== undefined && counter.bytes !== options.contentLength) {
         throw new BadRequestError(`The body has ${counter.bytes} bytes but Content-Length said ${options.contentLength}`);
       }
@@ -94,7 +105,8 @@ export class FilesystemObjectStore implements ObjectStore {
       if (isMissing(error)) throw new ObjectMissingError(key);
       throw error;
     }
-    const body = range === undefined ? createReadStream(file) : createReadStream(file, { start: range.start, end: range.end });
+    const chunks = { highWaterMark: STREAM_BUFFER_BYTES };
+    const body = range === undefined ? createReadStream(file, chunks) : createReadStream(file, { ...chunks, start: range.start, end: range.end });
     return { ...infoOf(stats), body, ...(range === undefined ? {} : { range }) };
   }
 
