@@ -1,5 +1,6 @@
 // How a group's Lambda entry is bundled. CDK's NodejsFunction and the bundle benchmark both use
 // these options, so what is measured is what is deployed.
+import type { GroupCapability } from '#functions/groups.ts';
 export const LAMBDA_NODE_TARGET = 'node22';
 
 /** PGlite (27 MB) is the embedded database of the dev server and tests; Lambdas never load it. */
@@ -22,3 +23,12 @@ export const lambdaEsbuildOptions = {
   banner: { js: LAMBDA_ESM_BANNER },
   legalComments: 'none',
 } as const;
+
+/**
+ * Constants esbuild writes into a group's bundle: the code of a capability the group does not use
+ * sits behind one of these and is compiled out with the SDK it loads (the S3 client, multipart
+ * uploader and presigner are some 160 KB a group without the object store would carry for nothing).
+ */
+export function capabilityDefines(uses: readonly GroupCapability[]): Record<string, string> {
+  return uses.includes('object-store') ? {} : { 'process.env.TESSERA_BUNDLE_OBJECT_STORE': JSON.stringify('excluded') };
+}

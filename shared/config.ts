@@ -18,6 +18,12 @@ const commaList = z
 
 const seconds = z.coerce.number().int().positive();
 
+/**
+ * API Gateway hands Lambda at most 6 MB of payload each way, and binary bodies travel base64-encoded
+ * (4 bytes per 3): 4 MiB of bytes is 5.6 MB encoded, which leaves room for headers and the envelope.
+ */
+export const LAMBDA_DIRECT_TRANSFER_MAX_BYTES = 4 * 1024 * 1024;
+
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -55,6 +61,30 @@ const settingsSchema = z.object({
     .default(32768),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   REQUEST_LOG: booleanFlag.default(true),
+  OBJECT_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
+    .optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  PRESIGNED_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(900),
+  DIRECT_TRANSFER_MAX_BYTES: z.coerce.number().int().positive().optional(),
+  GRAPH_API_URL: z.string().url().default('https://graph.microsoft.com/v1.0'),
+  GRAPH_TOKEN_URL: z.string().url().optional(),
+  GRAPH_TENANT_ID: z.string().min(1).optional(),
+  GRAPH_CLIENT_ID: z.string().min(1).optional(),
+  GRAPH_CLIENT_SECRET: z.string().min(1).optional(),
+  GRAPH_CLIENT_SECRET_ARN: z.string().min(1).optional(),
+  GRAPH_SITE_HOSTNAME: z.string().min(1).optional(),
+  GRAPH_SITE_PATH: z.string().startsWith('/').includes('{site}', { message: 'must contain {site}' }).default('/sites/tessera-{site}'),
+  GRAPH_GUEST_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(8000),
+  GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
+  GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
 });
 
 export interface Config {
@@ -91,8 +121,57 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
-  /** Where object bytes live: files under DATA_DIR/objects (the embedded default). */
-  objectStore: { backend: 'filesystem'; root: string };
+  /** Where object bytes live: files under DATA_DIR/objects (the embedded default), or an S3 bucket. */
+  objectStore: FilesystemStoreConfig | S3StoreConfig;
+  /** How object bytes reach clients when they must bypass the API (deployed: Lambda payload limit). */
+  transfers: {
+    /** Lifetime of presigned upload and download URLs. */
+    presignedUrlTtlSeconds: number;
+    /**
+     * Largest object the API carries itself; larger uploads take the presigned flow and larger
+     * downloads redirect to a presigned GET, where the store can presign. Undefined: no limit.
+     */
+    directMaxBytes?: number;
+  };
+  /** Microsoft Graph behind document-library buckets; undefined when not configured (such buckets are refused). */
+  documentLibrary?: DocumentLibraryConfig;
+}
+
+export interface FilesystemStoreConfig {
+  backend: 'filesystem';
+  root: string;
+}
+
+export interface S3StoreConfig {
+  backend: 's3';
+  bucket: string;
+  region: string;
+  /** Any S3-compatible endpoint (MinIO, s3rver, ...); unset means AWS's own for the region. */
+  endpoint?: string;
+  /** `http://endpoint/bucket/key` rather than `http://bucket.endpoint/key` (most non-AWS servers). */
+  forcePathStyle: boolean;
+  /** Static keys for non-AWS endpoints; unset uses the SDK's chain (the Lambda role when deployed). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export interface DocumentLibraryConfig {
+  /** Graph base URL, version included (`https://graph.microsoft.com/v1.0`). */
+  apiUrl: string;
+  /** OAuth 2.0 token endpoint of the client-credentials grant. */
+  tokenUrl: string;
+  clientId: string;
+  /** Inline, or read from Secrets Manager on first use. */
+  clientSecret: { value?: string; secretArn?: string };
+  /** SharePoint host of the tenants' sites (`contoso.sharepoint.com`). */
+  siteHostname: string;
+  /** Server-relative path of a tenant's site, `{site}` standing for the Tessera site slug. */
+  sitePathTemplate: string;
+  /** How long a call waits for a newly invited guest to become resolvable, and how often it looks. */
+  guestWaitMs: number;
+  guestPollMs: number;
+  requestTimeoutMs: number;
+  /** Where a guest lands after redeeming an invitation (required by Graph, never mailed here). */
+  inviteRedirectUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +193,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const s = parsed.data;
+  const combinationProblems = [
+    ...(s.OBJECT_STORE === 's3' && s.S3_BUCKET === undefined ? ['S3_BUCKET: required when OBJECT_STORE is s3'] : []),
+    ...((s.S3_ACCESS_KEY_ID === undefined) !== (s.S3_SECRET_ACCESS_KEY === undefined)
+      ? [`${s.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY'}: required with the other S3 key variable`]
+      : []),
+  ];
+  if (combinationProblems.length > 0) throw new ConfigError(combinationProblems);
+  const documentLibrary = documentLibraryConfig(s);
+  if (documentLibrary instanceof ConfigError) throw documentLibrary;
   return {
     port: s.PORT,
     host: s.HOST,
@@ -147,6 +235,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
-    objectStore: { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') },
+    objectStore: objectStoreOf(s, env),
+    transfers: {
+      presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,
+      directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
+    },
+    documentLibrary,
+  };
+}
+
+function objectStoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): Config['objectStore'] {
+  if (s.OBJECT_STORE === 'filesystem' || s.S3_BUCKET === undefined) {
+    return { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') };
+  }
+  return {
+    backend: 's3',
+    bucket: s.S3_BUCKET,
+    // Lambda sets AWS_REGION; the SDK would read it too, but the presigned URLs need it known here.
+    region: s.S3_REGION ?? env.AWS_REGION ?? 'us-east-1',
+    endpoint: s.S3_ENDPOINT,
+    forcePathStyle: s.S3_FORCE_PATH_STYLE,
+    credentials:
+      s.S3_ACCESS_KEY_ID === undefined || s.S3_SECRET_ACCESS_KEY === undefined
+        ? undefined
+        : { accessKeyId: s.S3_ACCESS_KEY_ID, secretAccessKey: s.S3_SECRET_ACCESS_KEY },
+  };
+}
+
+/**
+ * The document library is configured by its client id, secret, token endpoint (or tenant id) and
+ * SharePoint host together: none of them means "not configured", some of them is a mistake.
+ */
+function documentLibraryConfig(s: z.infer<typeof settingsSchema>): DocumentLibraryConfig | undefined | ConfigError {
+  const required: Record<string, unknown> = {
+    GRAPH_CLIENT_ID: s.GRAPH_CLIENT_ID,
+    'GRAPH_CLIENT_SECRET or GRAPH_CLIENT_SECRET_ARN': s.GRAPH_CLIENT_SECRET ?? s.GRAPH_CLIENT_SECRET_ARN,
+    'GRAPH_TENANT_ID or GRAPH_TOKEN_URL': s.GRAPH_TENANT_ID ?? s.GRAPH_TOKEN_URL,
+    GRAPH_SITE_HOSTNAME: s.GRAPH_SITE_HOSTNAME,
+  };
+  const missing = Object.keys(required).filter((name) => required[name] === undefined);
+  if (missing.length === Object.keys(required).length) return undefined;
+  if (missing.length > 0) {
+    return new ConfigError(missing.map((name) => `${name}: required to configure the document library`));
+  }
+  return {
+    apiUrl: s.GRAPH_API_URL.replace(/\/+$/, ''),
+    tokenUrl: s.GRAPH_TOKEN_URL ?? `https://login.microsoftonline.com/${encodeURIComponent(s.GRAPH_TENANT_ID!)}/oauth2/v2.0/token`,
+    clientId: s.GRAPH_CLIENT_ID!,
+    clientSecret: { value: s.GRAPH_CLIENT_SECRET, secretArn: s.GRAPH_CLIENT_SECRET_ARN },
+    siteHostname: s.GRAPH_SITE_HOSTNAME!,
+    sitePathTemplate: s.GRAPH_SITE_PATH,
+    guestWaitMs: s.GRAPH_GUEST_WAIT_MS,
+    guestPollMs: s.GRAPH_GUEST_POLL_MS,
+    requestTimeoutMs: s.GRAPH_REQUEST_TIMEOUT_MS,
+    inviteRedirectUrl: s.GRAPH_INVITE_REDIRECT_URL ?? s.CONSOLE_URL,
   };
 }

@@ -17,6 +17,7 @@ import {
   postObjectRoute,
   putObjectRoute,
 } from './objects/upload-routes.ts';
+import { documentLoaderRoute, editDocumentRoute, redeemTicketRoute, viewDocumentRoute } from './documents/document-routes.ts';
 
 export const storageRoutes: readonly AnyRoute[] = [
   listBucketsRoute,
@@ -36,4 +37,8 @@ export const storageRoutes: readonly AnyRoute[] = [
   deleteObjectRoute,
   putObjectRoute,
   postObjectRoute,
+  viewDocumentRoute,
+  editDocumentRoute,
+  documentLoaderRoute,
+  redeemTicketRoute,
 ];

@@ -10,6 +10,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { AppError, ValidationError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { libraryFileName } from '#shared/storage/document-library/drive.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { describeError } from '#shared/logger.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
@@ -19,8 +20,14 @@ import type { BucketRow } from './buckets/bucket-repository.ts';
 /** Keys removed from the store per call (S3's DeleteObjects takes at most 1000). */
 export const DELETE_BATCH_SIZE = 1000;
 
-export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'>): string {
-  return `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
+/**
+ * A fresh storage key. In a document library the key is also the document's place and name in
+ * SharePoint, so there it ends with the file's name (cleaned up, under a random folder): Office
+ * opens documents by their extension, and people see the name.
+ */
+export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'> & Partial<Pick<BucketRow, 'storage_provider'>>, filename?: string): string {
+  const key = `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
+  return bucket.storage_provider === 'document_library' && filename !== undefined ? `${key}/${libraryFileName(filename)}` : key;
 }
 
 /** The store holding a bucket's bytes, picked by its `storage_provider`. */

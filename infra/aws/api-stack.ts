@@ -4,9 +4,11 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { EndpointGroup } from '#functions/groups.ts';
+import { capabilityDefines } from '#infra/bundling.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
@@ -16,6 +18,8 @@ export interface ApiStackProps extends StackProps {
   database: DatabaseAccess;
   signingKey: ISecret;
   secretsKey: ISecret;
+  /** The bucket of object bytes, for the groups that use the object store. */
+  objects: IBucket;
   settings: DeploySettings;
   groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[];
 }
@@ -54,6 +58,7 @@ export class ApiStack extends Stack {
         description: `Tessera ${group.name} endpoints`,
         vpc: props.vpc,
         vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+        bundling: { define: capabilityDefines(group.uses) },
         environment: definedEnvironment({
           PLATFORM_DOMAIN: props.settings.platformDomain,
           CORS_ORIGINS: props.settings.corsOrigins,
@@ -63,6 +68,7 @@ export class ApiStack extends Stack {
         .bindSigningKey(props.signingKey);
       if (group.uses.includes('secrets-key')) fn.bindSecretsKey(props.secretsKey);
       if (group.uses.includes('email')) fn.bindEmail(props.settings);
+      if (group.uses.includes('object-store')) fn.bindObjectStore(props.objects);
       functions.set(group.name, fn);
 
       // One invoke permission per function for the whole API rather than one per route, which

@@ -1,30 +1,41 @@
 // The Tessera stacks and how they depend on each other: network → data (database, proxy, secrets,
-// deploy migration) → API. Environment-agnostic, so synth needs no credentials and no AZ lookups.
+// deploy migration) and storage (the object bucket) → API. Environment-agnostic, so synth needs no
+// credentials and no AZ lookups.
 import { App } from 'aws-cdk-lib';
-import { endpointGroups } from '#functions/groups.ts';
+import { endpointGroups, type EndpointGroup } from '#functions/groups.ts';
 import { ApiStack } from './api-stack.ts';
 import { DataStack } from './data-stack.ts';
 import { NetworkStack } from './network-stack.ts';
 import { deploySettings } from './settings.ts';
+import { StorageStack } from './storage-stack.ts';
 
 export interface TesseraStacks {
   network: NetworkStack;
   data: DataStack;
+  storage: StorageStack;
   api: ApiStack;
 }
 
-/** Builds the stacks into `app`; tests call this with an app that skips bundling. */
-export function buildTesseraApp(app: App): TesseraStacks {
+/**
+ * Builds the stacks into `app`; tests call this with an app that skips bundling (and may hand in
+ * groups of their own to see how a capability is wired).
+ */
+export function buildTesseraApp(
+  app: App,
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[] = endpointGroups,
+): TesseraStacks {
   const settings = deploySettings(app.node);
   const network = new NetworkStack(app, 'TesseraNetwork');
   const data = new DataStack(app, 'TesseraData', { vpc: network.vpc, settings });
+  const storage = new StorageStack(app, 'TesseraStorage', { settings });
   const api = new ApiStack(app, 'TesseraApi', {
     vpc: network.vpc,
     database: data.database,
     signingKey: data.secrets.signingKey,
     secretsKey: data.secrets.secretsKey,
+    objects: storage.objects,
     settings,
-    groups: endpointGroups,
+    groups,
   });
-  return { network, data, api };
+  return { network, data, storage, api };
 }

@@ -9,6 +9,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { lambdaEsbuildOptions } from '#infra/bundling.ts';
@@ -135,6 +136,24 @@ export class TesseraFunction extends NodejsFunction {
         resources: [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
       }),
     );
+    return this;
+  }
+
+  /**
+   * Object bytes in S3. Exactly what the adapter calls: get/head (GetObject), put, copy and
+   * presigned PUTs (PutObject, GetObject on the source), deletes, aborting a refused multipart
+   * upload; ListBucket only so that a missing key answers 404 rather than 403.
+   */
+  bindObjectStore(bucket: IBucket): this {
+    this.addEnvironment('OBJECT_STORE', 's3');
+    this.addEnvironment('S3_BUCKET', bucket.bucketName);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     return this;
   }
 

@@ -6,7 +6,7 @@ import { AuthenticationFailedError, InvalidTokenError } from '#shared/errors.ts'
 import type { Principal } from './principal.ts';
 import type { TokenClaims, TokenIssuer } from './tokens.ts';
 
-interface PrincipalRow extends Record<string, unknown> {
+export interface PrincipalRow extends Record<string, unknown> {
   id: number;
   uuid: string;
   username: string;
@@ -35,12 +35,12 @@ export function assertIssuedAfter(claims: TokenClaims, validAfterSeconds: number
 }
 
 /**
- * The one query behind every authenticated request: the user, whether this token was revoked, and
- * the user's permissions, direct and through groups. The users-list benchmark's baseline runs it too.
+ * The caller's columns: the user aliased `u`, whether this token was revoked, and the user's
+ * permissions, direct and through groups. Tenant requests read them in the same statement as the
+ * site (see shared/tenancy/tenant-context.ts).
  */
-export function principalStatement(subject: string, tokenId: string): SQL {
-  return sql`
-    select u.id, u.uuid::text as uuid, u.username, u.email, u.is_staff, u.is_superuser, u.is_active, u.is_deleted,
+export function principalColumns(tokenId: string): SQL {
+  return sql`u.id, u.uuid::text as uuid, u.username, u.email, u.is_staff, u.is_superuser, u.is_active, u.is_deleted,
       floor(extract(epoch from u.tokens_valid_after))::int as valid_after_seconds,
       exists(select 1 from platform.revoked_tokens r where r.jti = ${tokenId}) as revoked,
       array(
@@ -52,14 +52,16 @@ export function principalStatement(subject: string, tokenId: string): SQL {
             join platform.user_groups ug on ug.group_id = gp.group_id
           where ug.user_id = u.id
         )
-      ) as permissions
-    from platform.users u
-    where u.uuid = ${subject}`;
+      ) as permissions`;
 }
 
-export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, token: string): Promise<Principal> {
-  const claims = await tokens.verify(token, 'access');
-  const [row] = await db.rows<PrincipalRow>(principalStatement(claims.subject, claims.tokenId));
+/** The one query behind every authenticated platform request. The users-list benchmark's baseline runs it too. */
+export function principalStatement(subject: string, tokenId: string): SQL {
+  return sql`select ${principalColumns(tokenId)} from platform.users u where u.uuid = ${subject}`;
+}
+
+/** The caller from their row, or the 401 that the token deserves: unknown user, revoked, disabled, stale. */
+export function principalFromRow(row: PrincipalRow | undefined, claims: TokenClaims): Principal {
   if (row === undefined) throw new InvalidTokenError('Token user not found');
   if (row.revoked) throw new InvalidTokenError('Token has been revoked');
   assertAccountUsable({ isActive: row.is_active, isDeleted: row.is_deleted });
@@ -75,4 +77,10 @@ export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, tok
     tokenId: claims.tokenId,
     tokenExpiresAt: claims.expiresAt,
   };
+}
+
+export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, token: string): Promise<Principal> {
+  const claims = await tokens.verify(token, 'access');
+  const [row] = await db.rows<PrincipalRow>(principalStatement(claims.subject, claims.tokenId));
+  return principalFromRow(row, claims);
 }

@@ -2,7 +2,8 @@
 // their different result shapes once and maps PostgreSQL errors to domain errors at this boundary.
 import { mkdir } from 'node:fs/promises';
 import { sql, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { Sql } from 'postgres';
 import { mapDatabaseError } from './database-errors.ts';
 import * as platformSchema from './platform-schema.ts';
 
@@ -99,14 +100,79 @@ class OrmQueryable implements Queryable {
   }
 }
 
-class DrizzleDatabase extends OrmQueryable implements Database {
+/**
+ * Which statement texts a postgres.js connection keeps as named prepared statements. drizzle runs
+ * every statement unprepared, so PostgreSQL parses and plans it anew each time: for the platform's
+ * larger statements (the caller and site of every tenant request) that costs more than running them.
+ * Preparing keeps the parse and, after a few runs, the plan. Each prepared text stays in every
+ * connection's memory until the connection is recycled, and record queries come in as many shapes as
+ * clients make up, so only the first `limit` distinct texts of the process are prepared; later
+ * ones run unprepared as before. The statements of every request come first and stay hot.
+ */
+export class PreparedStatementBudget {
+  private readonly admitted = new Set<string>();
+
+  constructor(private readonly limit: number) {}
+
+  admit(text: string): boolean {
+    if (this.admitted.has(text)) return true;
+    if (this.admitted.size >= this.limit) return false;
+    this.admitted.add(text);
+    return true;
+  }
+}
+
+const PREPARED_STATEMENT_LIMIT = 500;
+
+/** postgres.js outside transactions: raw statements go straight to the client, prepared within the budget. */
+class PostgresQueryable extends OrmQueryable {
+  private readonly dialect = new PgDialect();
+
   constructor(
     orm: Orm,
+    private readonly client: Sql,
+    private readonly budget: PreparedStatementBudget | undefined,
+  ) {
+    super(orm);
+  }
+
+  private execute(statement: SQL): Promise<unknown> {
+    const query = this.dialect.sqlToQuery(statement);
+    const prepare = this.budget?.admit(query.sql) ?? false;
+    return mapped(() => this.client.unsafe(query.sql, query.params as never[], { prepare }));
+  }
+
+  override async rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
+    return rowsOf(await this.execute(statement)) as T[];
+  }
+
+  override async run(statement: SQL): Promise<number> {
+    return countOf(await this.execute(statement));
+  }
+}
+
+class DrizzleDatabase implements Database {
+  constructor(
+    private readonly top: Queryable,
     readonly driver: DriverName,
     private readonly migrationRunner: MigrationRunner,
     private readonly closeClient: () => Promise<void>,
-  ) {
-    super(orm);
+  ) {}
+
+  query<T>(build: (orm: Orm) => PromiseLike<T>): Promise<T> {
+    return this.top.query(build);
+  }
+
+  rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
+    return this.top.rows<T>(statement);
+  }
+
+  run(statement: SQL): Promise<number> {
+    return this.top.run(statement);
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.top.transaction(work, options);
   }
 
   applyMigrations(folder: string): Promise<void> {
@@ -147,7 +213,8 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
       await single.end({ timeout: 5 });
     }
   };
-  return new DrizzleDatabase(orm, 'postgres', runMigrations, () => client.end({ timeout: 5 }));
+  const budget = options.prepare === false ? undefined : new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT);
+  return new DrizzleDatabase(new PostgresQueryable(orm, client, budget), 'postgres', runMigrations, () => client.end({ timeout: 5 }));
 }
 
 /** Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database). */
@@ -163,5 +230,5 @@ export async function connectPglite(dataDir: string): Promise<Database> {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
-  return new DrizzleDatabase(orm as unknown as Orm, 'pglite', runMigrations, () => client.close());
+  return new DrizzleDatabase(new OrmQueryable(orm as unknown as Orm), 'pglite', runMigrations, () => client.close());
 }

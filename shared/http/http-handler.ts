@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { deliverReplyStream } from './body-streams.ts';
-import { HttpReply } from './reply.ts';
+import { HttpReply, JsonText } from './reply.ts';
 import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
 import { authenticateMiddleware } from './middleware/authenticate.ts';
@@ -27,6 +27,9 @@ export function toApiResult(result: unknown, defaultStatus: number): ApiResult {
   const reply = result instanceof HttpReply ? result : new HttpReply(defaultStatus, result);
   if (reply.status === 204 || reply.body === undefined) {
     return { statusCode: reply.status, headers: { 'Cache-Control': 'no-store', ...reply.headers } };
+  }
+  if (reply.body instanceof JsonText) {
+    return { statusCode: reply.status, headers: { ...JSON_HEADERS, ...reply.headers }, body: reply.body.text };
   }
   if (Buffer.isBuffer(reply.body)) {
     return {

@@ -18,3 +18,11 @@ export function reply(status: number, body?: unknown, headers?: Record<string, s
 export function noContent(): HttpReply {
   return new HttpReply(204, undefined);
 }
+
+/**
+ * A body already serialized as JSON (by the database, for large answers such as a bulk create), sent
+ * as it is instead of being parsed into objects only to be serialized again.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}

@@ -1,5 +1,6 @@
 // What a handler knows about its request: who is calling, where the request came from, and the
 // runtime's ports. Handlers never see the raw API Gateway event.
+import { sql, type SQL } from 'drizzle-orm';
 import { AuthenticationFailedError } from '#shared/errors.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { RequestLog } from '#shared/logger.ts';
@@ -23,10 +24,14 @@ export interface RequestInfo {
   bearerToken?: string;
 }
 
+export type ContextEstablisher = (fused?: SQL) => Promise<unknown>;
+
 export class RequestContext {
   principal: Principal | undefined;
   /** The site of a tenant route (routes with `host: 'tenant'` always have one). */
   tenant: Tenant | undefined;
+  /** Set on `deferContext` routes until the handler establishes caller and site. */
+  private pending: ContextEstablisher | undefined;
   /**
    * Whether the signed-in caller may work on `tenant`. Always true on tenant routes except those
    * with `access: 'optional'`, which also admit callers without access; false for anonymous callers.
@@ -40,14 +45,41 @@ export class RequestContext {
     readonly log: RequestLog,
   ) {}
 
+  /** The pipeline hands a `deferContext` route the work it left undone. */
+  defer(establish: ContextEstablisher): void {
+    this.pending = establish;
+  }
+
+  /**
+   * Reads caller and site (and checks access) where the pipeline deferred it; `fused` is a scalar
+   * subquery run in the same statement, whose value comes back (undefined when it failed: the
+   * caller then reads the slow way). Once established, a fused subquery runs on its own.
+   */
+  async establish(fused?: SQL): Promise<unknown> {
+    const pending = this.pending;
+    if (pending !== undefined) {
+      this.pending = undefined;
+      return pending(fused);
+    }
+    if (fused === undefined) return undefined;
+    const [row] = await this.runtime.db.rows<{ fused: unknown }>(sql`select (${fused}) as fused`);
+    return row?.fused;
+  }
+
+  private assertEstablished(): void {
+    if (this.pending !== undefined) throw new Error('caller and site were read before ctx.establish()');
+  }
+
   /** The signed-in caller; routes with `access: 'user'` or stricter always have one. */
   get user(): Principal {
+    this.assertEstablished();
     if (this.principal === undefined) throw new AuthenticationFailedError();
     return this.principal;
   }
 
   /** The site this tenant request runs for. */
   get site(): Tenant {
+    this.assertEstablished();
     if (this.tenant === undefined) throw new Error('site requested on a route that is not tenant-scoped');
     return this.tenant;
   }

@@ -53,6 +53,12 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   streamBody?: boolean;
   envelope: EnvelopeKind;
   errorStyle?: ErrorStyle;
+  /**
+   * Tenant routes only: the pipeline verifies the token but leaves reading the caller and the site to
+   * the handler, which must call `ctx.establish()` first and may fuse its own read into that one
+   * statement (the record reads, where the round trip is most of the cost).
+   */
+  deferContext?: boolean;
   /** Status of a plain (non-HttpReply) result; 200 unless given. */
   status?: number;
   handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;

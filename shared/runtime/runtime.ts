@@ -10,6 +10,7 @@ import { createEmailSender } from '#shared/email/email-sender.ts';
 import { configureLogger } from '#shared/logger.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { openObjectStore } from '#shared/storage/open-object-store.ts';
+import { openDocumentLibrary, type DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
 
 export interface Runtime {
   config: Config;
@@ -19,22 +20,24 @@ export interface Runtime {
   email: EmailSender;
   /** Object bytes (storage buckets): files under DATA_DIR locally, S3 when deployed. */
   objectStore: ObjectStore;
+  /** Sites' Microsoft Graph document libraries (document-library buckets); undefined when not configured. */
+  documentLibrary?: DocumentLibrary;
 }
 
 export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db' | 'email' | 'objectStore'>> = {}): Promise<Runtime> {
   configureLogger(config.logLevel);
-  const [db, keys, email] = await Promise.all([
+  const [db, keys, email, objectStore] = await Promise.all([
     ports.db ?? openDatabase(config),
     loadSigningKeys(config),
     ports.email ?? createEmailSender(config),
+    ports.objectStore ?? openObjectStore(config),
   ]);
   const tokens = new TokenIssuer(keys, {
     issuer: config.tokens.issuer,
     accessTtlSeconds: config.tokens.accessTtlSeconds,
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
   });
-  const objectStore = ports.objectStore ?? openObjectStore(config);
-  return { config, db, tokens, email, objectStore };
+  return { config, db, tokens, email, objectStore, documentLibrary: openDocumentLibrary(config) };
 }
 
 let current: Promise<Runtime> | undefined;

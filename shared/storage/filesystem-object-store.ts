@@ -2,42 +2,24 @@
 // Writes land in a temporary file first and are renamed into place, so a reader sees the old bytes
 // or the new ones, never half an upload, and an upload refused half-way leaves nothing behind.
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type Stats } from 'node:fs';
-import { copyFile, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { createWriteStream, type Stats } from 'node:fs';
+import { copyFile, mkdir, open, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BadRequestError } from '#shared/errors.ts';
+import { ByteLimit } from './byte-limit.ts';
 import type { ByteRange, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
-import { ObjectMissingError, ObjectTooLargeError, StorageUnavailableError } from './storage-errors.ts';
+import { ObjectMissingError, RangeNotSatisfiableError, StorageUnavailableError } from './storage-errors.ts';
 
 /**
- * Bytes buffered per stream stage. Node's 16 KB default stops the pipe after every socket read
- * while a disk write is in flight; with room for a few reads the file stream writes them in one
- * call (writev), which roughly doubles upload throughput, and memory stays bounded by this size.
+ * Bytes buffered per file stream. Node's 16 KB default (64 KB for reads) stops the pipe after every
+ * socket read while a disk write is in flight; with room for a few reads the file stream writes
+ * them in one call (writev) and reads come in fewer, larger chunks. Memory stays bounded by it.
  */
-const STREAM_BUFFER_BYTES = 1024 * 1024;
+const FILE_STREAM_BUFFER = { highWaterMark: 1024 * 1024 };
 
 /** Storage keys are the service's own: path segments of safe characters, never `.` or `..`. */
 const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
-
-/** Counts the bytes going through and fails once there are more than the limit. */
-class ByteLimit extends Transform {
-  bytes = 0;
-
-  constructor(private readonly maxBytes: number | undefined) {
-    super({ highWaterMark: STREAM_BUFFER_BYTES });
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.bytes += chunk.length;
-    if (this.maxBytes !== undefined && this.bytes > this.maxBytes) {
-      callback(new ObjectTooLargeError(this.maxBytes));
-      return;
-    }
-    callback(null, chunk);
-  }
-}
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
@@ -78,19 +60,13 @@ export class FilesystemObjectStore implements ObjectStore {
   async put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo> {
     const file = this.fileOf(key);
     const temporary = this.temporaryFile();
-    await mkdir(path.dirname(temporary), { recursive: true });
-    const counter = new ByteLimit(options.maxBytes);
     try {
-      await pipeline(
-        Buffer.isBuffer(body) ? Readable.from([body]) : body,
-        counter,
-        createWriteStream(temporary, { highWaterMark: STREAM_BUFFER_BYTES }),
-      );
-      if (options.contentLength !== undefined && counter.bytes !== options.contentLength) {
-        throw new BadRequestError(`The body has ${counter.bytes} bytes but Content-Length said ${options.contentLength}`);
-      }
+      const counter = new ByteLimit(options);
+      await mkdir(path.dirname(temporary), { recursive: true });
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, createWriteStream(temporary, FILE_STREAM_BUFFER));
       return { ...(await this.moveIntoPlace(temporary, file)), contentType: options.contentType };
     } catch (error) {
+      if (!Buffer.isBuffer(body)) body.destroy();
       await rm(temporary, { force: true });
       throw error;
     }
@@ -98,16 +74,25 @@ export class FilesystemObjectStore implements ObjectStore {
 
   async get(key: string, range?: ByteRange): Promise<ObjectDownload> {
     const file = this.fileOf(key);
-    let stats: Stats;
+    // Open first, then stat the open file: a replacement renamed in between cannot mix the old
+    // size with the new bytes.
+    let handle: FileHandle;
     try {
-      stats = await stat(file);
+      handle = await open(file, 'r');
     } catch (error) {
       if (isMissing(error)) throw new ObjectMissingError(key);
       throw error;
     }
-    const chunks = { highWaterMark: STREAM_BUFFER_BYTES };
-    const body = range === undefined ? createReadStream(file, chunks) : createReadStream(file, { ...chunks, start: range.start, end: range.end });
-    return { ...infoOf(stats), body, ...(range === undefined ? {} : { range }) };
+    try {
+      const info = infoOf(await handle.stat());
+      if (range === undefined) return { ...info, body: handle.createReadStream(FILE_STREAM_BUFFER) };
+      if (range.start >= info.size) throw new RangeNotSatisfiableError(info.size);
+      const served = { start: range.start, end: Math.min(range.end, info.size - 1) };
+      return { ...info, body: handle.createReadStream({ ...FILE_STREAM_BUFFER, start: served.start, end: served.end }), range: served };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   async head(key: string): Promise<StoredObjectInfo | undefined> {
@@ -144,13 +129,23 @@ export class FilesystemObjectStore implements ObjectStore {
         failures.push(error);
         continue;
       }
-      // Drop the folders the object leaves empty; a folder still in use refuses, which is fine.
-      await rmdir(path.dirname(file)).catch(() => undefined);
+      await this.removeEmptyFolders(path.dirname(file));
     }
     if (failures.length > 0) {
       throw new StorageUnavailableError(`Could not remove ${failures.length} of ${files.length} files; try again.`, {
         cause: failures[0],
       });
+    }
+  }
+
+  /** Drops the folders a removed object leaves empty, up to the root; one still in use refuses. */
+  private async removeEmptyFolders(folder: string): Promise<void> {
+    for (let current = folder; current.startsWith(this.root + path.sep); current = path.dirname(current)) {
+      try {
+        await rmdir(current);
+      } catch {
+        return;
+      }
     }
   }
 }

@@ -43,6 +43,11 @@ export interface PresignOptions {
   expiresInSeconds: number;
 }
 
+export interface PresignUploadOptions extends PresignOptions {
+  /** When given, the URL is signed for exactly this many bytes: the store refuses any other size. */
+  contentLength?: number;
+}
+
 export interface PresignedUpload {
   url: string;
   method: 'PUT';
@@ -58,7 +63,11 @@ export interface ObjectStore {
   /** Stores the bytes under `key`, replacing what was there; the replacement is atomic. */
   put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo>;
 
-  /** The object's bytes (or a range of them); ObjectMissingError when there is no such key. */
+  /**
+   * The object's bytes (or a range of them); ObjectMissingError when there is no such key. A range
+   * ending past the last byte is served up to the last byte (`range` says what was served); one
+   * starting past it is RangeNotSatisfiableError. The caller reads `body` to the end or destroys it.
+   */
   get(key: string, range?: ByteRange): Promise<ObjectDownload>;
 
   /** The object's size and entity tag, or undefined when there is no such key. */
@@ -78,7 +87,7 @@ export interface ObjectStore {
    * A URL the client PUTs the bytes to directly, bypassing the API (deployed mode, for uploads over
    * the Lambda payload limit). Undefined where the store has no such URL (the filesystem).
    */
-  presignUpload?(key: string, contentType: string, options: PresignOptions): Promise<PresignedUpload>;
+  presignUpload?(key: string, contentType: string, options: PresignUploadOptions): Promise<PresignedUpload>;
 
   /** A URL the client GETs the bytes from directly (deployed mode, for large downloads). */
   presignDownload?(

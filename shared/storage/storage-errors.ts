@@ -15,6 +15,15 @@ export class ObjectTooLargeError extends ValidationError {
   }
 }
 
+/** A byte range that starts past the end of the object (HTTP 416, with the size to retry against). */
+export class RangeNotSatisfiableError extends AppError {
+  constructor(readonly size: number) {
+    super(416, 'RANGE_NOT_SATISFIABLE', 'The requested range is not satisfiable.', {
+      headers: { 'Content-Range': `bytes */${size}` },
+    });
+  }
+}
+
 /** The backend (disk, S3) failed; the spec answers 500 with `{success: false, message, status_code}`. */
 export class StorageUnavailableError extends AppError {
   constructor(message = 'Storage is unavailable; try again.', options: { cause?: unknown } = {}) {

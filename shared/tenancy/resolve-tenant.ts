@@ -1,11 +1,10 @@
 // Finds the site of a request: a registered domain matching the Host header, else the site whose
 // slug the X-Tenant header names. Both look only at active sites (and active domains). The schema
 // name in the answer comes from the site row, never from the request.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { sites } from '#shared/db/platform-schema.ts';
 import type { Tenant } from './tenant.ts';
-import { rememberStanding, standingColumns, standingFromRow } from './site-access.ts';
 
 const tenantColumns = {
   siteId: sites.id,
@@ -40,54 +39,51 @@ export type TenantLookup = { found: Tenant } | { missing: 'no-hint' | 'unknown' 
 /** What a site slug can look like; anything else cannot name a site and is not even looked up. */
 const SITE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,49}$/;
 
-interface TenantRow extends Record<string, unknown> {
+export interface TenantRow extends Record<string, unknown> {
   site_id: number;
-  uuid: string;
+  site_uuid: string;
   slug: string;
   name: string;
   schema_name: string;
   organization_id: number;
   environment: string;
-  is_admin?: boolean | null;
-  is_owner?: boolean | null;
-  member_permissions?: string[] | null;
-  site_permissions?: string[];
 }
 
 /**
- * One round trip: the site whose active domain is the Host (preferred) or whose slug X-Tenant names,
- * with the caller's standing on it when `userId` is given. The standing is remembered for the rest
- * of the request (see `siteStanding`).
+ * The site whose active domain is the Host (preferred) or whose slug X-Tenant names, as a one-row
+ * subquery (`TenantRow` columns), so a caller's lookup can join it into a larger statement.
  */
-export async function resolveTenant(db: Queryable, hint: TenantHint, userId?: number): Promise<TenantLookup> {
+export function tenantMatchSql(hint: TenantHint): SQL {
   const header = hint.tenantHeader?.trim().toLowerCase();
   const slug = header !== undefined && SITE_SLUG_PATTERN.test(header) ? header : null;
-  const standing =
-    userId === undefined
-      ? sql``
-      : sql`, ${standingColumns(sql`s.id`, sql.raw('m'), userId)}`;
-  const member =
-    userId === undefined
-      ? sql``
-      : sql`left join platform.organization_members m on m.organization_id = s.organization_id and m.user_id = ${userId}`;
-  const [row] = await db.rows<TenantRow>(sql`
-    select s.id as site_id, s.uuid::text as uuid, s.slug, s.name, s.schema_name, s.organization_id, s.environment${standing}
+  return sql`select s.id as site_id, s.uuid::text as site_uuid, s.slug, s.name, s.schema_name, s.organization_id, s.environment
     from platform.sites s
     left join platform.domains d on d.site_id = s.id and d.domain = ${hostName(hint.host)} and d.is_active
-    ${member}
     where s.is_active and (d.id is not null or s.slug = ${slug})
     order by (d.id is not null) desc
-    limit 1`);
-  if (row === undefined) return { missing: header === undefined || header === '' ? 'no-hint' : 'unknown' };
-  const tenant: Tenant = {
+    limit 1`;
+}
+
+/** Why no site was found: no hint at all is a 400, a hint naming no site a 404. */
+export function missingTenant(hint: TenantHint): { missing: 'no-hint' | 'unknown' } {
+  const header = hint.tenantHeader?.trim();
+  return { missing: header === undefined || header === '' ? 'no-hint' : 'unknown' };
+}
+
+export function tenantFromRow(row: TenantRow): Tenant {
+  return {
     siteId: Number(row.site_id),
-    uuid: row.uuid,
+    uuid: row.site_uuid,
     slug: row.slug,
     name: row.name,
     schemaName: row.schema_name,
     organizationId: Number(row.organization_id),
     environment: row.environment,
   };
-  if (userId !== undefined) rememberStanding(tenant, userId, standingFromRow(row as Parameters<typeof standingFromRow>[0]));
-  return { found: tenant };
+}
+
+/** The site of an anonymous request, in one round trip. */
+export async function resolveTenant(db: Queryable, hint: TenantHint): Promise<TenantLookup> {
+  const [row] = await db.rows<TenantRow>(tenantMatchSql(hint));
+  return row === undefined ? missingTenant(hint) : { found: tenantFromRow(row) };
 }

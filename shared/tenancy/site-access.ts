@@ -38,7 +38,7 @@ interface StandingRow {
  * given; shared by `siteStanding` and the tenant lookup, which reads both in one round trip.
  * `member` is the alias of a left-joined platform.organization_members row of that user.
  */
-export function standingColumns(siteId: SQL, member: SQL, userId: number): SQL {
+export function standingColumns(siteId: SQL, member: SQL, userId: SQL | number): SQL {
   return sql`${member}.is_admin, ${member}.is_owner,
       ${member}.permissions || array(
         select p.codename::text from platform.organization_member_groups mg

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { endpointGroups } from '#functions/groups.ts';
-import { lambdaEsbuildOptions } from '#infra/bundling.ts';
+import { capabilityDefines, lambdaEsbuildOptions } from '#infra/bundling.ts';
+import type { GroupCapability } from '#functions/groups.ts';
 import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
 import { benchSettings } from './settings.ts';
 
@@ -39,13 +40,14 @@ function contributorsOf(metafile: Metafile): Array<[string, number]> {
   return [...totals].sort((a, b) => b[1] - a[1]);
 }
 
-async function bundleGroup(name: string, entry: string): Promise<Bundle> {
+async function bundleGroup(name: string, entry: string, uses: readonly GroupCapability[]): Promise<Bundle> {
   const file = path.join(OUT_DIR, name, 'index.mjs');
   const result = await build({
     ...lambdaEsbuildOptions,
     mainFields: [...lambdaEsbuildOptions.mainFields], // the same list; esbuild's type wants it mutable
     absWorkingDir: ROOT,
     entryPoints: [path.join(ROOT, entry)],
+    define: capabilityDefines(uses), // as TesseraFunction bundles the group
     outfile: file,
     metafile: true,
     logLevel: 'error',
@@ -70,7 +72,7 @@ export async function benchBundles(): Promise<void> {
   await writeFile(trivial, 'export const handler = async () => ({ statusCode: 200 });\n');
 
   const bundles: Bundle[] = [];
-  for (const group of endpointGroups) bundles.push(await bundleGroup(group.name, group.entry));
+  for (const group of endpointGroups) bundles.push(await bundleGroup(group.name, group.entry, group.uses));
   note(`esbuild ${lambdaEsbuildOptions.format}, ${lambdaEsbuildOptions.target}, minify ${lambdaEsbuildOptions.minify}, external ${lambdaEsbuildOptions.external.join(', ')} (lambdaEsbuildOptions) into .bench/<group>/index.mjs`);
   table(
     ['group', 'size KB', 'of 1.5 MB target', 'largest parts (KB)'],

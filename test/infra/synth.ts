@@ -11,6 +11,7 @@ export type Resources = Record<string, Resource>;
 export interface SynthesizedApp {
   stacks: TesseraStacks;
   data: Template;
+  storage: Template;
   api: Template;
   network: Template;
 }
@@ -22,12 +23,16 @@ function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-export function synthesizeTessera(context: Record<string, unknown> = {}): SynthesizedApp {
+export function synthesizeTessera(
+  context: Record<string, unknown> = {},
+  groups?: Parameters<typeof buildTesseraApp>[1],
+): SynthesizedApp {
   const app = new App({ context: { ...cdkJsonContext(), ...context, 'aws:cdk:bundling-stacks': [] } });
-  const stacks = buildTesseraApp(app);
+  const stacks = buildTesseraApp(app, groups);
   return {
     stacks,
     data: Template.fromStack(stacks.data),
+    storage: Template.fromStack(stacks.storage),
     api: Template.fromStack(stacks.api),
     network: Template.fromStack(stacks.network),
   };

@@ -124,3 +124,10 @@ export async function createBucket(app: TestApp, token: string, site: StorageSit
   if (created.status !== 201) throw new Error(`bucket: ${created.status} ${JSON.stringify(created.body)}`);
   return `${site.buckets}${created.body.slug}/objects/`;
 }
+
+/** The folder the test app's filesystem object store writes to (these tests run on that adapter). */
+export function objectsRoot(app: TestApp): string {
+  const store = app.runtime.config.objectStore;
+  if (store.backend !== 'filesystem') throw new Error(`the test app stores objects in ${store.backend}, not on disk`);
+  return store.root;
+}

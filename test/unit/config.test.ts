@@ -34,4 +34,47 @@ describe('configuration', () => {
     expect(problems).toContain('PASSWORD_SCRYPT_COST');
     expect(problems).toContain('ADMIN_EMAIL');
   });
+
+  describe('object store', () => {
+    it('keeps objects under DATA_DIR/objects by default, with no direct-transfer limit outside Lambda', () => {
+      const config = loadConfig({ DATA_DIR: '/srv/tessera' });
+      expect(config.objectStore).toEqual({ backend: 'filesystem', root: '/srv/tessera/objects' });
+      expect(config.transfers).toEqual({ presignedUrlTtlSeconds: 900, directMaxBytes: undefined });
+    });
+
+    it('reads the S3 settings, falling back to the Lambda region', () => {
+      const config = loadConfig({
+        OBJECT_STORE: 's3',
+        S3_BUCKET: 'tessera-objects',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_ACCESS_KEY_ID: 'key',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        AWS_REGION: 'eu-central-1',
+      });
+      expect(config.objectStore).toEqual({
+        backend: 's3',
+        bucket: 'tessera-objects',
+        region: 'eu-central-1',
+        endpoint: 'http://127.0.0.1:9000',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'key', secretAccessKey: 'secret' },
+      });
+    });
+
+    it('limits direct transfers to 4 MiB inside Lambda unless told otherwise', () => {
+      expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'tessera-storage' }).transfers.directMaxBytes).toBe(4 * 1024 * 1024);
+      expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'tessera-storage', DIRECT_TRANSFER_MAX_BYTES: '1000' }).transfers.directMaxBytes).toBe(1000);
+    });
+
+    it.each([
+      [{ OBJECT_STORE: 's3' }, 'S3_BUCKET: required when OBJECT_STORE is s3'],
+      [{ OBJECT_STORE: 's3', S3_BUCKET: 'tessera-objects', S3_ACCESS_KEY_ID: 'key' }, 'S3_SECRET_ACCESS_KEY: required with the other S3 key variable'],
+      [{ OBJECT_STORE: 'azure' }, 'OBJECT_STORE'],
+      [{ OBJECT_STORE: 's3', S3_BUCKET: 'Not_A_Bucket' }, 'S3_BUCKET: must be an S3 bucket name'],
+      [{ PRESIGNED_URL_TTL_SECONDS: '5' }, 'PRESIGNED_URL_TTL_SECONDS'],
+    ])('stops start-up on %j, naming the variable', (env, problem) => {
+      expect(() => loadConfig(env)).toThrow(problem);
+    });
+  });
 });

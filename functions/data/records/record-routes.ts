@@ -1,22 +1,29 @@
 // The record endpoints of a materialized table: parse, find the table, call the record service.
 import { z } from 'zod';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { noContent, reply } from '#shared/http/reply.ts';
+import { JsonText, noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { assertMayWriteRecords } from './record-access.ts';
 import {
   createRecords,
+  createRecordsAsJson,
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
+  listAnswer,
   listRecords,
+  listStatement,
   patchRecord,
   patchRecords,
   readRecord,
+  recordOrNotFound,
+  recordStatement,
   upsertRecords,
 } from './record-service.ts';
+import { readWithRememberedTable, rememberTable, type TableAddress } from './fused-reads.ts';
+import { parseListQuery, type ListPlan } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 
 const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
@@ -28,10 +35,12 @@ const patchesBody = z.array(z.record(z.string(), z.unknown())).min(1).max(10_000
 const common = { host: 'tenant', access: 'user', errorStyle: 'data' } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
 
-async function tableFor(ctx: RequestContext, params: { app_slug: string; name: string }, write = false): Promise<TableDescriptor> {
+async function tableFor(ctx: RequestContext, params: TableAddress, write = false): Promise<TableDescriptor> {
   const { db } = ctx.runtime;
   if (write) await assertMayWriteRecords(db, ctx.site, ctx.user);
-  return (await loadTableDescriptor(db, ctx.site, params.app_slug, params.name)).descriptor;
+  const { table, descriptor } = await loadTableDescriptor(db, ctx.site, params.app_slug, params.name);
+  if (!write) rememberTable(ctx, params, table, descriptor);
+  return descriptor;
 }
 
 /** The raw query, every occurrence kept: the record query language refuses repeated parameters. */
@@ -55,7 +64,14 @@ export const listRecordsRoute = defineRoute({
   summary: 'List records with filters, sorting, pagination, search and aggregation',
   params: tableParams,
   envelope: 'bare',
-  handler: async (ctx, { params }) => listRecords(ctx.runtime.db, await tableFor(ctx, params), queryEntries(ctx)),
+  deferContext: true,
+  handler: async (ctx, { params }) => {
+    const query = queryEntries(ctx);
+    let plan: ListPlan | undefined;
+    const read = await readWithRememberedTable(ctx, params, (table) => listStatement(table, (plan = parseListQuery(table, query))));
+    if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
+    return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
+  },
 });
 
 export const createRecordsRoute = defineRoute({
@@ -67,7 +83,11 @@ export const createRecordsRoute = defineRoute({
   body: recordsBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => ({ data: await createRecords(ctx.runtime.db, await tableFor(ctx, params, true), body) }),
+  handler: async (ctx, { params, body }) => {
+    const table = await tableFor(ctx, params, true);
+    if (!Array.isArray(body)) return { data: await createRecords(ctx.runtime.db, table, body) };
+    return new JsonText(`{"data":${await createRecordsAsJson(ctx.runtime.db, table, body)}}`);
+  },
 });
 
 export const upsertRecordsRoute = defineRoute({
@@ -120,11 +140,14 @@ export const getRecordRoute = defineRoute({
   summary: 'One record by its primary key',
   params: recordParams,
   envelope: 'bare',
+  deferContext: true,
   handler: async (ctx, { params }) => {
+    const read = await readWithRememberedTable(ctx, params, (table) => recordStatement(table, params.id));
     // populate, format and include belong to a later issue; say so rather than ignore them.
     const [unsupported] = queryEntries(ctx);
     if (unsupported !== undefined) throw queryError(unsupported[0], 'is not supported on a single record yet');
-    return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };
+    if (read === undefined) return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };
+    return { data: recordOrNotFound(read.descriptor, params.id, read.rows) };
   },
 });
 

@@ -2,14 +2,14 @@
 // create (single and bulk), upsert, patch (single and bulk) and delete (one, by ids, by filter).
 // Validation happens before any write; database unique and foreign-key violations come back in the
 // same `Validation failed` shape, naming the field.
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseScalar } from './query/field-sql.ts';
 import { aggregateSql, countSql, listSql, whereSql } from './query/compile.ts';
-import { parseFilters, parseListQuery, type QueryEntries } from './query/list-query.ts';
+import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
 import { validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
@@ -75,14 +75,22 @@ function keyText(table: TableDescriptor, id: string): string {
   return parsed;
 }
 
-export async function listRecords(db: Queryable, table: TableDescriptor, query: QueryEntries): Promise<RecordPage | { data: DataRecord[]; total: number }> {
+export type ListAnswer = RecordPage | { data: DataRecord[]; total: number };
+
+export async function listRecords(db: Queryable, table: TableDescriptor, query: QueryEntries): Promise<ListAnswer> {
   const plan = parseListQuery(table, query);
-  if (plan.aggregates) {
-    const rows = await db.rows(aggregateSql(table, plan));
-    return { data: recordsOf(rows), total: totalOf(rows) ?? 0 };
-  }
-  const rows = await db.rows(listSql(table, plan));
-  const data = rows.map((row) => (row.rank === undefined ? json(row.record) : { ...json(row.record), rank: Number(row.rank) }));
+  return listAnswer(db, table, plan, await db.rows(listStatement(table, plan)));
+}
+
+/** The statement behind a list query: the page of records, or the aggregation's groups. */
+export function listStatement(table: TableDescriptor, plan: ListPlan): SQL {
+  return plan.aggregates ? aggregateSql(table, plan) : listSql(table, plan);
+}
+
+/** The answer from the rows of `listStatement`; a page past the end counts the matches on its own. */
+export async function listAnswer(db: Queryable, table: TableDescriptor, plan: ListPlan, rows: Row[]): Promise<ListAnswer> {
+  if (plan.aggregates) return { data: recordsOf(rows), total: totalOf(rows) ?? 0 };
+  const data = rows.map((row) => (row.rank === undefined || row.rank === null ? json(row.record) : { ...json(row.record), rank: Number(row.rank) }));
   const total = totalOf(rows) ?? (plan.offset > 0 ? totalOf(await db.rows(countSql(table, plan)))! : 0);
   return { data, total, page: plan.page, page_size: plan.pageSize };
 }
@@ -92,7 +100,16 @@ function totalOf(rows: Row[]): number | undefined {
 }
 
 export async function readRecord(db: Queryable, table: TableDescriptor, id: string): Promise<DataRecord> {
-  const [row] = await db.rows(detailSql(table, keyText(table, id)));
+  return recordOrNotFound(table, id, await db.rows(recordStatement(table, id)));
+}
+
+/** The statement behind a record's detail; a key that cannot be one of this table is a 404. */
+export function recordStatement(table: TableDescriptor, id: string): SQL {
+  return detailSql(table, keyText(table, id));
+}
+
+export function recordOrNotFound(table: TableDescriptor, id: string, rows: Row[]): DataRecord {
+  const [row] = rows;
   if (!row) throw notFound(table, id);
   return json(row.record);
 }
@@ -114,6 +131,20 @@ export async function createRecords(db: Queryable, table: TableDescriptor, body:
   const rows = prepared(table, items, many);
   const created = recordsOf(await mappingConstraints(table, () => db.rows(insertSql(table, rows))));
   return many ? created : created[0]!;
+}
+
+/**
+ * Creates the records of an array in one statement (all or nothing), as createRecords does, and
+ * answers them as JSON text made by the database: a batch of thousands is never parsed into objects
+ * here only to be serialized again.
+ */
+export async function createRecordsAsJson(db: Queryable, table: TableDescriptor, items: unknown[]): Promise<string> {
+  if (items.length === 0) return '[]';
+  const rows = prepared(table, items, true);
+  const [row] = await mappingConstraints(table, () =>
+    db.rows<{ records: string }>(sql`with created as (${insertSql(table, rows)}) select coalesce(json_agg(record), '[]')::text as records from created`),
+  );
+  return row!.records;
 }
 
 export interface UpsertResult {

@@ -35,7 +35,8 @@ export const createBucketRoute = defineRoute({
   body: createBucketBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => bucketRecord(await createBucket(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body)),
+  handler: async (ctx, { params, body }) =>
+    bucketRecord(await createBucket(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body, ctx.runtime.documentLibrary !== undefined)),
 });
 
 export const getBucketRoute = defineRoute({

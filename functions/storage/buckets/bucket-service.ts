@@ -7,6 +7,7 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
+import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -55,9 +56,18 @@ export async function listAppBuckets(db: Queryable, site: Tenant, appSlug: strin
   );
 }
 
-export async function createBucket(db: Queryable, site: Tenant, caller: Principal, appSlug: string, body: CreateBucketBody): Promise<BucketRow> {
+/** `documentLibraryAvailable`: whether this platform has a document library configured. */
+export async function createBucket(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  body: CreateBucketBody,
+  documentLibraryAvailable: boolean,
+): Promise<BucketRow> {
   await assertManagesSiteContent(db, site, caller, MANAGE_MESSAGE);
   const app = await existingApp(db, site, appSlug);
+  if (body.storage_provider === 'document_library' && !documentLibraryAvailable) throw new DocumentLibraryNotConfiguredError();
   const base = slugFrom(body.name, SLUG_LENGTH);
   if (base === '') throw ValidationError.forFields({ name: ['The name must contain at least one letter or digit.'] });
   const values = {
@@ -66,6 +76,7 @@ export async function createBucket(db: Queryable, site: Tenant, caller: Principa
     fileSizeLimit: body.file_size_limit,
     allowedMimeTypes: body.allowed_mime_types,
     appCategory: body.app_category,
+    storageProvider: body.storage_provider,
     userId: caller.id,
   };
   for (let attempt = 0; ; attempt += 1) {

@@ -2,6 +2,7 @@
 // one thing middy passes to both the middlewares and the handler.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { MiddlewareObj, Request } from '@middy/core';
+import type { TokenClaims } from '#shared/auth/tokens.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { RouteMatch } from '../router.ts';
 
@@ -14,6 +15,8 @@ export interface PipelineState {
   startedAt: number;
   ctx?: RequestContext;
   match?: RouteMatch;
+  /** A tenant route's verified access token, read together with the site by the tenant middleware. */
+  claims?: TokenClaims;
   input?: { params: unknown; query: unknown; body: unknown; rawBody?: Buffer };
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
 
 describe('bucket delete', () => {
   let app: TestApp;
@@ -13,7 +13,7 @@ describe('bucket delete', () => {
   const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
     sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
   const filesUnder = async (relative: string) =>
-    (await readdir(path.join(app.runtime.config.objectStore.root, relative), { recursive: true, withFileTypes: true }).catch(() => []))
+    (await readdir(path.join(objectsRoot(app), relative), { recursive: true, withFileTypes: true }).catch(() => []))
       .filter((entry) => entry.isFile())
       .map((entry) => path.join(entry.parentPath, entry.name));
   /** Where the filesystem store keeps a bucket's files: `<site uuid>/<bucket uuid>/` under its root. */

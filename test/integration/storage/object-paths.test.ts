@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
 
 /** Keys that must never name anything but a plain path under the bucket, as sent in a URL. */
 const TRAVERSALS: Array<[string, string]> = [
@@ -30,7 +30,7 @@ describe('object paths', () => {
   const json = (method: string, route: string, body: unknown) =>
     send(method, route, { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const storedCount = async () =>
-    (await readdir(app.runtime.config.objectStore.root, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
+    (await readdir(objectsRoot(app), { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
 
   beforeAll(async () => {
     app = await startTestApp();

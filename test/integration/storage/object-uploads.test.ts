@@ -2,11 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
 
 /** Every file under the object store's root, relative to it (temporary uploads excluded). */
 async function storedFiles(app: TestApp): Promise<string[]> {
-  const root = app.runtime.config.objectStore.root;
+  const root = objectsRoot(app);
   const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries
     .filter((entry) => entry.isFile())
@@ -222,7 +222,7 @@ describe('object uploads', () => {
     expect(created.status).toBe(201);
     expect(created.json.data.size).toBe(big.length);
     expect(download.bytes.equals(big)).toBe(true);
-    const onDisk = (await storedFiles(app)).map((file) => path.join(app.runtime.config.objectStore.root, file));
+    const onDisk = (await storedFiles(app)).map((file) => path.join(objectsRoot(app), file));
     const sizes = await Promise.all(onDisk.map(async (file) => (await readFile(file)).length));
     expect(sizes).toContain(big.length);
   });

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
 
 describe('upload validation', () => {
   let app: TestApp;
@@ -14,7 +14,7 @@ describe('upload validation', () => {
     sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
   /** Every file under the store's root, temporary uploads included: nothing refused may remain. */
   const files = async () =>
-    (await readdir(app.runtime.config.objectStore.root, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
+    (await readdir(objectsRoot(app), { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
 
   beforeAll(async () => {
     app = await startTestApp();

@@ -10,7 +10,7 @@ import {
 } from '#functions/data/tables/table-descriptor.ts';
 import { identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
 import { compileCondition, type FilterCondition } from './filters.ts';
-import type { Aggregate, ListPlan, SortTerm } from './list-query.ts';
+import { MAX_PAGE_SIZE, type Aggregate, type ListPlan, type SortTerm } from './list-query.ts';
 
 /** jsonb_build_object takes at most 100 arguments: build wide records from chunks of 50 fields. */
 const FIELDS_PER_OBJECT = 50;
@@ -77,7 +77,18 @@ export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
     from ${tableSql(table)} as ${ROW}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${orderSql(table, plan)}
-    limit ${plan.pageSize} offset ${plan.offset}`;
+    limit ${pageSizeLiteral(plan.pageSize)} offset ${plan.offset}`;
+}
+
+/**
+ * The page size as a literal rather than a parameter: with `limit $n` PostgreSQL prices a generic
+ * plan as if a tenth of the rows were returned, so it keeps re-planning every run of a prepared list
+ * statement (the larger part of its cost); with the literal the generic plan wins. Page sizes are
+ * whole numbers from 1 to MAX_PAGE_SIZE (list-query.ts), so the literal is safe and the texts stay few.
+ */
+function pageSizeLiteral(pageSize: number): SQL {
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new Error(`page size ${pageSize} out of range`);
+  return sql.raw(String(pageSize));
 }
 
 /** The number of matching records, for a page past the end (where no row carries the total). */
@@ -123,5 +134,6 @@ export function aggregateSql(table: TableDescriptor, plan: ListPlan): SQL {
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${groupClause}
     ${orderClause}
-    limit ${plan.pageSize} offset ${plan.offset}`;
+    limit ${pageSizeLiteral(plan.pageSize)} offset ${plan.offset}`;
 }
+

@@ -1,0 +1,80 @@
+// Record reads in one round trip. The first read of a table through a host takes the ordinary way
+// (caller and site, then the table, then the query) and remembers the schema, the table row and the
+// compiled descriptor it found. Later reads send one statement: caller and site (with the access
+// checks run on them as always), a guard that the table row is still the remembered one (same id
+// and schema hash, materialized, app not deleted), and the query. A stale or failing guess costs one
+// more round trip and never a wrong answer: guard and query read one snapshot, the site must be the
+// one the guess was made for, and nothing is returned before the caller's checks have passed.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Row } from '#shared/db/database.ts';
+import type { RequestContext } from '#shared/http/request-context.ts';
+import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import type { TableDescriptor } from '../tables/table-descriptor.ts';
+import type { DatatableRow } from '../tables/table-repository.ts';
+
+export interface TableAddress {
+  app_slug: string;
+  name: string;
+}
+
+interface TableHint {
+  schemaName: string;
+  tableId: number;
+  schemaHash: string;
+  descriptor: TableDescriptor;
+}
+
+/** Bounded: a process serving many hosts and tables starts over rather than grow without limit. */
+const HINT_LIMIT = 2_000;
+const hints = new Map<string, TableHint>();
+
+function hintKey(ctx: RequestContext, address: TableAddress): string {
+  return [ctx.request.host, ctx.request.headers['x-tenant'] ?? '', address.app_slug, address.name].join('\n');
+}
+
+/** Called after a read found the table the ordinary way. */
+export function rememberTable(ctx: RequestContext, address: TableAddress, table: DatatableRow, descriptor: TableDescriptor): void {
+  if (hints.size >= HINT_LIMIT) hints.clear();
+  hints.set(hintKey(ctx, address), { schemaName: ctx.site.schemaName, tableId: table.id, schemaHash: table.schema_hash, descriptor });
+}
+
+/** The statement's rows as one JSON text, or null when the remembered table row no longer holds. */
+function guardedRows(hint: TableHint, address: TableAddress, statement: SQL): SQL {
+  return sql`case when exists(
+      select 1 from ${tenantTable(hint, 'datatables')} t join ${tenantTable(hint, 'apps')} a on a.id = t.app_id
+      where t.id = ${hint.tableId} and t.schema_hash = ${hint.schemaHash} and t.is_materialized
+        and a.deleted_at is null and a.slug = ${address.app_slug} and t.name = ${address.name})
+    then coalesce((select json_agg(q)::text from (${statement}) q), '[]') end`;
+}
+
+/**
+ * Establishes the request's context and runs `statement` (built by `compile` from the remembered
+ * descriptor) in the same round trip. Answers the descriptor and the statement's rows, or
+ * undefined when there was no usable guess: the caller then reads the ordinary way (the context is
+ * established either way). `compile` may throw on bad input; that too is left to the ordinary way,
+ * so a caller without access learns nothing from a query's errors.
+ */
+export async function readWithRememberedTable(
+  ctx: RequestContext,
+  address: TableAddress,
+  compile: (descriptor: TableDescriptor) => SQL | undefined,
+): Promise<{ descriptor: TableDescriptor; rows: Row[] } | undefined> {
+  const key = hintKey(ctx, address);
+  const hint = hints.get(key);
+  let statement: SQL | undefined;
+  try {
+    statement = hint === undefined ? undefined : compile(hint.descriptor);
+  } catch {
+    statement = undefined;
+  }
+  if (hint === undefined || statement === undefined) {
+    await ctx.establish();
+    return undefined;
+  }
+  const fused = await ctx.establish(guardedRows(hint, address, statement));
+  if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
+    hints.delete(key);
+    return undefined;
+  }
+  return { descriptor: hint.descriptor, rows: JSON.parse(fused) as Row[] };
+}

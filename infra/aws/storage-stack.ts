@@ -1,0 +1,53 @@
+// Where object bytes live when deployed: one private S3 bucket, encrypted, reachable over TLS only,
+// with CORS for the presigned PUTs and GETs browsers send straight to it from the console origins.
+// Keys are chosen by the storage service (site, bucket, object), so one bucket serves every tenant.
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { loadConfig } from '#shared/config.ts';
+import type { DeploySettings } from './settings.ts';
+
+export interface StorageStackProps extends StackProps {
+  settings: DeploySettings;
+}
+
+/** The browser origins the API answers (CORS_ORIGINS, with the application's own default). */
+export function allowedOrigins(settings: Pick<DeploySettings, 'corsOrigins'>): string[] {
+  return loadConfig({ CORS_ORIGINS: settings.corsOrigins }).corsOrigins;
+}
+
+export class StorageStack extends Stack {
+  readonly objects: Bucket;
+
+  constructor(scope: Construct, id: string, props: StorageStackProps) {
+    super(scope, id, props);
+    this.objects = new Bucket(this, 'Objects', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      // No versioning: deleting an object or a bucket must remove its bytes, not keep old versions.
+      versioned: false,
+      // Users' files outlive a deleted stack; removing them is a deliberate act.
+      removalPolicy: RemovalPolicy.RETAIN,
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
+          allowedOrigins: allowedOrigins(props.settings),
+          // A presigned PUT carries the signed Content-Type; Content-Length is the browser's own.
+          allowedHeaders: ['Content-Type'],
+          exposedHeaders: ['ETag', 'Content-Length', 'Content-Disposition'],
+          maxAge: 3600,
+        },
+      ],
+      lifecycleRules: [
+        {
+          id: 'AbortIncompleteMultipartUploads',
+          // The adapter aborts a refused upload itself; this catches the ones a crash left behind.
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+    });
+  }
+}

@@ -1,0 +1,51 @@
+// Bundles two API functions exactly as `cdk synth` does, from the same entry: one for a group that
+// uses the object store and one for a group that does not. Only the first may carry the S3 SDK.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointGroups, type EndpointGroup } from '#functions/groups.ts';
+import { buildTesseraApp } from '#infra/aws/tessera-app.ts';
+import { serviceNameOf, tesseraFunctions } from './synth.ts';
+
+const data = endpointGroups.find((group) => group.name === 'data')!;
+const withObjectStore: Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'> = {
+  name: 'files',
+  entry: data.entry,
+  routes: [],
+  uses: ['object-store'],
+};
+
+/** A name only the S3 client's code carries (commands keep their names through minification). */
+const S3_MARKER = 'DeleteObjectsCommand';
+
+describe('bundles per capability', () => {
+  let workDir: string;
+  const bundles = new Map<string, string>();
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(path.join(tmpdir(), 'tessera-capability-bundles-'));
+    const outdir = path.join(workDir, 'cdk.out');
+    const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': ['TesseraApi'] } });
+    const { api } = buildTesseraApp(app, [data, withObjectStore]);
+    app.synth();
+    for (const fn of Object.values(tesseraFunctions(Template.fromStack(api)))) {
+      const s3Key = (fn.Properties!.Code as { S3Key: string }).S3Key;
+      const bundle = await readFile(path.join(outdir, `asset.${s3Key.replace(/\.zip$/, '')}`, 'index.mjs'), 'utf8');
+      bundles.set(serviceNameOf(fn), bundle);
+    }
+  }, 120_000);
+
+  afterAll(() => rm(workDir, { recursive: true, force: true }));
+
+  it('leaves the S3 SDK out of a group that does not use the object store', () => {
+    expect(bundles.get('tessera-data')).toBeDefined();
+    expect(bundles.get('tessera-data')).not.toContain(S3_MARKER);
+  });
+
+  it('bundles the S3 SDK into a group that uses the object store', () => {
+    expect(bundles.get('tessera-files')).toContain(S3_MARKER);
+  });
+});
