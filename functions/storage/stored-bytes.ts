@@ -7,15 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
-import { AppError, ValidationError } from '#shared/errors.ts';
+import { AppError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import { libraryFileName } from '#shared/storage/document-library/drive.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { describeError } from '#shared/logger.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
+import type { ByteStores } from './storage-env.ts';
 
 /** Keys removed from the store per call (S3's DeleteObjects takes at most 1000). */
 export const DELETE_BATCH_SIZE = 1000;
@@ -30,12 +32,14 @@ export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow
   return bucket.storage_provider === 'document_library' && filename !== undefined ? `${key}/${libraryFileName(filename)}` : key;
 }
 
-/** The store holding a bucket's bytes, picked by its `storage_provider`. */
-export function storeFor(objectStore: ObjectStore, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
-  if (bucket.storage_provider === 'object_store') return objectStore;
-  throw new ValidationError(`Buckets of provider "${bucket.storage_provider}" are not served by this deployment.`, {
-    extras: { provider_error_code: 'provider_operation_not_supported' },
-  });
+/**
+ * The store holding a bucket's bytes, picked by its `storage_provider`: the object store, or the
+ * site's document library (400 `document_library_not_configured` on a platform without one).
+ */
+export function storeFor(stores: ByteStores, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
+  if (bucket.storage_provider === 'object_store') return stores.objectStore;
+  if (stores.documentLibrary === undefined) throw new DocumentLibraryNotConfiguredError();
+  return stores.documentLibrary.forSite(stores.site.slug).store;
 }
 
 /** Removes keys from the store; any failure is the spec's storage failure (500). */
