@@ -19,9 +19,15 @@ export interface StorageCaller {
   member: boolean;
 }
 
-export interface StorageEnv {
-  db: Queryable;
+/** The stores of bucket bytes, one per `storage_provider`; see storeFor. */
+export interface BucketStores {
   objectStore: ObjectStore;
+  /** The site's document library; undefined when the platform has none configured. */
+  documentStore?: ObjectStore;
+}
+
+export interface StorageEnv extends BucketStores {
+  db: Queryable;
   site: Tenant;
   caller: StorageCaller;
   /** `https://host` of the request, for the API URLs of objects. */
@@ -39,10 +45,15 @@ export function storageCaller(principal: Principal | undefined, hasSiteAccess: b
   };
 }
 
+/** The stores of the request's site. */
+export function bucketStores(ctx: RequestContext): BucketStores {
+  return { objectStore: ctx.runtime.objectStore, documentStore: ctx.runtime.documentLibrary?.forSite(ctx.site.slug).store };
+}
+
 export function storageEnv(ctx: RequestContext): StorageEnv {
   return {
     db: ctx.runtime.db,
-    objectStore: ctx.runtime.objectStore,
+    ...bucketStores(ctx),
     site: ctx.site,
     caller: storageCaller(ctx.principal, ctx.hasSiteAccess),
     origin: ctx.request.origin,

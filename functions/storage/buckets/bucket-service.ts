@@ -8,11 +8,11 @@ import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
-import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import { deleteObjectBatch, objectKeyBatch } from '../objects/object-repository.ts';
+import type { BucketStores } from '../storage-env.ts';
 import { DELETE_BATCH_SIZE, flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
 import {
   deleteEmptyBucket,
@@ -123,7 +123,7 @@ const MAX_DELETE_ROUNDS = 10_000;
  */
 export async function deleteBucket(
   db: Queryable,
-  objectStore: ObjectStore,
+  stores: BucketStores,
   site: Tenant,
   caller: Principal,
   appSlug: string,
@@ -131,7 +131,7 @@ export async function deleteBucket(
 ): Promise<void> {
   await assertManagesSiteContent(db, site, caller, MANAGE_MESSAGE);
   const bucket = await existingBucket(db, site, appSlug, bucketSlug);
-  const store = storeFor(objectStore, bucket);
+  const store = storeFor(stores, bucket);
   for (let round = 0; round < MAX_DELETE_ROUNDS; round += 1) {
     await flushDiscards(db, store, site, bucket.id);
     const batch = await objectKeyBatch(db, site, bucket.id, DELETE_BATCH_SIZE);

@@ -55,10 +55,10 @@ export function assertSizeAllowed(bucket: Pick<BucketRow, 'file_size_limit'>, si
  * is passed (and a Content-Length over it is refused before a byte is read); an empty file is
  * refused after the fact and its key removed.
  */
-export async function storeBytes(target: WriteTarget, stream: Readable, mimetype: string, contentLength?: number): Promise<StoredBytes> {
+export async function storeBytes(target: WriteTarget, stream: Readable, mimetype: string, filename: string, contentLength?: number): Promise<StoredBytes> {
   const limit = Number(target.bucket.file_size_limit);
   if (contentLength !== undefined) assertSizeAllowed(target.bucket, contentLength);
-  const key = newStorageKey(target.env.site, target.bucket);
+  const key = newStorageKey(target.env.site, target.bucket, filename);
   const info = await target.store.put(key, stream, { contentType: mimetype, contentLength, maxBytes: limit });
   if (info.size === 0) {
     await abandon(target, [key]);

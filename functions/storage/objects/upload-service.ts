@@ -39,7 +39,7 @@ const BATCH: MultipartLimits = { files: MAX_BATCH_FILES, fields: 5, fieldSize: 1
 async function writeTarget(env: StorageEnv, params: BucketParams): Promise<WriteTarget> {
   assertMayWrite(env.caller);
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
-  return { env, bucket, store: storeFor(env.objectStore, bucket) };
+  return { env, bucket, store: storeFor(env, bucket) };
 }
 
 /** `X-Metadata-<Name>` and `X-Store-Meta-<Name>` headers, keys lowercase with hyphens. */
@@ -86,7 +86,7 @@ interface ReceivedFile {
 async function receiveFile(target: WriteTarget, part: FilePart, filename: string): Promise<ReceivedFile> {
   const mimetype = uploadMimeType(part.mimeType, filename)!; // busboy always names a valid type
   assertMimeAllowed(target.bucket, mimetype);
-  return { bytes: await storeBytes(target, part.stream, mimetype), filename };
+  return { bytes: await storeBytes(target, part.stream, mimetype, filename), filename };
 }
 
 /** The one `file` of a single-file form with the form's text fields. */
@@ -139,7 +139,7 @@ export async function uploadByPath(
   const mimetype = uploadMimeType(body.contentType, filename);
   if (mimetype === undefined) throw new ValidationError(`Content-Type "${body.contentType}" is not a media type.`);
   assertMimeAllowed(target.bucket, mimetype);
-  const bytes = await storeBytes(target, body.stream, mimetype, body.contentLength);
+  const bytes = await storeBytes(target, body.stream, mimetype, filename, body.contentLength);
   return commitUpload(target, { path, filename, metadata: fromHeaders, bytes });
 }
 
