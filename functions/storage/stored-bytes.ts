@@ -1,6 +1,7 @@
 // Where an object's bytes live and how they go away. Storage keys are the service's own
-// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy), so a client path
-// never names a file or S3 key, and a replaced upload never overwrites bytes a record still uses.
+// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy; in a document
+// library followed by the cleaned-up file name), so a client path never names a file or S3 key, and
+// a replaced upload never overwrites bytes a record still uses.
 // Bytes no record points at any more are queued in `object_discards` by the transaction that drops
 // the reference and removed from the store after it commits; whatever a storage failure leaves in
 // the queue is retried by later deletes in the bucket and by bucket delete.
@@ -27,9 +28,9 @@ export const DELETE_BATCH_SIZE = 1000;
  * SharePoint, so there it ends with the file's name (cleaned up, under a random folder): Office
  * opens documents by their extension, and people see the name.
  */
-export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'> & Partial<Pick<BucketRow, 'storage_provider'>>, filename?: string): string {
+export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid' | 'storage_provider'>, filename: string): string {
   const key = `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
-  return bucket.storage_provider === 'document_library' && filename !== undefined ? `${key}/${libraryFileName(filename)}` : key;
+  return bucket.storage_provider === 'document_library' ? `${key}/${libraryFileName(filename)}` : key;
 }
 
 /**
