@@ -75,16 +75,5 @@ export function isActiveContent(mimetype: string): boolean {
   return ACTIVE_TYPES.has(mimetype) || mimetype.endsWith('+xml');
 }
 
-const OFFICE_EDITABLE = new Set([
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document', // docx
-  'application/msword', // doc
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', // xlsx
-  'application/vnd.ms-excel', // xls
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation', // pptx
-  'application/vnd.ms-powerpoint', // ppt
-]);
-
 /** Word processing, spreadsheet and presentation types, which a browser edit mode supports. */
-export function isOfficeEditable(mimetype: string): boolean {
-  return OFFICE_EDITABLE.has(mimetype);
-}
+export { isOfficeEditable } from '#shared/storage/document-library/office-types.ts';

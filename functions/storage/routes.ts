@@ -17,6 +17,7 @@ import {
   postObjectRoute,
   putObjectRoute,
 } from './objects/upload-routes.ts';
+import { documentLoaderRoute, editDocumentRoute, redeemTicketRoute, viewDocumentRoute } from './documents/document-routes.ts';
 import { completeUploadRoute, uploadUrlRoute } from './objects/presigned-routes.ts';
 
 export const storageRoutes: readonly AnyRoute[] = [
@@ -37,6 +38,10 @@ export const storageRoutes: readonly AnyRoute[] = [
   deleteObjectRoute,
   putObjectRoute,
   postObjectRoute,
+  viewDocumentRoute,
+  editDocumentRoute,
+  documentLoaderRoute,
+  redeemTicketRoute,
   uploadUrlRoute,
   completeUploadRoute,
 ];

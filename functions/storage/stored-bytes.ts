@@ -1,31 +1,43 @@
 // Where an object's bytes live and how they go away. Storage keys are the service's own
-// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy), so a client path
-// never names a file or S3 key, and a replaced upload never overwrites bytes a record still uses.
+// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy; in a document
+// library followed by the cleaned-up file name), so a client path never names a file or S3 key, and
+// a replaced upload never overwrites bytes a record still uses.
 // Bytes no record points at any more are queued in `object_discards` by the transaction that drops
 // the reference and removed from the store after it commits; whatever a storage failure leaves in
 // the queue is retried by later deletes in the bucket and by bucket delete.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
-import { AppError, ValidationError } from '#shared/errors.ts';
+import { AppError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';
 import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
+import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
+import { libraryFileName } from '#shared/storage/document-library/drive.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { describeError } from '#shared/logger.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
+import type { ByteStores } from './storage-env.ts';
 
-export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'>): string {
-  return `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
+/**
+ * A fresh storage key. In a document library the key is also the document's place and name in
+ * SharePoint, so there it ends with the file's name (cleaned up, under a random folder): Office
+ * opens documents by their extension, and people see the name.
+ */
+export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid' | 'storage_provider'>, filename: string): string {
+  const key = `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
+  return bucket.storage_provider === 'document_library' ? `${key}/${libraryFileName(filename)}` : key;
 }
 
-/** The store holding a bucket's bytes, picked by its `storage_provider`. */
-export function storeFor(objectStore: ObjectStore, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
-  if (bucket.storage_provider === 'object_store') return objectStore;
-  throw new ValidationError(`Buckets of provider "${bucket.storage_provider}" are not served by this deployment.`, {
-    extras: { provider_error_code: 'provider_operation_not_supported' },
-  });
+/**
+ * The store holding a bucket's bytes, picked by its `storage_provider`: the object store, or the
+ * site's document library (400 `document_library_not_configured` on a platform without one).
+ */
+export function storeFor(stores: ByteStores, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
+  if (bucket.storage_provider === 'object_store') return stores.objectStore;
+  if (stores.documentLibrary === undefined) throw new DocumentLibraryNotConfiguredError();
+  return stores.documentLibrary.forSite(stores.site.slug).store;
 }
 
 /** Removes keys from the store; any failure is the spec's storage failure (500). */

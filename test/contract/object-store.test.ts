@@ -1,6 +1,7 @@
-// The object-store port's contract, run against both adapters: the filesystem (a temp folder) and
-// S3 (s3rver on loopback, behind the recording proxy of test/support/s3-server.ts). What one adapter
-// does here, the other must do too; S3-only behaviour (batching, presigned URLs) is at the end.
+// The object-store port's contract, run against every adapter: the filesystem (a temp folder), S3
+// (s3rver on loopback, behind the recording proxy of test/support/s3-server.ts) and the document
+// library (the Microsoft Graph stand-in on loopback). What one adapter does here, the others must do
+// too; S3-only behaviour (batching, presigned URLs) is at the end.
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -10,12 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Config } from '#shared/config.ts';
+import { loadConfig } from '#shared/config.ts';
+import { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
 import { BadRequestError } from '#shared/errors.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { ObjectMissingError, ObjectTooLargeError, RangeNotSatisfiableError, StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { FilesystemObjectStore } from '#shared/storage/filesystem-object-store.ts';
-import type { ProbeInput, ProbeResult } from '#test/support/object-store-memory-probe.ts';
+import { startGraphStandIn, type GraphStandIn } from '#test/support/graph-stand-in.ts';
+import type { ProbeInput, ProbeResult, ProbeTarget } from '#test/support/object-store-memory-probe.ts';
 import { startS3Server, type S3TestServer } from '#test/support/s3-server.ts';
 
 const MiB = 1024 * 1024;
@@ -25,7 +28,7 @@ interface Harness {
   start(): Promise<void>;
   store(): ObjectStore;
   /** The adapter's configuration, for the memory probe's own process. */
-  config(): Config['objectStore'];
+  probeTarget(): ProbeTarget;
   /** Leftovers of refused uploads: temporary files, unfinished multipart uploads. */
   strays(): Promise<number>;
   stop(): Promise<void>;
@@ -33,6 +36,8 @@ interface Harness {
 
 let folder: string;
 let s3: S3TestServer;
+let graph: GraphStandIn;
+const LIBRARY_SITE = 'contract';
 
 const harnesses: Harness[] = [
   {
@@ -41,7 +46,7 @@ const harnesses: Harness[] = [
       folder = await mkdtemp(path.join(tmpdir(), 'tessera-objects-'));
     },
     store: () => new FilesystemObjectStore(folder),
-    config: () => ({ backend: 'filesystem', root: folder }),
+    probeTarget: () => ({ objectStore: { backend: 'filesystem', root: folder } }),
     strays: async () => (await readdir(path.join(folder, '.incoming')).catch(() => [])).length,
     stop: () => rm(folder, { recursive: true, force: true }),
   },
@@ -51,9 +56,20 @@ const harnesses: Harness[] = [
       s3 = await startS3Server();
     },
     store: () => s3.store(),
-    config: () => s3.config,
+    probeTarget: () => ({ objectStore: s3.config }),
     strays: () => s3.pendingMultipartUploads(),
     stop: () => s3.close(),
+  },
+  {
+    name: 'document library',
+    start: async () => {
+      graph = await startGraphStandIn();
+      graph.provisionSite(LIBRARY_SITE);
+    },
+    store: () => new DocumentLibrary(loadConfig(graph.env()).documentLibrary!).forSite(LIBRARY_SITE).store,
+    probeTarget: () => ({ documentLibrary: { config: loadConfig(graph.env()).documentLibrary!, site: LIBRARY_SITE } }),
+    strays: async () => graph.openUploadSessions(),
+    stop: () => graph.close(),
   },
 ];
 
@@ -364,7 +380,7 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
   it('streams puts and gets with bounded memory', async () => {
     // Prepare: a 64 MiB transfer in a process of its own (garbage collected as it goes)
     const size = 64 * MiB;
-    const input: ProbeInput = { objectStore: harness.config(), key: key('memory.bin'), bytes: size };
+    const input: ProbeInput = { ...harness.probeTarget(), key: key('memory.bin'), bytes: size };
     const probe = fileURLToPath(new URL('../support/object-store-memory-probe.ts', import.meta.url));
     // Act
     const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', probe, JSON.stringify(input)], {
@@ -380,7 +396,8 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
 
   it('either presigns both ways or not at all', () => {
     expect(typeof store.presignUpload).toBe(typeof store.presignDownload);
-    expect(store.presignUpload === undefined).toBe(store.provider === 'filesystem');
+    // A document library's upload URLs take ranges, not one PUT: it presigns neither way, like the filesystem.
+    expect(store.presignUpload === undefined).toBe(store.provider !== 's3');
   });
 });
 

@@ -49,6 +49,8 @@ export interface GraphStandIn {
   failNext(match: RegExp, status?: number, times?: number, headers?: Record<string, string>): void;
   /** Invalidates every token handed out, as a revoked or rotated secret would. */
   revokeTokens(): void;
+  /** Upload sessions created and neither finished nor cancelled. */
+  openUploadSessions(): number;
   /** The stored file at a storage key in a site's library. */
   file(site: StandInSite, key: string): StandInItem | undefined;
   callsMatching(method: string, path: RegExp): LoggedCall[];
@@ -336,6 +338,7 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       failures.push({ match, status, remaining: times, headers });
     },
     revokeTokens: () => tokens.clear(),
+    openUploadSessions: () => uploads.size,
     file: (site: StandInSite, key: string) => (site.driveId === undefined ? undefined : standIn.state.itemAt(site.driveId, `/${key}`)),
     callsMatching: (method: string, path: RegExp) => calls.filter((call) => call.method === method && path.test(call.path)),
     close: () =>

@@ -4,14 +4,18 @@
 // Alone in its process, the figures are the adapter's and not the test runner's or the server's.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Config } from '#shared/config.ts';
+import type { Config, DocumentLibraryConfig } from '#shared/config.ts';
+import { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
+import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { openObjectStore } from '#shared/storage/open-object-store.ts';
 
-export interface ProbeInput {
-  objectStore: Config['objectStore'];
+/** The adapter to probe: an object store, or one site's document library. */
+export type ProbeTarget = { objectStore: Config['objectStore'] } | { documentLibrary: { config: DocumentLibraryConfig; site: string } };
+
+export type ProbeInput = ProbeTarget & {
   key: string;
   bytes: number;
-}
+};
 
 export interface ProbeResult {
   putPeakGrowthBytes: number;
@@ -60,7 +64,10 @@ async function peakGrowth(work: () => Promise<void>): Promise<number> {
 }
 
 async function probe(input: ProbeInput): Promise<ProbeResult> {
-  const store = await openObjectStore({ objectStore: input.objectStore });
+  const store: ObjectStore =
+    'documentLibrary' in input
+      ? new DocumentLibrary(input.documentLibrary.config).forSite(input.documentLibrary.site).store
+      : await openObjectStore({ objectStore: input.objectStore });
   const sent = createHash('sha256');
   const received = createHash('sha256');
   // A first small round trip warms up the client (connections, lazily loaded SDK code).

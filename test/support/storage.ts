@@ -125,9 +125,9 @@ export async function createBucket(app: TestApp, token: string, site: StorageSit
   return `${site.buckets}${created.body.slug}/objects/`;
 }
 
-/** The folder of the filesystem object store the test app keeps its bytes in. */
+/** The folder the test app's filesystem object store writes to (these tests run on that adapter). */
 export function objectsRoot(app: TestApp): string {
-  const settings = app.runtime.config.objectStore;
-  if (settings.backend !== 'filesystem') throw new Error(`This test reads files on disk, but the app stores objects in ${settings.backend}`);
-  return settings.root;
+  const store = app.runtime.config.objectStore;
+  if (store.backend !== 'filesystem') throw new Error(`the test app stores objects in ${store.backend}, not on disk`);
+  return store.root;
 }

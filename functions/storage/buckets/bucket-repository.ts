@@ -6,11 +6,11 @@ import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
-import type { AppCategory, BucketOrderingField, Visibility } from './bucket-schemas.ts';
+import type { AppCategory, BucketOrderingField, StorageProvider, Visibility } from './bucket-schemas.ts';
 
 export type Site = Pick<Tenant, 'schemaName'>;
 
-export type StorageProvider = 'object_store' | 'document_library';
+export type { StorageProvider } from './bucket-schemas.ts';
 
 export type BucketRow = {
   id: number;
@@ -128,12 +128,12 @@ export async function insertBucket(
   db: Queryable,
   site: Site,
   appId: number,
-  values: BucketValues & { slug: string; userId: number },
+  values: BucketValues & { slug: string; userId: number; storageProvider: StorageProvider },
 ): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`insert into ${tenantTable(site, 'buckets')}
-      (app_id, name, slug, visibility, file_size_limit, allowed_mime_types, app_category, created_by)
+      (app_id, name, slug, visibility, file_size_limit, allowed_mime_types, app_category, storage_provider, created_by)
     values (${appId}, ${values.name}, ${values.slug}, ${values.visibility}, ${values.fileSizeLimit},
-      ${sql.param(values.allowedMimeTypes)}::text[], ${values.appCategory}, ${values.userId})
+      ${sql.param(values.allowedMimeTypes)}::text[], ${values.appCategory}, ${values.storageProvider}, ${values.userId})
     returning id`);
   return row!.id;
 }

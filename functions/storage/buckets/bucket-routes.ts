@@ -35,7 +35,8 @@ export const createBucketRoute = defineRoute({
   body: createBucketBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => bucketRecord(await createBucket(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body)),
+  handler: async (ctx, { params, body }) =>
+    bucketRecord(await createBucket(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body, ctx.runtime.documentLibrary !== undefined)),
 });
 
 export const getBucketRoute = defineRoute({
@@ -70,7 +71,8 @@ export const deleteBucketRoute = defineRoute({
   // A storage failure answers {success: false, message, status_code: 500}.
   errorStyle: 'success-flag',
   handler: async (ctx, { params }) => {
-    await deleteBucket(ctx.runtime.db, ctx.runtime.objectStore, ctx.site, ctx.user, params.app_slug, params.bucket_slug);
+    const { objectStore, documentLibrary } = ctx.runtime;
+    await deleteBucket(ctx.runtime.db, { objectStore, documentLibrary, site: ctx.site }, ctx.user, params.app_slug, params.bucket_slug);
     return noContent();
   },
 });

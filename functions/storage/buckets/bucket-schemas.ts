@@ -8,6 +8,9 @@ export const VISIBILITIES = ['private', 'public'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 export const APP_CATEGORIES = ['assets', 'attachments'] as const;
 export type AppCategory = (typeof APP_CATEGORIES)[number];
+/** Where a bucket's bytes live: the object store, or the site's document library (Microsoft Graph). */
+export const STORAGE_PROVIDERS = ['object_store', 'document_library'] as const;
+export type StorageProvider = (typeof STORAGE_PROVIDERS)[number];
 
 export const DEFAULT_FILE_SIZE_LIMIT = 52_428_800;
 const MAX_MIME_PATTERNS = 100;
@@ -51,6 +54,7 @@ export const createBucketBody = z.object({
   visibility: visibility.default('private'),
   file_size_limit: fileSizeLimit.default(DEFAULT_FILE_SIZE_LIMIT),
   allowed_mime_types: allowedMimeTypes.default([]),
+  storage_provider: choice(STORAGE_PROVIDERS).default('object_store'),
 });
 export type CreateBucketBody = z.infer<typeof createBucketBody>;
 
@@ -65,6 +69,8 @@ export const patchBucketBody = z.strictObject({
   allowed_mime_types: allowedMimeTypes.optional(),
   slug: immutable.optional(),
   app: immutable.optional(),
+  // Moving a bucket between providers would strand the bytes it already has.
+  storage_provider: immutable.optional(),
   uuid: immutable.optional(),
   id: immutable.optional(),
 });

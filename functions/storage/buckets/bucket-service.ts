@@ -8,10 +8,12 @@ import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
+import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import { deleteObjectBatch, objectKeyBatch } from '../objects/object-repository.ts';
+import type { ByteStores } from '../storage-env.ts';
 import { flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
 import {
   deleteEmptyBucket,
@@ -55,9 +57,18 @@ export async function listAppBuckets(db: Queryable, site: Tenant, appSlug: strin
   );
 }
 
-export async function createBucket(db: Queryable, site: Tenant, caller: Principal, appSlug: string, body: CreateBucketBody): Promise<BucketRow> {
+/** `documentLibraryAvailable`: whether this platform has a document library configured. */
+export async function createBucket(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  body: CreateBucketBody,
+  documentLibraryAvailable: boolean,
+): Promise<BucketRow> {
   await assertManagesSiteContent(db, site, caller, MANAGE_MESSAGE);
   const app = await existingApp(db, site, appSlug);
+  if (body.storage_provider === 'document_library' && !documentLibraryAvailable) throw new DocumentLibraryNotConfiguredError();
   const base = slugFrom(body.name, SLUG_LENGTH);
   if (base === '') throw ValidationError.forFields({ name: ['The name must contain at least one letter or digit.'] });
   const values = {
@@ -66,6 +77,7 @@ export async function createBucket(db: Queryable, site: Tenant, caller: Principa
     fileSizeLimit: body.file_size_limit,
     allowedMimeTypes: body.allowed_mime_types,
     appCategory: body.app_category,
+    storageProvider: body.storage_provider,
     userId: caller.id,
   };
   for (let attempt = 0; ; attempt += 1) {
@@ -112,15 +124,15 @@ const MAX_DELETE_ROUNDS = 10_000;
  */
 export async function deleteBucket(
   db: Queryable,
-  objectStore: ObjectStore,
-  site: Tenant,
+  stores: ByteStores,
   caller: Principal,
   appSlug: string,
   bucketSlug: string,
 ): Promise<void> {
+  const { site } = stores;
   await assertManagesSiteContent(db, site, caller, MANAGE_MESSAGE);
   const bucket = await existingBucket(db, site, appSlug, bucketSlug);
-  const store = storeFor(objectStore, bucket);
+  const store = storeFor(stores, bucket);
   for (let round = 0; round < MAX_DELETE_ROUNDS; round += 1) {
     await flushDiscards(db, store, site, bucket.id);
     const batch = await objectKeyBatch(db, site, bucket.id, DELETE_BATCH_SIZE);

@@ -138,7 +138,7 @@ export async function serveObject(
  */
 async function presignedDownload(env: StorageEnv, bucket: BucketRow, object: ObjectRow, request: DownloadRequest): Promise<HttpReply | undefined> {
   const limit = env.transfers.directMaxBytes;
-  const store = storeFor(env.objectStore, bucket);
+  const store = storeFor(env, bucket);
   if (limit === undefined || Number(object.size) <= limit || store.presignDownload === undefined) return undefined;
   const url = await store.presignDownload(object.storage_key, {
     expiresInSeconds: env.transfers.presignedUrlTtlSeconds,

@@ -63,7 +63,7 @@ export async function readableObject(env: StorageEnv, params: ObjectParams): Pro
 }
 
 export function openObjectBytes(env: StorageEnv, bucket: BucketRow, object: ObjectRow, range?: ByteRange): Promise<ObjectDownload> {
-  return storeFor(env.objectStore, bucket).get(object.storage_key, range);
+  return storeFor(env, bucket).get(object.storage_key, range);
 }
 
 /**
@@ -114,7 +114,7 @@ export async function deleteObject(env: StorageEnv, params: ObjectParams): Promi
     await queueDiscards(tx, env.site, bucket.id, [found.storage_key]);
     return found;
   });
-  await flushDiscardsQuietly(env.db, storeFor(env.objectStore, bucket), env.site, bucket.id, env.log);
+  await flushDiscardsQuietly(env.db, storeFor(env, bucket), env.site, bucket.id, env.log);
   return { bucket, object };
 }
 
@@ -123,7 +123,7 @@ export async function deleteObjects(env: StorageEnv, params: BucketParams, body:
   const paths = [...new Set(body.paths.map((path, index) => normalizeObjectPath(path, `paths.${index}`)))];
   assertMayWrite(env.caller);
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
-  const store = storeFor(env.objectStore, bucket);
+  const store = storeFor(env, bucket);
   const deleted = await env.db.transaction(async (tx) => {
     const found = await lockVisibleObjects(tx, env.site, bucket.id, paths, visibleTo(env.caller, bucket.visibility));
     await deleteObjectRecords(tx, env.site, found.map((object) => object.id));

@@ -33,7 +33,7 @@ export interface StoredBytes {
 export async function writeTarget(env: StorageEnv, params: BucketParams): Promise<WriteTarget> {
   assertMayWrite(env.caller);
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
-  return { env, bucket, store: storeFor(env.objectStore, bucket) };
+  return { env, bucket, store: storeFor(env, bucket) };
 }
 
 /**
@@ -81,10 +81,14 @@ export function assertSizeAllowed(bucket: Pick<BucketRow, 'file_size_limit'>, si
  * is passed (and a Content-Length over it is refused before a byte is read); an empty file is
  * refused after the fact and its key removed.
  */
-export async function storeBytes(target: WriteTarget, stream: Readable, mimetype: string, contentLength?: number): Promise<StoredBytes> {
+export async function storeBytes(
+  target: WriteTarget,
+  file: { stream: Readable; filename: string; mimetype: string; contentLength?: number },
+): Promise<StoredBytes> {
+  const { stream, mimetype, contentLength } = file;
   const limit = Number(target.bucket.file_size_limit);
   if (contentLength !== undefined) assertSizeAllowed(target.bucket, contentLength);
-  const key = newStorageKey(target.env.site, target.bucket);
+  const key = newStorageKey(target.env.site, target.bucket, file.filename);
   const info = await target.store.put(key, stream, { contentType: mimetype, contentLength, maxBytes: limit });
   if (info.size === 0) {
     await abandon(target, [key]);

@@ -88,7 +88,7 @@ export async function requestUploadUrl(env: StorageEnv, params: ObjectParams, bo
   }
   await sweepAbandonedUploads(target);
 
-  const storageKey = newStorageKey(env.site, target.bucket);
+  const storageKey = newStorageKey(env.site, target.bucket, filename);
   // Signed before the record exists: a URL nobody was given cannot leave bytes behind.
   const upload = await presign(storageKey, mimetype, { expiresInSeconds: env.transfers.presignedUrlTtlSeconds, contentLength: body.size });
   const id = await insertPendingObject(env.db, env.site, {

@@ -47,14 +47,14 @@ async function planTransfer(env: StorageEnv, params: BucketParams, body: Transfe
   if ((await findObject(env.db, env.site, destinationBucket.id, destinationPath)) !== undefined) throw new ConflictError(DESTINATION_TAKEN);
   return {
     source: { bucket: sourceBucket, object },
-    destination: { env, bucket: destinationBucket, store: storeFor(env.objectStore, destinationBucket), path: destinationPath },
+    destination: { env, bucket: destinationBucket, store: storeFor(env, destinationBucket), path: destinationPath },
   };
 }
 
 /** POST `.../objects/copy/`: a new object at the destination with the source's bytes and metadata. */
 export async function copyObject(env: StorageEnv, params: BucketParams, body: TransferBody): Promise<{ bucket: BucketRow; object: ObjectRow }> {
   const { source, destination } = await planTransfer(env, params, body, 'copy');
-  const key = newStorageKey(env.site, destination.bucket);
+  const key = newStorageKey(env.site, destination.bucket, lastSegment(destination.path));
   const info = await destination.store.copy(source.object.storage_key, key);
   let id: number | undefined;
   try {
@@ -82,7 +82,7 @@ export async function moveObject(env: StorageEnv, params: BucketParams, body: Tr
   const { source, destination } = await planTransfer(env, params, body, 'move');
   const crossBucket = destination.bucket.id !== source.bucket.id;
   // Across buckets the bytes follow under a key of the destination bucket; within one they stay.
-  const key = crossBucket ? newStorageKey(env.site, destination.bucket) : source.object.storage_key;
+  const key = crossBucket ? newStorageKey(env.site, destination.bucket, lastSegment(destination.path)) : source.object.storage_key;
   if (crossBucket) await destination.store.copy(source.object.storage_key, key);
   try {
     await env.db.transaction(async (tx) => {
@@ -104,6 +104,6 @@ export async function moveObject(env: StorageEnv, params: BucketParams, body: Tr
     if (crossBucket) await abandon(destination, [key]);
     throw error;
   }
-  if (crossBucket) await flushDiscardsQuietly(env.db, storeFor(env.objectStore, source.bucket), env.site, source.bucket.id, env.log);
+  if (crossBucket) await flushDiscardsQuietly(env.db, storeFor(env, source.bucket), env.site, source.bucket.id, env.log);
   return { bucket: destination.bucket, object: await findObjectById(env.db, env.site, source.object.id) };
 }

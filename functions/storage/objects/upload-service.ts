@@ -80,7 +80,7 @@ interface ReceivedFile {
 async function receiveFile(target: WriteTarget, part: FilePart, filename: string): Promise<ReceivedFile> {
   const mimetype = uploadMimeType(part.mimeType, filename)!; // busboy always names a valid type
   assertMimeAllowed(target.bucket, mimetype);
-  return { bytes: await storeBytes(target, part.stream, mimetype), filename };
+  return { bytes: await storeBytes(target, { stream: part.stream, filename, mimetype }), filename };
 }
 
 /** The one `file` of a single-file form with the form's text fields. */
@@ -134,7 +134,7 @@ export async function uploadByPath(
   const mimetype = uploadMimeType(body.contentType, filename);
   if (mimetype === undefined) throw new ValidationError(`Content-Type "${body.contentType}" is not a media type.`);
   assertMimeAllowed(target.bucket, mimetype);
-  const bytes = await storeBytes(target, body.stream, mimetype, body.contentLength);
+  const bytes = await storeBytes(target, { stream: body.stream, filename, mimetype, contentLength: body.contentLength });
   return commitUpload(target, { path, filename, metadata: fromHeaders, bytes });
 }
 

@@ -3,7 +3,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { ByteRange, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from '../object-store.ts';
-import { ObjectMissingError, StorageUnavailableError } from '../storage-errors.ts';
+import { ObjectMissingError, RangeNotSatisfiableError, StorageUnavailableError } from '../storage-errors.ts';
 import type { CopyMonitorSettings, Drive, DriveItem } from './drive.ts';
 import { DEFAULT_UPLOAD_LIMITS, uploadToDrive, type UploadLimits } from './drive-upload.ts';
 import { ProviderCommunicationError } from './document-library-errors.ts';
@@ -56,11 +56,15 @@ export class DocumentLibraryStore implements ObjectStore {
     return { ...infoOf(item), contentType: options.contentType };
   }
 
-  async get(key: string, range?: ByteRange): Promise<ObjectDownload> {
+  async get(key: string, asked?: ByteRange): Promise<ObjectDownload> {
     const drive = await this.drive();
     const item = await drive.item(key);
     const downloadUrl = item?.['@microsoft.graph.downloadUrl'];
     if (item === undefined || downloadUrl === undefined) throw new ObjectMissingError(key);
+    const size = item.size ?? 0;
+    if (asked !== undefined && asked.start >= size) throw new RangeNotSatisfiableError(size);
+    // A range ending past the last byte is served up to the last byte, and says so.
+    const range = asked === undefined ? undefined : { start: asked.start, end: Math.min(asked.end, size - 1) };
     // The download URL is pre-authenticated and short-lived: no token goes with it.
     const response = await drive.graph.call('GET', downloadUrl, {
       anonymous: true,

@@ -1,17 +1,18 @@
 // Uploads bytes to a drive item: one `PUT .../content` for small files, an upload session in
-// 320 KiB-aligned chunks for larger ones (Graph's advice past 4 MB). The bucket's byte limit is
-// enforced while reading, so an oversized upload stops early. A session needs the total size up
+// 320 KiB-aligned chunks for larger ones (Graph's advice past 4 MB). The shared byte rules (the
+// bucket's limit, the declared length) apply while reading, so a refused upload stops early and an
+// upload session is cancelled before its last chunk commits the file. A session needs the total size up
 // front: with no Content-Length the bytes are spooled to a temporary file first, never held in memory.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipeline, Readable } from 'node:stream';
+import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { BadRequestError } from '#shared/errors.ts';
+import { ByteLimit, checkKnownSize } from '../byte-limit.ts';
 import type { PutOptions } from '../object-store.ts';
-import { ObjectTooLargeError } from '../storage-errors.ts';
 import type { Drive, DriveItem } from './drive.ts';
 
 export interface UploadLimits {
@@ -25,18 +26,13 @@ export const CHUNK_UNIT = 320 * 1024;
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { simpleUploadMaxBytes: 4 * 1024 * 1024, chunkBytes: 10 * CHUNK_UNIT };
 
-/** Reads a byte stream in pieces of a chosen size, failing once more than `maxBytes` have arrived. */
+/** Reads a byte stream in pieces of a chosen size. */
 class ChunkReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private ended = false;
-  /** Bytes taken from the source so far. */
-  received = 0;
 
-  constructor(
-    private readonly source: AsyncIterator<Buffer | string>,
-    private readonly maxBytes: number | undefined,
-  ) {}
+  constructor(private readonly source: AsyncIterator<Buffer | string>) {}
 
   /** Up to `size` bytes: fewer only at the end of the stream, none once it is exhausted. */
   async read(size: number): Promise<Buffer> {
@@ -47,8 +43,6 @@ class ChunkReader {
         break;
       }
       const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-      this.received += chunk.length;
-      if (this.maxBytes !== undefined && this.received > this.maxBytes) throw new ObjectTooLargeError(this.maxBytes);
       this.pending.push(chunk);
       this.pendingBytes += chunk.length;
     }
@@ -67,21 +61,19 @@ class ChunkReader {
   }
 }
 
-function readerOf(body: Readable | Buffer, maxBytes: number | undefined): ChunkReader {
-  const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-  return new ChunkReader(source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>, maxBytes);
-}
-
-function lengthMismatch(actual: number, declared: number): BadRequestError {
-  return new BadRequestError(`The body has ${actual} bytes but Content-Length said ${declared}`);
+/** The body as chunks, through the shared byte rules: the bucket's limit and the declared length. */
+function readerOf(body: Readable | Buffer, options: Pick<PutOptions, 'maxBytes' | 'contentLength'>): ChunkReader {
+  const limit = new ByteLimit(options);
+  const limited = pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, limit, () => undefined);
+  return new ChunkReader(limited[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>);
 }
 
 export async function uploadToDrive(drive: Drive, key: string, body: Readable | Buffer, options: PutOptions, limits: UploadLimits): Promise<DriveItem> {
   const itemPath = drive.itemPath(key);
-  const reader = readerOf(body, options.maxBytes);
+  if (Buffer.isBuffer(body)) checkKnownSize(body.length, options);
+  const reader = readerOf(body, options);
   const head = await reader.read(limits.simpleUploadMaxBytes + 1);
   if (head.length <= limits.simpleUploadMaxBytes) {
-    if (options.contentLength !== undefined && head.length !== options.contentLength) throw lengthMismatch(head.length, options.contentLength);
     return drive.graph.json<DriveItem>('PUT', `${itemPath}:/content`, {
       bytes: head,
       headers: { 'content-type': options.contentType },
@@ -91,9 +83,9 @@ export async function uploadToDrive(drive: Drive, key: string, body: Readable | 
   if (options.contentLength !== undefined) return uploadInSession(drive, itemPath, reader, options.contentLength, limits.chunkBytes);
   const spooled = path.join(tmpdir(), `tessera-upload-${randomUUID()}`);
   try {
-    await pipeline(readBytes(reader), createWriteStream(spooled));
+    await pipelineAsync(readBytes(reader), createWriteStream(spooled));
     const { size } = await stat(spooled);
-    return await uploadInSession(drive, itemPath, readerOf(createReadStream(spooled), undefined), size, limits.chunkBytes);
+    return await uploadInSession(drive, itemPath, readerOf(createReadStream(spooled), {}), size, limits.chunkBytes);
   } finally {
     await rm(spooled, { force: true });
   }
@@ -116,10 +108,12 @@ async function uploadInSession(drive: Drive, itemPath: string, reader: ChunkRead
     for (;;) {
       const wanted = Math.min(chunkBytes, total - offset);
       const chunk = await reader.read(wanted);
-      if (chunk.length < wanted) throw lengthMismatch(offset + chunk.length, total);
       const last = offset + chunk.length === total;
-      // Checked before the last chunk goes out: after it, the file is committed.
-      if (last && (await reader.read(1)).length > 0) throw lengthMismatch(reader.received, total);
+      // The byte rules refuse a body longer or shorter than declared while reading; reading past the
+      // last chunk before sending it makes them speak before the file is committed.
+      if (chunk.length < wanted || (last && (await reader.read(1)).length > 0)) {
+        throw new BadRequestError(`The body does not have the ${total} bytes it declared`);
+      }
       // The upload URL is pre-authenticated: no token goes with it.
       const answer = await drive.graph.call('PUT', session.uploadUrl, {
         anonymous: true,

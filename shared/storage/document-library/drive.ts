@@ -17,6 +17,7 @@ export interface DriveItem {
 
 /** Characters SharePoint refuses in names, and the ones that break path addressing. */
 const FORBIDDEN = /["*:<>?\\|#%\u0000-\u001f]/;
+const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'g');
 
 /** `a/b c.docx` → `/a/b%20c.docx`; a key SharePoint could not name is a programming error. */
 export function drivePath(key: string): string {
@@ -27,6 +28,25 @@ export function drivePath(key: string): string {
     }
   }
   return `/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
+}
+
+const MAX_NAME_LENGTH = 120;
+
+/**
+ * A file name SharePoint accepts and shows, made from a client's: forbidden characters become `_`,
+ * leading and trailing spaces and dots go, a long name is cut keeping its extension (Office opens a
+ * document by its extension). Never empty, `.` or `..`.
+ */
+export function libraryFileName(filename: string): string {
+  const cleaned = filename
+    .replace(/[/]/g, '_')
+    .replace(FORBIDDEN_ALL, '_')
+    .replace(/^[\s.]+|[\s.]+$/g, '');
+  if (cleaned === '') return 'document';
+  if (cleaned.length <= MAX_NAME_LENGTH) return cleaned;
+  const dot = cleaned.lastIndexOf('.');
+  const extension = dot > 0 && cleaned.length - dot <= 16 ? cleaned.slice(dot) : '';
+  return `${cleaned.slice(0, MAX_NAME_LENGTH - extension.length).replace(/[\s.]+$/, '')}${extension}`;
 }
 
 /** Graph batches hold at most 20 requests. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '#shared/auth/principal.ts';
-import { AuthenticationFailedError, PermissionDeniedError } from '#shared/errors.ts';
+import { AuthenticationFailedError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
 import { NonOfficeEditRejectedError, ProviderOperationNotSupportedError } from '#shared/storage/document-library/document-library-errors.ts';
-import { planDocumentAccess, type DocumentSubject } from '#functions/storage/documents/document-access-plan.ts';
+import { assertDocumentLibraryBucket, assertMayAct, planDocumentAccess } from '#functions/storage/documents/document-access-plan.ts';
+import { storageCaller } from '#functions/storage/storage-env.ts';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -21,49 +22,67 @@ function principal(id: number, flags: Partial<Pick<Principal, 'isStaff' | 'isSup
   };
 }
 
-const owner = principal(1);
-const stranger = principal(2);
-const staff = principal(3, { isStaff: true });
-const superuser = principal(4, { isSuperuser: true });
+const owner = storageCaller(principal(1), true);
+const member = storageCaller(principal(2), true);
+const outsider = storageCaller(principal(5), false);
+const staff = storageCaller(principal(3, { isStaff: true }), true);
+const superuser = storageCaller(principal(4, { isSuperuser: true }), true);
+const anonymous = storageCaller(undefined, false);
 
-function subject(overrides: Partial<DocumentSubject> = {}): DocumentSubject {
-  return { storageProvider: 'document_library', visibility: 'private', ownerId: owner.id, mimetype: DOCX, ...overrides };
-}
+const privateBucket = { visibility: 'private' as const };
+const publicBucket = { visibility: 'public' as const };
+const document = (overrides: Partial<{ visibility: 'public' | 'private' | null; mimetype: string }> = {}) => ({
+  visibility: null,
+  created_by: 1,
+  mimetype: DOCX,
+  ...overrides,
+});
 
 describe('document access plan', () => {
-  it('gives everyone, signed in or not, an anonymous link to view a public object', () => {
-    for (const caller of [undefined, stranger, owner]) {
-      expect(planDocumentAccess('view', subject({ visibility: 'public' }), caller)).toEqual({ kind: 'anonymous' });
+  it('gives every caller an anonymous link to view a public object, by its own or its bucket visibility', () => {
+    for (const caller of [anonymous, outsider, member, owner]) {
+      expect(planDocumentAccess('view', publicBucket, document(), caller)).toEqual({ kind: 'anonymous' });
+      expect(planDocumentAccess('view', privateBucket, document({ visibility: 'public' }), caller)).toEqual({ kind: 'anonymous' });
     }
   });
 
   it('grants the owner, staff and superusers per-user access to a private object', () => {
     for (const caller of [owner, staff, superuser]) {
       for (const action of ['view', 'edit'] as const) {
-        expect(planDocumentAccess(action, subject(), caller)).toEqual({ kind: 'user', userId: caller.id, email: caller.email, displayName: caller.username });
+        expect(planDocumentAccess(action, privateBucket, document(), caller)).toEqual({
+          kind: 'user',
+          userId: caller.principal!.id,
+          email: caller.principal!.email,
+          displayName: caller.principal!.username,
+        });
       }
     }
   });
 
-  it('refuses a private object to other users with 403 and to anonymous callers with 401', () => {
-    expect(() => planDocumentAccess('view', subject(), stranger)).toThrow(PermissionDeniedError);
-    expect(() => planDocumentAccess('edit', subject(), stranger)).toThrow(PermissionDeniedError);
-    expect(() => planDocumentAccess('view', subject(), undefined)).toThrow(AuthenticationFailedError);
+  it('hides a private object from everyone else, and a missing object from all, as 404', () => {
+    for (const caller of [anonymous, outsider, member]) {
+      expect(() => planDocumentAccess('view', publicBucket, document({ visibility: 'private' }), caller)).toThrow(NotFoundError);
+    }
+    expect(() => planDocumentAccess('view', publicBucket, undefined, owner)).toThrow(NotFoundError);
   });
 
-  it('lets any signed-in user edit a public object with a per-user grant, and no anonymous caller', () => {
-    expect(planDocumentAccess('edit', subject({ visibility: 'public' }), stranger)).toMatchObject({ kind: 'user', userId: stranger.id });
-    expect(() => planDocumentAccess('edit', subject({ visibility: 'public' }), undefined)).toThrow(AuthenticationFailedError);
+  it('lets any member edit a public object with a per-user grant', () => {
+    expect(planDocumentAccess('edit', publicBucket, document(), member)).toMatchObject({ kind: 'user', userId: 2 });
+  });
+
+  it('refuses an anonymous edit with 401 and an edit by a caller without site access with 403', () => {
+    expect(() => assertMayAct('edit', anonymous)).toThrow(AuthenticationFailedError);
+    expect(() => assertMayAct('edit', outsider)).toThrow(ForbiddenError);
+    expect(() => assertMayAct('view', anonymous)).not.toThrow();
   });
 
   it('refuses to edit anything but an Office document, even for its owner', () => {
-    expect(() => planDocumentAccess('edit', subject({ mimetype: 'application/pdf' }), owner)).toThrow(NonOfficeEditRejectedError);
-    expect(planDocumentAccess('view', subject({ mimetype: 'application/pdf' }), owner)).toMatchObject({ kind: 'user' });
+    expect(() => planDocumentAccess('edit', privateBucket, document({ mimetype: 'application/pdf' }), owner)).toThrow(NonOfficeEditRejectedError);
+    expect(planDocumentAccess('view', privateBucket, document({ mimetype: 'application/pdf' }), owner)).toMatchObject({ kind: 'user' });
   });
 
-  it('answers provider_operation_not_supported for object-store objects before anything else', () => {
-    for (const action of ['view', 'edit'] as const) {
-      expect(() => planDocumentAccess(action, subject({ storageProvider: 'object_store', visibility: 'public' }), undefined)).toThrow(ProviderOperationNotSupportedError);
-    }
+  it('answers provider_operation_not_supported for object-store buckets', () => {
+    expect(() => assertDocumentLibraryBucket({ storage_provider: 'object_store' })).toThrow(ProviderOperationNotSupportedError);
+    expect(() => assertDocumentLibraryBucket({ storage_provider: 'document_library' })).not.toThrow();
   });
 });
