@@ -1,8 +1,11 @@
-// What the storage services work with: the database, the object store, the site, who is calling
-// and where the API is reached (for `file_url`). Routes build it from their request context.
+// What the storage services work with: the database, the stores of bytes (the object store, and the
+// document library when one is configured), the site, who is calling and where the API is reached
+// (for `file_url`). Routes build it from their request context.
+import type { Config } from '#shared/config.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import type { RequestLog } from '#shared/logger.ts';
+import type { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { Principal } from '#shared/auth/principal.ts';
@@ -19,20 +22,22 @@ export interface StorageCaller {
   member: boolean;
 }
 
-/** The stores of bucket bytes, one per `storage_provider`; see storeFor. */
-export interface BucketStores {
+/** Where a bucket's bytes can live; `storeFor` picks one by the bucket's `storage_provider`. */
+export interface ByteStores {
   objectStore: ObjectStore;
-  /** The site's document library; undefined when the platform has none configured. */
-  documentStore?: ObjectStore;
+  /** The platform's document library; undefined when none is configured. */
+  documentLibrary?: DocumentLibrary;
+  site: Tenant;
 }
 
-export interface StorageEnv extends BucketStores {
+export interface StorageEnv extends ByteStores {
   db: Queryable;
-  site: Tenant;
   caller: StorageCaller;
   /** `https://host` of the request, for the API URLs of objects. */
   origin: string;
   log: RequestLog;
+  /** Presigned URL lifetime, and the largest object the API carries itself (presigned above it). */
+  transfers: Config['transfers'];
 }
 
 export function storageCaller(principal: Principal | undefined, hasSiteAccess: boolean): StorageCaller {
@@ -45,18 +50,15 @@ export function storageCaller(principal: Principal | undefined, hasSiteAccess: b
   };
 }
 
-/** The stores of the request's site. */
-export function bucketStores(ctx: RequestContext): BucketStores {
-  return { objectStore: ctx.runtime.objectStore, documentStore: ctx.runtime.documentLibrary?.forSite(ctx.site.slug).store };
-}
-
 export function storageEnv(ctx: RequestContext): StorageEnv {
   return {
     db: ctx.runtime.db,
-    ...bucketStores(ctx),
+    objectStore: ctx.runtime.objectStore,
+    documentLibrary: ctx.runtime.documentLibrary,
     site: ctx.site,
     caller: storageCaller(ctx.principal, ctx.hasSiteAccess),
     origin: ctx.request.origin,
     log: ctx.log,
+    transfers: ctx.runtime.config.transfers,
   };
 }

@@ -18,7 +18,7 @@ import { describeError } from '#shared/logger.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
-import type { BucketStores } from './storage-env.ts';
+import type { ByteStores } from './storage-env.ts';
 
 /** Keys removed from the store per call (S3's DeleteObjects takes at most 1000). */
 export const DELETE_BATCH_SIZE = 1000;
@@ -35,12 +35,12 @@ export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow
 
 /**
  * The store holding a bucket's bytes, picked by its `storage_provider`: the object store, or the
- * site's document library (400 when the platform has none configured any more).
+ * site's document library (400 `document_library_not_configured` on a platform without one).
  */
-export function storeFor(stores: BucketStores, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
+export function storeFor(stores: ByteStores, bucket: Pick<BucketRow, 'storage_provider'>): ObjectStore {
   if (bucket.storage_provider === 'object_store') return stores.objectStore;
-  if (stores.documentStore === undefined) throw new DocumentLibraryNotConfiguredError();
-  return stores.documentStore;
+  if (stores.documentLibrary === undefined) throw new DocumentLibraryNotConfiguredError();
+  return stores.documentLibrary.forSite(stores.site.slug).store;
 }
 
 /** Removes keys from the store; any failure is the spec's storage failure (500). */

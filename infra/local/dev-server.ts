@@ -68,7 +68,8 @@ function streamsBody(group: LoadedGroup, method: string, path: string): boolean 
  * reaches the client; a client that breaks off fails it, so the handler does not wait forever.
  */
 function bodyStream(request: IncomingMessage): PassThrough {
-  const stream = new PassThrough();
+  // Room for several socket reads, so the body keeps arriving while the handler writes it out.
+  const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
   // The handler may not be reading yet when the client breaks off; the stream keeps the error for
   // whoever reads it, so it must not also surface as an unhandled 'error' that ends the server.
   stream.on('error', () => undefined);

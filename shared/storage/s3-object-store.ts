@@ -285,7 +285,7 @@ export class S3ObjectStore implements ObjectStore {
         Bucket: this.bucket,
         Key: key,
         ResponseContentType: options.contentType,
-        ResponseContentDisposition: contentDisposition(options.filename, { attachment: options.attachment }),
+        ResponseContentDisposition: contentDisposition(options.attachment ? 'attachment' : 'inline', options.filename),
       }),
       { expiresIn: options.expiresInSeconds },
     );

@@ -31,6 +31,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./data-search.ts')).benchDataSearch(),
   },
   {
+    name: 'storage-transfer',
+    summary: 'MB/s of a 50 MB PUT and GET through the dev server vs writing and reading the bytes on disk, and the server\'s peak RSS growth',
+    run: async () => (await import('./storage-transfer.ts')).benchStorageTransfer(),
+  },
+  {
     name: 'bundles',
     summary: 'Lambda bundle size and cold import time per endpoint group vs a trivial ESM file',
     run: async () => (await import('./bundles.ts')).benchBundles(),

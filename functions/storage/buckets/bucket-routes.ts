@@ -3,7 +3,6 @@ import { pageC } from '#shared/http/envelopes.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { bucketStores } from '../storage-env.ts';
 import { bucketRecord } from './bucket-representation.ts';
 import { appParams, bucketParams, createBucketBody, listBucketsQuery, patchBucketBody } from './bucket-schemas.ts';
 import { changeBucket, createBucket, deleteBucket, existingBucket, listAppBuckets } from './bucket-service.ts';
@@ -72,7 +71,8 @@ export const deleteBucketRoute = defineRoute({
   // A storage failure answers {success: false, message, status_code: 500}.
   errorStyle: 'success-flag',
   handler: async (ctx, { params }) => {
-    await deleteBucket(ctx.runtime.db, bucketStores(ctx), ctx.site, ctx.user, params.app_slug, params.bucket_slug);
+    const { objectStore, documentLibrary } = ctx.runtime;
+    await deleteBucket(ctx.runtime.db, { objectStore, documentLibrary, site: ctx.site }, ctx.user, params.app_slug, params.bucket_slug);
     return noContent();
   },
 });

@@ -12,7 +12,7 @@ import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import { deleteObjectBatch, objectKeyBatch } from '../objects/object-repository.ts';
-import type { BucketStores } from '../storage-env.ts';
+import type { ByteStores } from '../storage-env.ts';
 import { DELETE_BATCH_SIZE, flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
 import {
   deleteEmptyBucket,
@@ -123,12 +123,12 @@ const MAX_DELETE_ROUNDS = 10_000;
  */
 export async function deleteBucket(
   db: Queryable,
-  stores: BucketStores,
-  site: Tenant,
+  stores: ByteStores,
   caller: Principal,
   appSlug: string,
   bucketSlug: string,
 ): Promise<void> {
+  const { site } = stores;
   await assertManagesSiteContent(db, site, caller, MANAGE_MESSAGE);
   const bucket = await existingBucket(db, site, appSlug, bucketSlug);
   const store = storeFor(stores, bucket);

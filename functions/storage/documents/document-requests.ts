@@ -24,7 +24,6 @@ export const LOADER_PATH = '/api/storage/document-loader/';
 export const GRANT_PATH = '/api/storage/document-loader/grant/';
 
 export interface DocumentEnv extends StorageEnv {
-  documentLibrary?: DocumentLibrary;
   tokens: TokenIssuer;
 }
 

@@ -14,7 +14,7 @@ import { loaderPage } from './loader-page.ts';
 const OBJECT = '/api/apps/{app_slug}/storage/buckets/{bucket_slug}/objects/{key+}';
 
 function documentAction(ctx: RequestContext, params: z.infer<typeof objectParams>, action: DocumentAction) {
-  const env = { ...storageEnv(ctx), documentLibrary: ctx.runtime.documentLibrary, tokens: ctx.runtime.tokens };
+  const env = { ...storageEnv(ctx), tokens: ctx.runtime.tokens };
   return openDocument(env, params, action, acceptsJson(ctx.request.headers.accept) ? 'json' : 'loader');
 }
 

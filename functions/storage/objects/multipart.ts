@@ -64,7 +64,7 @@ export function readMultipart<T>(body: StreamedBody, limits: MultipartLimits, on
         file.resume();
         return;
       }
-      const through = new PassThrough();
+      const through = new PassThrough({ highWaterMark: 1024 * 1024 });
       // A failure may come before the consumer pipes the stream anywhere; the stream keeps it (its
       // consumer's pipeline reports it), so it must not also surface as an unhandled 'error'.
       through.on('error', () => undefined);

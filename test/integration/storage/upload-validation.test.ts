@@ -1,5 +1,7 @@
 import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
@@ -113,6 +115,28 @@ describe('upload validation', () => {
     expect(raw.json.message).toMatch(/empty/);
     expect(legacy.status).toBe(400);
     expect(await files()).toBe(before);
+  });
+
+  it('keeps nothing of an upload whose client breaks off, and goes on serving', async () => {
+    const before = await files();
+    const { hostname, port } = new URL(app.url);
+    const broken = request({
+      hostname,
+      port,
+      method: 'PUT',
+      path: `${typed}broken.png`,
+      headers: { ...site.tenant, authorization: `Bearer ${admin}`, 'content-type': 'image/png', 'content-length': String(1024 * 1024) },
+    });
+    broken.on('error', () => undefined);
+    broken.write(Buffer.alloc(64 * 1024, 1));
+    await sleep(200);
+    broken.destroy();
+    // The server notices the closed socket, fails the upload and removes its temporary file.
+    for (let i = 0; i < 50 && (await files()) !== before; i += 1) await sleep(50);
+
+    expect(await files()).toBe(before);
+    expect((await send('GET', `${typed}broken.png`)).status).toBe(404);
+    expect((await send('PUT', `${typed}after.png`, { body: 'png', headers: { 'content-type': 'image/png' } })).status).toBe(201);
   });
 
   it('refuses a Content-Type that is not a media type and a malformed multipart body', async () => {
