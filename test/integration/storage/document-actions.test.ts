@@ -272,47 +272,6 @@ describe('document-library view and edit actions', () => {
     });
   });
 
-  describe('bytes of a document-library bucket', () => {
-    const libraryFiles = (bucketUuid: string) => [...standIn.state.items.values()].filter((item) => !item.folder && item.path.includes(`/${bucketUuid}/`));
-
-    it('keeps uploads as named files of the site library and serves, copies and deletes them through the API', async () => {
-      const bucketPath = await createBucket(app, admin, site, { name: 'Round Trip', storage_provider: 'document_library' });
-      const { uuid } = (await app.request('GET', bucketPath.replace(/objects\/$/, ''), { token: admin, headers: site.tenant })).body;
-      const content = Buffer.from('the report, version 1');
-
-      const stored = await sendBinary(app.url, 'PUT', `${bucketPath}q3/Report%20Q3.docx`, { token: owner, headers: { ...site.tenant, 'content-type': DOCX }, body: content });
-      const downloaded = await sendBinary(app.url, 'GET', `${bucketPath}q3/Report%20Q3.docx`, { token: owner, headers: site.tenant });
-      const copied = await app.request('POST', `${bucketPath}copy/`, { token: owner, headers: site.tenant, body: { source_path: 'q3/Report Q3.docx', destination_path: 'archive/Report.docx' } });
-      const filesAfterCopy = libraryFiles(uuid).map((item) => item.path);
-      const deleted = await app.request('DELETE', `${bucketPath}q3/Report%20Q3.docx`, { token: owner, headers: site.tenant });
-      const filesAfterDelete = libraryFiles(uuid).map((item) => item.path);
-      const bucketDeleted = await app.request('DELETE', bucketPath.replace(/objects\/$/, ''), { token: admin, headers: site.tenant });
-
-      expect(stored.status).toBe(201);
-      expect(downloaded.bytes).toEqual(content);
-      expect(copied.status).toBe(201);
-      expect(filesAfterCopy).toEqual(expect.arrayContaining([expect.stringMatching(/\/Report Q3\.docx$/), expect.stringMatching(/\/Report\.docx$/)]));
-      expect(filesAfterCopy).toHaveLength(2);
-      expect(deleted.status).toBeLessThan(300);
-      expect(filesAfterDelete).toEqual([expect.stringMatching(/\/Report\.docx$/)]);
-      expect(bucketDeleted.status).toBe(204);
-      expect(libraryFiles(uuid)).toEqual([]);
-    });
-
-    it('refuses uploads to a document-library bucket with 400 once no library is configured', async () => {
-      const configured = app.runtime.documentLibrary;
-      app.runtime.documentLibrary = undefined;
-      try {
-        const refused = await sendBinary(app.url, 'PUT', `${contracts}later.docx`, { token: owner, headers: { ...site.tenant, 'content-type': DOCX }, body: 'x' });
-
-        expect(refused.status).toBe(400);
-        expect(refused.json).toMatchObject({ provider_error_code: 'document_library_not_configured' });
-      } finally {
-        app.runtime.documentLibrary = configured;
-      }
-    });
-  });
-
   describe('document-library buckets', () => {
     it('shows the provider on the bucket and refuses to change it', async () => {
       const bucketPath = contracts.replace(/objects\/$/, '');
