@@ -22,9 +22,13 @@ export function orderTerms(terms: ReadonlyArray<{ field: ObjectOrderingField; de
 
 function compare(column: string, operator: '>=' | '<=' | '>' | '<', value: number | Date | undefined): SQL[] {
   if (value === undefined) return [];
+  if (!(value instanceof Date)) return [sql`${sql.raw(column)} ${sql.raw(operator)} ${value}`];
   // Instants go as ISO text with a cast: the two drivers serialise Date parameters differently.
-  const bound = value instanceof Date ? sql`${value.toISOString()}::timestamptz` : sql`${value}`;
-  return [sql`${sql.raw(column)} ${sql.raw(operator)} ${bound}`];
+  const instant = sql`${value.toISOString()}::timestamptz`;
+  // Answers show times to the millisecond, the database keeps microseconds: "at or before" a
+  // shown time covers its whole millisecond, so a record's own created_at matches it.
+  if (operator === '<=') return [sql`${sql.raw(column)} < ${instant} + interval '1 millisecond'`];
+  return [sql`${sql.raw(column)} ${sql.raw(operator)} ${instant}`];
 }
 
 function userIdsWhere(condition: SQL): SQL {
