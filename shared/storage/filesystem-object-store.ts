@@ -2,7 +2,8 @@
 // Writes land in a temporary file first and are renamed into place, so a reader sees the old bytes
 // or the new ones, never half an upload, and an upload refused half-way leaves nothing behind.
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, type Stats } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, type Stats, type WriteStream } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -60,13 +61,18 @@ export class FilesystemObjectStore implements ObjectStore {
   async put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo> {
     const file = this.fileOf(key);
     const temporary = this.temporaryFile();
+    let sink: WriteStream | undefined;
     try {
       const counter = new ByteLimit(options);
       await mkdir(path.dirname(temporary), { recursive: true });
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, createWriteStream(temporary, FILE_STREAM_BUFFER));
+      sink = createWriteStream(temporary, FILE_STREAM_BUFFER);
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, sink);
       return { ...(await this.moveIntoPlace(temporary, file)), contentType: options.contentType };
     } catch (error) {
       if (!Buffer.isBuffer(body)) body.destroy();
+      // The failed pipeline destroyed the file stream, which may still be opening (creating) the
+      // temporary file: removing it before the stream has closed would leave the file behind.
+      if (sink !== undefined && !sink.closed) await once(sink, 'close').catch(() => undefined);
       await rm(temporary, { force: true });
       throw error;
     }
