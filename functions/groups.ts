@@ -8,7 +8,7 @@ import { dataRoutes } from './data/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
-export type GroupCapability = 'email' | 'secrets-key' | 'object-store';
+export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library';
 
 export interface EndpointGroup {
   name: string;
@@ -47,8 +47,8 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'storage',
     entry: 'functions/storage/handler.ts',
     routes: storageRoutes,
-    // Object bytes: the filesystem locally, S3 when deployed.
-    uses: ['object-store'],
+    // Object bytes: the filesystem locally, S3 when deployed; document-library buckets through Graph.
+    uses: ['object-store', 'document-library'],
     loadHandler: async () => (await import('./storage/handler.ts')).handler,
   },
 ];

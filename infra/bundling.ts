@@ -27,8 +27,13 @@ export const lambdaEsbuildOptions = {
 /**
  * Constants esbuild writes into a group's bundle: the code of a capability the group does not use
  * sits behind one of these and is compiled out with the SDK it loads (the S3 client, multipart
- * uploader and presigner are some 160 KB a group without the object store would carry for nothing).
+ * uploader and presigner are some 160 KB, the SES client some 115 KB, that a group would otherwise
+ * carry for nothing). CDK gives such a group no setting that would reach that code.
  */
 export function capabilityDefines(uses: readonly GroupCapability[]): Record<string, string> {
-  return uses.includes('object-store') ? {} : { 'process.env.TESSERA_BUNDLE_OBJECT_STORE': JSON.stringify('excluded') };
+  const excluded = JSON.stringify('excluded');
+  return {
+    ...(uses.includes('object-store') ? {} : { 'process.env.TESSERA_BUNDLE_OBJECT_STORE': excluded }),
+    ...(uses.includes('email') ? {} : { 'process.env.TESSERA_BUNDLE_EMAIL': excluded }),
+  };
 }

@@ -18,6 +18,7 @@ import {
   putObjectRoute,
 } from './objects/upload-routes.ts';
 import { documentLoaderRoute, editDocumentRoute, redeemTicketRoute, viewDocumentRoute } from './documents/document-routes.ts';
+import { completeUploadRoute, uploadUrlRoute } from './objects/presigned-routes.ts';
 
 export const storageRoutes: readonly AnyRoute[] = [
   listBucketsRoute,
@@ -41,4 +42,6 @@ export const storageRoutes: readonly AnyRoute[] = [
   editDocumentRoute,
   documentLoaderRoute,
   redeemTicketRoute,
+  uploadUrlRoute,
+  completeUploadRoute,
 ];

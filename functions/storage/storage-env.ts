@@ -1,6 +1,7 @@
 // What the storage services work with: the database, the stores of bytes (the object store, and the
 // document library when one is configured), the site, who is calling and where the API is reached
 // (for `file_url`). Routes build it from their request context.
+import type { Config } from '#shared/config.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import type { RequestLog } from '#shared/logger.ts';
@@ -35,6 +36,8 @@ export interface StorageEnv extends ByteStores {
   /** `https://host` of the request, for the API URLs of objects. */
   origin: string;
   log: RequestLog;
+  /** Presigned URL lifetime, and the largest object the API carries itself (presigned above it). */
+  transfers: Config['transfers'];
 }
 
 export function storageCaller(principal: Principal | undefined, hasSiteAccess: boolean): StorageCaller {
@@ -56,5 +59,6 @@ export function storageEnv(ctx: RequestContext): StorageEnv {
     caller: storageCaller(ctx.principal, ctx.hasSiteAccess),
     origin: ctx.request.origin,
     log: ctx.log,
+    transfers: ctx.runtime.config.transfers,
   };
 }

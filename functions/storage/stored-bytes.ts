@@ -1,6 +1,7 @@
 // Where an object's bytes live and how they go away. Storage keys are the service's own
-// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy), so a client path
-// never names a file or S3 key, and a replaced upload never overwrites bytes a record still uses.
+// (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy; in a document
+// library followed by the cleaned-up file name), so a client path never names a file or S3 key, and
+// a replaced upload never overwrites bytes a record still uses.
 // Bytes no record points at any more are queued in `object_discards` by the transaction that drops
 // the reference and removed from the store after it commits; whatever a storage failure leaves in
 // the queue is retried by later deletes in the bucket and by bucket delete.
@@ -9,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { AppError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';
-import type { ObjectStore } from '#shared/storage/object-store.ts';
+import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
 import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import { libraryFileName } from '#shared/storage/document-library/drive.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
@@ -19,17 +20,14 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
 import type { ByteStores } from './storage-env.ts';
 
-/** Keys removed from the store per call (S3's DeleteObjects takes at most 1000). */
-export const DELETE_BATCH_SIZE = 1000;
-
 /**
  * A fresh storage key. In a document library the key is also the document's place and name in
  * SharePoint, so there it ends with the file's name (cleaned up, under a random folder): Office
  * opens documents by their extension, and people see the name.
  */
-export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid'> & Partial<Pick<BucketRow, 'storage_provider'>>, filename?: string): string {
+export function newStorageKey(site: Pick<Tenant, 'uuid'>, bucket: Pick<BucketRow, 'uuid' | 'storage_provider'>, filename: string): string {
   const key = `${site.uuid}/${bucket.uuid}/${randomUUID()}`;
-  return bucket.storage_provider === 'document_library' && filename !== undefined ? `${key}/${libraryFileName(filename)}` : key;
+  return bucket.storage_provider === 'document_library' ? `${key}/${libraryFileName(filename)}` : key;
 }
 
 /**

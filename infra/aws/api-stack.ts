@@ -69,6 +69,9 @@ export class ApiStack extends Stack {
       if (group.uses.includes('secrets-key')) fn.bindSecretsKey(props.secretsKey);
       if (group.uses.includes('email')) fn.bindEmail(props.settings);
       if (group.uses.includes('object-store')) fn.bindObjectStore(props.objects);
+      if (group.uses.includes('document-library') && props.settings.documentLibrary !== undefined) {
+        fn.bindDocumentLibrary(props.settings.documentLibrary);
+      }
       functions.set(group.name, fn);
 
       // One invoke permission per function for the whole API rather than one per route, which

@@ -19,6 +19,36 @@ export interface DeploySettings {
   emailFrom?: string;
   /** Becomes CONSOLE_URL: where links in mails (invitations) lead. */
   consoleUrl?: string;
+  /** The Microsoft Graph app behind document-library buckets; unset, such buckets are refused. */
+  documentLibrary?: DocumentLibrarySettings;
+}
+
+export interface DocumentLibrarySettings {
+  tenantId: string;
+  clientId: string;
+  /** A Secrets Manager secret (complete ARN) holding the client secret as its string value. */
+  clientSecretArn: string;
+  siteHostname: string;
+  /** GRAPH_SITE_PATH; unset keeps the application's naming rule. */
+  sitePath?: string;
+}
+
+const DOCUMENT_LIBRARY_CONTEXT = {
+  tenantId: 'tessera:graphTenantId',
+  clientId: 'tessera:graphClientId',
+  clientSecretArn: 'tessera:graphClientSecretArn',
+  siteHostname: 'tessera:graphSiteHostname',
+} as const;
+
+/** All four Graph settings, or none (document-library buckets off); some of them is a mistake. */
+function documentLibrarySettings(node: Node): DocumentLibrarySettings | undefined {
+  const given = Object.fromEntries(Object.entries(DOCUMENT_LIBRARY_CONTEXT).map(([field, key]) => [field, stringContext(node, key)]));
+  const missing = Object.entries(DOCUMENT_LIBRARY_CONTEXT).filter(([field]) => given[field] === undefined);
+  if (missing.length === Object.keys(DOCUMENT_LIBRARY_CONTEXT).length) return undefined;
+  if (missing.length > 0) {
+    throw new Error(`Document library: context ${missing.map(([, key]) => key).join(', ')} must be set with the other tessera:graph* values`);
+  }
+  return { ...(given as Omit<DocumentLibrarySettings, 'sitePath'>), sitePath: stringContext(node, 'tessera:graphSitePath') };
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'];
@@ -43,6 +73,7 @@ export function deploySettings(node: Node): DeploySettings {
     adminEmail: stringContext(node, 'tessera:adminEmail'),
     emailFrom: stringContext(node, 'tessera:emailFrom'),
     consoleUrl: stringContext(node, 'tessera:consoleUrl'),
+    documentLibrary: documentLibrarySettings(node),
   };
 }
 

@@ -10,10 +10,10 @@ import { NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunction
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { lambdaEsbuildOptions } from '#infra/bundling.ts';
-import { REPO_ROOT, type LogLevel } from './settings.ts';
+import { REPO_ROOT, type DocumentLibrarySettings, type LogLevel } from './settings.ts';
 
 /** What a function needs to reach the database: the proxy, the credentials it fronts, the name. */
 export interface DatabaseAccess {
@@ -154,6 +154,21 @@ export class TesseraFunction extends NodejsFunction {
       }),
     );
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    return this;
+  }
+
+  /**
+   * Microsoft Graph behind document-library buckets: the app's identity, the SharePoint host of the
+   * sites' libraries, and read access to the secret holding its client secret. Calls go out through
+   * the VPC's NAT gateway.
+   */
+  bindDocumentLibrary(settings: DocumentLibrarySettings): this {
+    this.addEnvironment('GRAPH_TENANT_ID', settings.tenantId);
+    this.addEnvironment('GRAPH_CLIENT_ID', settings.clientId);
+    this.addEnvironment('GRAPH_CLIENT_SECRET_ARN', settings.clientSecretArn);
+    this.addEnvironment('GRAPH_SITE_HOSTNAME', settings.siteHostname);
+    if (settings.sitePath !== undefined) this.addEnvironment('GRAPH_SITE_PATH', settings.sitePath);
+    Secret.fromSecretCompleteArn(this, 'GraphClientSecret', settings.clientSecretArn).grantRead(this);
     return this;
   }
 

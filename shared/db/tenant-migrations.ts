@@ -205,4 +205,17 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index object_discards_bucket on ${schema}.object_discards (bucket_id, id)`,
     ],
   },
+  {
+    version: 5,
+    name: 'pending uploads beside the object at their path',
+    statements: (schema) => [
+      // A presigned upload is a `pending` row until its bytes are checked; it may target a path an
+      // object already holds (a replacement), so only complete objects own their path.
+      sql`alter table ${schema}.objects drop constraint objects_bucket_id_file_path_key`,
+      sql`create unique index objects_bucket_path_complete on ${schema}.objects (bucket_id, file_path)
+        where upload_status = 'complete'`,
+      // Finding a bucket's pending uploads that were never completed, oldest first.
+      sql`create index objects_bucket_pending on ${schema}.objects (bucket_id, created_at) where upload_status = 'pending'`,
+    ],
+  },
 ];

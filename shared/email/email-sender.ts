@@ -10,9 +10,14 @@ export function outboxFolder(config: Pick<Config, 'dataDir'>): string {
 
 export async function createEmailSender(config: Pick<Config, 'dataDir' | 'email'>): Promise<EmailSender> {
   if (config.email.transport === 'ses') {
-    // Loaded only when chosen: the embedded default never pays for the SDK at start-up.
-    const [{ SESv2Client }, { SesEmailSender }] = await Promise.all([import('@aws-sdk/client-sesv2'), import('./ses-email.ts')]);
-    return new SesEmailSender(new SESv2Client({}), config.email.from);
+    // Loaded only when chosen: the embedded default never pays for the SDK at start-up. Lambdas of
+    // groups that send no mail are bundled with this branch compiled out (capabilityDefines in
+    // infra/bundling.ts), and CDK gives them no EMAIL_TRANSPORT to reach it.
+    if (process.env.TESSERA_BUNDLE_EMAIL !== 'excluded') {
+      const [{ SESv2Client }, { SesEmailSender }] = await Promise.all([import('@aws-sdk/client-sesv2'), import('./ses-email.ts')]);
+      return new SesEmailSender(new SESv2Client({}), config.email.from);
+    }
+    throw new Error('This function was bundled without SES (its group sends no mail)');
   }
   return new OutboxEmailSender(outboxFolder(config), config.email.from);
 }

@@ -4,6 +4,7 @@
 // in the result, so the same handler gets a stream over the buffered body and its stream reply is
 // collected. Keyed by the event, the one object both the dev server and the handler chain see.
 import { Readable } from 'node:stream';
+import { LAMBDA_DIRECT_TRANSFER_MAX_BYTES } from '#shared/config.ts';
 import { PayloadTooLargeError } from '#shared/errors.ts';
 import type { ApiEvent } from './middleware/pipeline-state.ts';
 
@@ -44,8 +45,8 @@ export function streamedBodyOf(event: ApiEvent, rawBody: Buffer | undefined, hea
   return { stream: Readable.from([bytes]), contentType, contentLength: bytes.length };
 }
 
-/** Lambda answers at most 6 MB, base64 included: a buffered stream reply stays below 4 MiB. */
-export const MAX_BUFFERED_REPLY_BYTES = 4 * 1024 * 1024;
+/** Lambda answers at most 6 MB, base64 included: a buffered stream reply stays within 4 MiB. */
+export const MAX_BUFFERED_REPLY_BYTES = LAMBDA_DIRECT_TRANSFER_MAX_BYTES;
 
 /**
  * Where a stream reply's bytes go: handed to the streaming caller (answers undefined: the result

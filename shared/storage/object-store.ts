@@ -7,6 +7,12 @@
 // traversal attempt in a path can never name a file or S3 key outside the object's own.
 import type { Readable } from 'node:stream';
 
+/**
+ * Keys per backend call of `deleteMany` where the backend batches (S3's DeleteObjects takes at most
+ * 1000): callers removing many keys hand them over in slices of this size.
+ */
+export const DELETE_BATCH_SIZE = 1000;
+
 /** Inclusive byte range, as in an HTTP `Range: bytes=start-end` header resolved against the size. */
 export interface ByteRange {
   start: number;

@@ -16,20 +16,18 @@ import type { S3StoreConfig } from '#shared/config.ts';
 import { AppError } from '#shared/errors.ts';
 import { contentDisposition } from '#shared/http/content-disposition.ts';
 import { ByteLimit, checkKnownSize } from './byte-limit.ts';
-import type {
-  ByteRange,
-  ObjectDownload,
-  ObjectStore,
-  PresignOptions,
-  PresignUploadOptions,
-  PresignedUpload,
-  PutOptions,
-  StoredObjectInfo,
+import {
+  DELETE_BATCH_SIZE,
+  type ByteRange,
+  type ObjectDownload,
+  type ObjectStore,
+  type PresignOptions,
+  type PresignUploadOptions,
+  type PresignedUpload,
+  type PutOptions,
+  type StoredObjectInfo,
 } from './object-store.ts';
 import { ObjectMissingError, RangeNotSatisfiableError, StorageUnavailableError } from './storage-errors.ts';
-
-/** DeleteObjects takes at most this many keys per call. */
-export const DELETE_BATCH_SIZE = 1000;
 
 /** S3's smallest part (except the last); parts this size keep an upload's memory small. */
 const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
@@ -285,7 +283,7 @@ export class S3ObjectStore implements ObjectStore {
         Bucket: this.bucket,
         Key: key,
         ResponseContentType: options.contentType,
-        ResponseContentDisposition: contentDisposition(options.filename, { attachment: options.attachment }),
+        ResponseContentDisposition: contentDisposition(options.attachment ? 'attachment' : 'inline', options.filename),
       }),
       { expiresIn: options.expiresInSeconds },
     );

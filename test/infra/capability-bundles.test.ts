@@ -1,5 +1,6 @@
 // Bundles two API functions exactly as `cdk synth` does, from the same entry: one for a group that
-// uses the object store and one for a group that does not. Only the first may carry the S3 SDK.
+// uses the object store and sends mail, and one for a group that does neither. Only the first may
+// carry the S3 and SES clients.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,11 +16,12 @@ const withObjectStore: Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>
   name: 'files',
   entry: data.entry,
   routes: [],
-  uses: ['object-store'],
+  uses: ['object-store', 'email'],
 };
 
-/** A name only the S3 client's code carries (commands keep their names through minification). */
+/** Names only the S3 and SES clients' code carries (commands keep their names through minification). */
 const S3_MARKER = 'DeleteObjectsCommand';
+const SES_MARKER = 'SendEmailCommand';
 
 describe('bundles per capability', () => {
   let workDir: string;
@@ -40,12 +42,14 @@ describe('bundles per capability', () => {
 
   afterAll(() => rm(workDir, { recursive: true, force: true }));
 
-  it('leaves the S3 SDK out of a group that does not use the object store', () => {
+  it('leaves the S3 and SES clients out of a group that uses neither the object store nor mail', () => {
     expect(bundles.get('tessera-data')).toBeDefined();
     expect(bundles.get('tessera-data')).not.toContain(S3_MARKER);
+    expect(bundles.get('tessera-data')).not.toContain(SES_MARKER);
   });
 
-  it('bundles the S3 SDK into a group that uses the object store', () => {
+  it('bundles them into a group that uses both', () => {
     expect(bundles.get('tessera-files')).toContain(S3_MARKER);
+    expect(bundles.get('tessera-files')).toContain(SES_MARKER);
   });
 });

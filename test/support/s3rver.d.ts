@@ -9,8 +9,15 @@ declare module 's3rver' {
     configureBuckets?: Array<{ name: string; configs?: Array<string | Buffer> }>;
   }
 
+  /** Its filesystem store (lib/stores/filesystem.js). */
+  interface S3rverStore {
+    existsObject(bucket: string, key: string): Promise<boolean>;
+    deleteObject(bucket: string, key: string): Promise<void>;
+  }
+
   export default class S3rver {
     constructor(options: S3rverOptions);
+    readonly store: S3rverStore;
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
   }

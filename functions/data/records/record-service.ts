@@ -79,12 +79,13 @@ export type ListAnswer = RecordPage | { data: DataRecord[]; total: number };
 
 export async function listRecords(db: Queryable, table: TableDescriptor, query: QueryEntries): Promise<ListAnswer> {
   const plan = parseListQuery(table, query);
-  return listAnswer(db, table, plan, await db.rows(listStatement(table, plan)));
+  return listAnswer(db, table, plan, await db.rows(listStatement(table, plan).statement));
 }
 
-/** The statement behind a list query: the page of records, or the aggregation's groups. */
-export function listStatement(table: TableDescriptor, plan: ListPlan): SQL {
-  return plan.aggregates ? aggregateSql(table, plan) : listSql(table, plan);
+/** The statement behind a list query (the page of records, or the aggregation's groups) and its columns. */
+export function listStatement(table: TableDescriptor, plan: ListPlan): { statement: SQL; columns: string[] } {
+  if (plan.aggregates) return { statement: aggregateSql(table, plan), columns: ['record', 'total'] };
+  return { statement: listSql(table, plan), columns: plan.search === undefined ? ['record', 'total'] : ['record', 'total', 'rank'] };
 }
 
 /** The answer from the rows of `listStatement`; a page past the end counts the matches on its own. */
@@ -100,12 +101,12 @@ function totalOf(rows: Row[]): number | undefined {
 }
 
 export async function readRecord(db: Queryable, table: TableDescriptor, id: string): Promise<DataRecord> {
-  return recordOrNotFound(table, id, await db.rows(recordStatement(table, id)));
+  return recordOrNotFound(table, id, await db.rows(recordStatement(table, id).statement));
 }
 
-/** The statement behind a record's detail; a key that cannot be one of this table is a 404. */
-export function recordStatement(table: TableDescriptor, id: string): SQL {
-  return detailSql(table, keyText(table, id));
+/** The statement behind a record's detail and its column; a key that cannot be one of this table is a 404. */
+export function recordStatement(table: TableDescriptor, id: string): { statement: SQL; columns: string[] } {
+  return { statement: detailSql(table, keyText(table, id)), columns: ['record'] };
 }
 
 export function recordOrNotFound(table: TableDescriptor, id: string, rows: Row[]): DataRecord {

@@ -1,8 +1,8 @@
 // Statement builders for record writes over either storage layout. Rows travel as one jsonb
-// parameter and are unpacked in SQL (`jsonb_array_elements`), so a bulk write is one statement.
+// parameter and are unpacked in SQL (`jsonb_to_recordset`, `jsonb_array_elements`), so a bulk write is one statement.
 import { sql, type SQL } from 'drizzle-orm';
 import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
-import { castTo, identifier, identifierLiteral, isJsonField, ROW, tableSql, typedValue } from './query/field-sql.ts';
+import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';
 import { recordJson, softDeleteCondition } from './query/compile.ts';
 import type { RecordValues } from './record-validation.ts';
 
@@ -41,27 +41,40 @@ function rowsParameter(rows: RecordValues[]): SQL {
   return sql`${JSON.stringify(rows)}::jsonb`;
 }
 
-/** `INSERT ... SELECT ... FROM jsonb_array_elements($1)`: every row in one statement. */
-function insertHead(table: TableDescriptor, rows: RecordValues[]): { columns: SQL[]; values: SQL[] } {
+/**
+ * `INSERT ... SELECT ... FROM` the rows parameter: every row in one statement. A flat table reads the
+ * rows with `jsonb_to_recordset` and a column list typed like its columns (PostgreSQL converts each
+ * value with the column type's input, as the casts would, and a JSON null is SQL null); a jsonb table
+ * unpacks `jsonb_array_elements` into its key and `data`.
+ */
+function insertHead(table: TableDescriptor, rows: RecordValues[]): { columns: SQL[]; values: SQL[]; source: SQL } {
   const columns = usedColumns(table, rows);
   const names = columns.map((field) => identifier(field.name));
+  if (table.provider === 'flat_table' && columns.length > 0) {
+    const definitions = columns.map((field) => sql`${identifier(field.name)} ${sql.raw(sqlType(field))}`);
+    return {
+      columns: names,
+      values: columns.map((field) => sql`${ELEMENT}.${identifier(field.name)}`),
+      source: sql`jsonb_to_recordset(${rowsParameter(rows)}) as ${ELEMENT}(${sql.join(definitions, sql`, `)})`,
+    };
+  }
   const values = columns.map((field) => extract(ELEMENT, field));
   if (table.provider === 'jsonb') {
     names.push(identifier(JSONB_DATA_COLUMN));
     values.push(dataPart(ELEMENT, table));
   }
-  return { columns: names, values };
+  return { columns: names, values, source: sql`jsonb_array_elements(${rowsParameter(rows)}) as ${ELEMENT}` };
 }
 
 export function insertSql(table: TableDescriptor, rows: RecordValues[]): SQL {
-  const { columns, values } = insertHead(table, rows);
-  const target = columns.length === 0 ? sql`default values` : sql`(${sql.join(columns, sql`, `)}) select ${sql.join(values, sql`, `)} from jsonb_array_elements(${rowsParameter(rows)}) as ${ELEMENT}`;
+  const { columns, values, source } = insertHead(table, rows);
+  const target = columns.length === 0 ? sql`default values` : sql`(${sql.join(columns, sql`, `)}) select ${sql.join(values, sql`, `)} from ${source}`;
   return sql`insert into ${tableSql(table)} as ${ROW} ${target} returning ${recordJson(table)} as record`;
 }
 
 /** Upsert on the primary key or a unique field; `inserted` tells a new row from an updated one. */
 export function upsertSql(table: TableDescriptor, rows: RecordValues[], uniqueFields: FieldDescriptor[], provided: ReadonlySet<string>): SQL {
-  const { columns, values } = insertHead(table, rows);
+  const { columns, values, source } = insertHead(table, rows);
   const conflictOnKey = uniqueFields.every((field) => table.primaryKey.includes(field.name));
   const target =
     table.provider === 'flat_table' || conflictOnKey
@@ -77,7 +90,7 @@ export function upsertSql(table: TableDescriptor, rows: RecordValues[], uniqueFi
           .map((field) => sql`${identifier(field.name)} = excluded.${identifier(field.name)}`);
   if (updates.length === 0) updates.push(sql`${identifier(uniqueFields[0]!.name)} = excluded.${identifier(uniqueFields[0]!.name)}`);
   return sql`insert into ${tableSql(table)} as ${ROW} (${sql.join(columns, sql`, `)})
-    select ${sql.join(values, sql`, `)} from jsonb_array_elements(${rowsParameter(rows)}) as ${ELEMENT}
+    select ${sql.join(values, sql`, `)} from ${source}
     on conflict (${target}) do update set ${sql.join(updates, sql`, `)}
     returning ${recordJson(table)} as record, (${ROW}.xmax::text = '0') as inserted`;
 }

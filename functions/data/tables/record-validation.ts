@@ -80,7 +80,9 @@ export function typeProblem(field: Pick<FieldDescriptor, 'type' | 'format'>, val
   return `Expected a value of type ${field.type}${format}.`;
 }
 
+/** Equal as JSON values; primitives compare directly, which is what their JSON text would say. */
 function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -109,9 +111,12 @@ function constraintProblems(field: FieldDescriptor, value: unknown): string[] {
   if (c.maximum !== undefined && (typeof value === 'number' || typeof value === 'string') && value > c.maximum) {
     problems.push(`Ensure this value is less than or equal to ${c.maximum}.`);
   }
-  const length = typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined;
-  if (length !== undefined && c.minLength !== undefined && length < c.minLength) problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
-  if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
+  if (c.minLength !== undefined || c.maxLength !== undefined) {
+    // Characters, not UTF-16 units; counted only where a length is constrained (bulk writes check every value).
+    const length = typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined;
+    if (length !== undefined && c.minLength !== undefined && length < c.minLength) problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
+    if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
+  }
   if (c.pattern !== undefined && typeof value === 'string' && !patternOf(c.pattern).test(value)) {
     problems.push(`The value does not match the pattern ${c.pattern}.`);
   }

@@ -7,13 +7,14 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
+import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
 import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import { deleteObjectBatch, objectKeyBatch } from '../objects/object-repository.ts';
 import type { ByteStores } from '../storage-env.ts';
-import { DELETE_BATCH_SIZE, flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
+import { flushDiscards, removeFromStore, storeFor } from '../stored-bytes.ts';
 import {
   deleteEmptyBucket,
   findActiveApp,

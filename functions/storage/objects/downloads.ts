@@ -2,12 +2,14 @@
 // single byte ranges (206, or 416 when none of the object is in the range); conditional requests
 // (If-None-Match → 304, If-Range); `nosniff` on every download and active content (HTML, SVG,
 // script, XML) as an attachment with a sandboxing CSP, so the API host never renders it.
+import { contentDisposition } from '#shared/http/content-disposition.ts';
 import { envelopeB } from '#shared/http/envelopes.ts';
 import { reply, type HttpReply } from '#shared/http/reply.ts';
 import type { ByteRange, ObjectDownload } from '#shared/storage/object-store.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { isActiveContent } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
+import { storeFor } from '../stored-bytes.ts';
 import { effectiveVisibility } from './object-access.ts';
 import type { ObjectRow } from './object-repository.ts';
 import { objectRecord } from './object-representation.ts';
@@ -42,13 +44,6 @@ export function matchesEntityTag(header: string | undefined, etag: string): bool
   if (header === undefined || etag === '') return false;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
-}
-
-/** `attachment; filename="r_sum_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf` */
-export function contentDisposition(kind: 'inline' | 'attachment', filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
 export interface DownloadRequest {
@@ -131,5 +126,26 @@ export async function serveObject(
   };
   const plan = plannedDownload(object, bucket, request);
   if ('answer' in plan) return plan.answer;
+  const redirect = await presignedDownload(env, bucket, object, request);
+  if (redirect !== undefined) return redirect;
   return bytesReply(object, bucket, request, await openObjectBytes(env, bucket, object, plan.range));
+}
+
+/**
+ * An object larger than the API may carry itself (deployed: the Lambda payload limit), in a store
+ * that presigns: 302 to a presigned GET that answers with the same type and disposition (active
+ * content still an attachment). The store serves Range on it. Undefined: serve the bytes here.
+ */
+async function presignedDownload(env: StorageEnv, bucket: BucketRow, object: ObjectRow, request: DownloadRequest): Promise<HttpReply | undefined> {
+  const limit = env.transfers.directMaxBytes;
+  const store = storeFor(env, bucket);
+  if (limit === undefined || Number(object.size) <= limit || store.presignDownload === undefined) return undefined;
+  const url = await store.presignDownload(object.storage_key, {
+    expiresInSeconds: env.transfers.presignedUrlTtlSeconds,
+    filename: object.filename,
+    contentType: object.mimetype,
+    attachment: request.forceAttachment || isActiveContent(object.mimetype),
+  });
+  // The URL expires: nobody may keep this answer.
+  return reply(302, undefined, { Location: url, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
 }

@@ -52,10 +52,10 @@ export async function findObject(db: Queryable, site: Site, bucketId: number, pa
   return row;
 }
 
-/** The record at a path, pending or not, locked until the transaction ends. */
+/** The object at a path, locked until the transaction ends (pending uploads to it are not objects). */
 export async function lockObject(tx: Queryable, site: Site, bucketId: number, path: string): Promise<ObjectRow | undefined> {
   const [row] = await tx.rows<ObjectRow>(sql`select ${COLUMNS} from ${objects(site)}
-    where o.bucket_id = ${bucketId} and o.file_path = ${path} for update`);
+    where o.bucket_id = ${bucketId} and o.file_path = ${path} and o.upload_status = 'complete' for update`);
   return row;
 }
 
@@ -86,9 +86,47 @@ export async function insertObject(tx: Queryable, site: Site, values: NewObject)
       (bucket_id, filename, file_path, storage_key, size, mimetype, etag, metadata, visibility, created_by)
     values (${values.bucketId}, ${values.filename}, ${values.path}, ${values.storageKey}, ${values.size}, ${values.mimetype},
       ${values.etag}, ${JSON.stringify(values.metadata)}::jsonb, ${values.visibility}, ${values.userId})
-    on conflict (bucket_id, file_path) do nothing
+    on conflict (bucket_id, file_path) where upload_status = 'complete' do nothing
     returning id`);
   return row?.id;
+}
+
+/** A presigned upload on its way: a `pending` row no reader sees, beside any object at its path. */
+export async function insertPendingObject(tx: Queryable, site: Site, values: NewObject): Promise<number> {
+  const [row] = await tx.rows<{ id: number }>(sql`insert into ${tenantTable(site, 'objects')}
+      (bucket_id, filename, file_path, storage_key, size, mimetype, etag, metadata, visibility, created_by, upload_status)
+    values (${values.bucketId}, ${values.filename}, ${values.path}, ${values.storageKey}, ${values.size}, ${values.mimetype},
+      ${values.etag}, ${JSON.stringify(values.metadata)}::jsonb, ${values.visibility}, ${values.userId}, 'pending')
+    returning id`);
+  return row!.id;
+}
+
+/** The pending upload `uuid` to `path`; locked when `tx` asks for it, for the completion. */
+export async function findPendingObject(
+  db: Queryable,
+  site: Site,
+  where: { bucketId: number; path: string; uuid: string },
+  options: { lock?: boolean } = {},
+): Promise<ObjectRow | undefined> {
+  const [row] = await db.rows<ObjectRow>(sql`select ${COLUMNS} from ${objects(site)}
+    where o.bucket_id = ${where.bucketId} and o.file_path = ${where.path} and o.uuid = ${where.uuid}::uuid
+      and o.upload_status = 'pending'${options.lock === true ? sql` for update` : sql``}`);
+  return row;
+}
+
+/** The checked bytes of a pending upload make it the object at its path. */
+export async function completePendingObject(tx: Queryable, site: Site, id: number, content: { size: number; etag: string }): Promise<void> {
+  await tx.run(sql`update ${tenantTable(site, 'objects')}
+    set size = ${content.size}, etag = ${content.etag}, upload_status = 'complete', updated_at = now()
+    where id = ${id}`);
+}
+
+/** Removes the bucket's pending uploads begun more than `seconds` ago; answers their storage keys. */
+export async function takeStalePendingObjects(tx: Queryable, site: Site, bucketId: number, seconds: number): Promise<string[]> {
+  const rows = await tx.rows<{ storage_key: string }>(sql`delete from ${tenantTable(site, 'objects')}
+    where bucket_id = ${bucketId} and upload_status = 'pending' and created_at < now() - make_interval(secs => ${seconds})
+    returning storage_key`);
+  return rows.map((row) => row.storage_key);
 }
 
 /** An upload onto an existing path: new bytes, name and metadata; it becomes complete. */

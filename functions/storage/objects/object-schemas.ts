@@ -113,3 +113,20 @@ export type TransferBody = z.infer<typeof transferBody>;
 export const metadataField = metadataObject;
 export const batchMetadataField = z.union([metadataObject, z.array(metadataObject)]);
 export const batchPathsField = z.array(z.string());
+
+/** Asking for a presigned upload: what will be sent, so it can be checked before a byte moves. */
+export const uploadUrlBody = z.strictObject({
+  size: z.number().int('A whole number of bytes is required.').min(0, 'Ensure this value is at least 0.'),
+  /** The file's type; absent (or octet-stream), the one its name suggests. */
+  content_type: z.string().max(255).optional(),
+  /** Defaults to the last segment of the path. */
+  filename: z.string().optional(),
+  metadata: metadataObject.optional(),
+});
+export type UploadUrlBody = z.infer<typeof uploadUrlBody>;
+
+export const completeUploadBody = z.strictObject({
+  /** The `object_uuid` the upload URL came with. */
+  object_uuid: z.uuid('A UUID is required.'),
+});
+export type CompleteUploadBody = z.infer<typeof completeUploadBody>;

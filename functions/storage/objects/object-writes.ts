@@ -2,16 +2,18 @@
 // size limit enforced while streaming, no empty files) and stored under a new key. Then the record:
 // inserted, or an existing one at that path switched to the new bytes, with the old bytes queued
 // for removal in the same transaction. Whatever fails after the bytes landed removes them again.
-import { ForbiddenError, ValidationError } from '#shared/errors.ts';
+import { ForbiddenError, PayloadTooLargeError, ValidationError } from '#shared/errors.ts';
 import type { ObjectStore, StoredObjectInfo } from '#shared/storage/object-store.ts';
 import { ObjectTooLargeError } from '#shared/storage/storage-errors.ts';
 import { ConflictError } from '#shared/errors.ts';
 import type { Readable } from 'node:stream';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
+import { existingBucket } from '../buckets/bucket-service.ts';
+import type { BucketParams } from '../buckets/bucket-schemas.ts';
 import { mimeTypeAllowed } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
-import { abandonStoredBytes, flushDiscardsQuietly, newStorageKey, queueDiscards } from '../stored-bytes.ts';
-import { canWrite } from './object-access.ts';
+import { abandonStoredBytes, flushDiscardsQuietly, newStorageKey, queueDiscards, storeFor } from '../stored-bytes.ts';
+import { assertMayWrite, canWrite } from './object-access.ts';
 import { findObjectById, insertObject, lockObject, replaceObjectContent, type ObjectRow } from './object-repository.ts';
 
 /** A bucket being written to, with the store of its bytes. */
@@ -25,6 +27,25 @@ export interface StoredBytes {
   key: string;
   info: StoredObjectInfo;
   mimetype: string;
+}
+
+/** The bucket of the URL, for a caller who may write: 401 anonymous, 403 without access to the site. */
+export async function writeTarget(env: StorageEnv, params: BucketParams): Promise<WriteTarget> {
+  assertMayWrite(env.caller);
+  const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  return { env, bucket, store: storeFor(env, bucket) };
+}
+
+/**
+ * Where the store presigns (S3), bodies over the direct limit take the presigned flow: deployed, a
+ * larger one would not reach the function at all. 413 naming the way, before a byte is read.
+ */
+export function assertDirectUpload(target: WriteTarget, contentLength: number | undefined): void {
+  const limit = target.env.transfers.directMaxBytes;
+  if (limit === undefined || contentLength === undefined || contentLength <= limit || target.store.presignUpload === undefined) return;
+  throw new PayloadTooLargeError(`Uploads over ${limit} bytes go through a presigned URL: POST <object path>/upload-url first.`, {
+    extras: { direct_transfer_max_bytes: limit },
+  });
 }
 
 /** Metadata documents stay small: they live in the object row and every list answer. */
@@ -43,6 +64,11 @@ export function assertMimeAllowed(bucket: Pick<BucketRow, 'allowed_mime_types'>,
     `File type "${mimetype}" is not allowed in this bucket. Allowed types: ${bucket.allowed_mime_types.join(', ')}.`,
     { extras: { allowed_mime_types: bucket.allowed_mime_types } },
   );
+}
+
+/** The spec refuses empty files, whichever way they come in. */
+export function emptyFileError(): ValidationError {
+  return ValidationError.forFields({ file: ['The submitted file is empty.'] }, 'The submitted file is empty.');
 }
 
 export function assertSizeAllowed(bucket: Pick<BucketRow, 'file_size_limit'>, size: number): void {
@@ -66,7 +92,7 @@ export async function storeBytes(
   const info = await target.store.put(key, stream, { contentType: mimetype, contentLength, maxBytes: limit });
   if (info.size === 0) {
     await abandon(target, [key]);
-    throw ValidationError.forFields({ file: ['The submitted file is empty.'] }, 'The submitted file is empty.');
+    throw emptyFileError();
   }
   return { key, info, mimetype };
 }

@@ -11,7 +11,7 @@ import { objectParams, transferBody } from './object-schemas.ts';
 import { copyObject, moveObject } from './transfer-service.ts';
 import { batchUpload, legacyUpload, uploadByPath, type UploadOutcome } from './upload-service.ts';
 
-function uploadReply(origin: string, { bucket, object, created }: UploadOutcome): HttpReply {
+export function uploadReply(origin: string, { bucket, object, created }: UploadOutcome): HttpReply {
   const status = created ? 201 : 200;
   const message = created ? 'File uploaded successfully' : 'File replaced successfully';
   return reply(status, envelopeB(objectRecord(object, bucket, origin), message, status));

@@ -6,22 +6,22 @@ import type { StreamedBody } from '#shared/http/body-streams.ts';
 import { parseOrThrow } from '#shared/http/validation.ts';
 import type { ZodType } from 'zod';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
-import { existingBucket } from '../buckets/bucket-service.ts';
 import type { BucketParams } from '../buckets/bucket-schemas.ts';
 import { uploadMimeType } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
-import { storeFor } from '../stored-bytes.ts';
-import { assertMayWrite, canWrite } from './object-access.ts';
+import { canWrite } from './object-access.ts';
 import { lastSegment, normalizeFilename, normalizeObjectPath } from './object-keys.ts';
 import { findObject, type ObjectRow } from './object-repository.ts';
 import { batchMetadataField, batchPathsField, metadataField, type ObjectParams } from './object-schemas.ts';
 import { isMultipart, readMultipart, type FilePart, type MultipartLimits } from './multipart.ts';
 import {
   abandon,
+  assertDirectUpload,
   assertMetadataSize,
   assertMimeAllowed,
   commitUpload,
   storeBytes,
+  writeTarget,
   type StoredBytes,
   type WriteTarget,
 } from './object-writes.ts';
@@ -35,12 +35,6 @@ export interface UploadOutcome {
 const SINGLE_FILE: MultipartLimits = { files: 1, fields: 5, fieldSize: 64 * 1024 };
 export const MAX_BATCH_FILES = 10;
 const BATCH: MultipartLimits = { files: MAX_BATCH_FILES, fields: 5, fieldSize: 1024 * 1024 };
-
-async function writeTarget(env: StorageEnv, params: BucketParams): Promise<WriteTarget> {
-  assertMayWrite(env.caller);
-  const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
-  return { env, bucket, store: storeFor(env, bucket) };
-}
 
 /** `X-Metadata-<Name>` and `X-Store-Meta-<Name>` headers, keys lowercase with hyphens. */
 export function headerMetadata(headers: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -119,6 +113,7 @@ export async function uploadByPath(
 ): Promise<UploadOutcome> {
   const path = normalizeObjectPath(params.key, 'path');
   const target = await writeTarget(env, params);
+  assertDirectUpload(target, body.contentLength);
   // Refused before a byte is read when the path holds an object the caller may not change.
   const existing = await findObject(env.db, env.site, target.bucket.id, path);
   if (existing !== undefined && !canWrite(env.caller, existing, target.bucket)) {
@@ -146,6 +141,7 @@ export async function uploadByPath(
 /** POST `.../objects/`: multipart `file`, optional `path` (default: the file name) and `metadata`. */
 export async function legacyUpload(env: StorageEnv, params: BucketParams, body: StreamedBody): Promise<UploadOutcome> {
   const target = await writeTarget(env, params);
+  assertDirectUpload(target, body.contentLength);
   if (!isMultipart(body.contentType)) throw new ValidationError('Send multipart/form-data with the file in the "file" field.');
   const file = await singleFile(target, body, undefined);
   const record = await orAbandon(target, [file.bytes.key], async () => {
@@ -177,6 +173,7 @@ function clientError(error: unknown): string {
  */
 export async function batchUpload(env: StorageEnv, params: BucketParams, body: StreamedBody): Promise<BatchOutcome> {
   const target = await writeTarget(env, params);
+  assertDirectUpload(target, body.contentLength);
   if (!isMultipart(body.contentType)) throw new ValidationError('Send multipart/form-data with the files in "files" fields.');
   const stored: string[] = [];
   const form = await readMultipart(body, BATCH, async (part): Promise<BatchFile> => {

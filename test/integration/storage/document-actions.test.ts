@@ -1,13 +1,8 @@
 // `/view/` and `/edit/` of objects through the dev server, with the Graph stand-in as the provider:
 // every branch of the spec's document-library actions and every error code they answer.
-import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tenantBySlug } from '#shared/tenancy/resolve-tenant.ts';
-import { existingBucket } from '#functions/storage/buckets/bucket-service.ts';
-import { insertObject } from '#functions/storage/objects/object-repository.ts';
 import { startGraphStandIn, type GraphStandIn } from '#test/support/graph-stand-in.ts';
-import { createBucket, createStorageSite, siteUser, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite } from '#test/support/storage.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -28,32 +23,20 @@ describe('document-library view and edit actions', () => {
   const call = (path: string, token?: string, headers: Record<string, string> = JSON_ACCEPT) =>
     app.request('GET', path, { ...(token === undefined ? {} : { token }), headers: { ...site.tenant, ...headers } });
   const grantsTo = (username: string) => standIn.state.permissions.filter((permission) => permission.email === `${username}@example.com`);
-  const userId = async (username: string) =>
-    (await app.runtime.db.rows<{ id: number }>(sql`select id from platform.users where username = ${username}`))[0]!.id;
 
-  /** An object record with its bytes in the site's library, as an upload to the bucket leaves it. */
-  async function seed(on: StorageSite, objects: string, path: string, mimetype: string, ownerName: string, visibility: 'public' | 'private' | null = null) {
-    const tenant = (await tenantBySlug(app.runtime.db, on.slug))!;
-    const bucket = await existingBucket(app.runtime.db, tenant, on.app, objects.split('/').at(-3)!);
-    const key = `${tenant.uuid}/${bucket.uuid}/${randomUUID()}/${path.split('/').at(-1)}`;
-    const content = Buffer.from(`content of ${path}`);
-    if (bucket.storage_provider === 'document_library' && standIn.state.sites.some((s) => s.path === `/sites/tessera-${on.slug}` && s.driveId)) {
-      await app.runtime.documentLibrary!.forSite(on.slug).store.put(key, content, { contentType: mimetype });
-    } else if (bucket.storage_provider === 'object_store') {
-      await app.runtime.objectStore.put(key, content, { contentType: mimetype });
-    }
-    await insertObject(app.runtime.db, tenant, {
-      bucketId: bucket.id,
-      path,
-      filename: path.split('/').at(-1)!,
-      storageKey: key,
-      size: content.length,
-      mimetype,
-      etag: '"seeded"',
-      metadata: {},
-      visibility,
-      userId: await userId(ownerName),
+  /** Uploads a file by path as `username`, as a client would. */
+  async function upload(on: StorageSite, objects: string, path: string, mimetype: string, token: string, visibility?: 'public' | 'private') {
+    const stored = await sendBinary(app.url, 'PUT', `${objects}${path}`, {
+      token,
+      headers: { ...on.tenant, 'content-type': mimetype },
+      body: Buffer.from(`content of ${path}`),
     });
+    if (stored.status !== 201) throw new Error(`upload of ${path}: ${stored.status} ${stored.bytes.toString()}`);
+    if (visibility !== undefined) {
+      const changed = await app.request('PATCH', `${objects}${path}`, { token, headers: on.tenant, body: { visibility } });
+      if (changed.status !== 200) throw new Error(`visibility of ${path}: ${changed.status} ${JSON.stringify(changed.body)}`);
+    }
+    return stored.json.data;
   }
 
   beforeAll(async () => {
@@ -69,10 +52,10 @@ describe('document-library view and edit actions', () => {
     contracts = await createBucket(app, admin, site, { name: 'Contracts', storage_provider: 'document_library' });
     published = await createBucket(app, admin, site, { name: 'Published', storage_provider: 'document_library', visibility: 'public' });
     plain = await createBucket(app, admin, site, { name: 'Plain' });
-    await seed(site, contracts, 'deals/offer.docx', DOCX, 'doc-owner');
-    await seed(site, contracts, 'deals/scan.pdf', 'application/pdf', 'doc-owner');
-    await seed(site, published, 'handbook.docx', DOCX, 'doc-owner');
-    await seed(site, plain, 'notes.docx', DOCX, 'doc-owner');
+    await upload(site, contracts, 'deals/offer.docx', DOCX, owner);
+    await upload(site, contracts, 'deals/scan.pdf', 'application/pdf', owner);
+    await upload(site, published, 'handbook.docx', DOCX, owner);
+    await upload(site, plain, 'notes.docx', DOCX, owner);
   });
   beforeEach(() => {
     standIn.guestPropagation = 0;
@@ -104,6 +87,15 @@ describe('document-library view and edit actions', () => {
 
       expect(answer.status).toBe(200);
       expect(grantsTo('admin')).toHaveLength(1);
+    });
+
+    it('answers an anonymous link for an object made public inside a private bucket', async () => {
+      await upload(site, contracts, 'deals/brochure.docx', DOCX, owner, 'public');
+
+      const answer = await call(`${contracts}deals/brochure.docx/view/`);
+
+      expect(answer.status).toBe(200);
+      expect(standIn.state.permissions.find((permission) => permission.link?.webUrl === answer.body.data.url)?.link?.scope).toBe('anonymous');
     });
 
     it('answers an anonymous read-only link for a public object, with or without sign-in, granting nobody', async () => {
@@ -186,12 +178,11 @@ describe('document-library view and edit actions', () => {
     it('answers 409 library_site_not_ready while the site has no SharePoint library', async () => {
       const unready = await createStorageSite(app, admin, 'Unready Site');
       const objects = await createBucket(app, admin, unready, { name: 'Docs', storage_provider: 'document_library' });
-      await seed(unready, objects, 'plan.docx', DOCX, 'admin');
 
-      const answer = await app.request('GET', `${objects}plan.docx/view/`, { token: admin, headers: { ...unready.tenant, ...JSON_ACCEPT } });
+      const stored = await sendBinary(app.url, 'PUT', `${objects}plan.docx`, { token: admin, headers: { ...unready.tenant, 'content-type': DOCX }, body: 'plan' });
 
-      expect(answer.status).toBe(409);
-      expect(answer.body).toMatchObject({ code: 'CONFLICT', provider_error_code: 'library_site_not_ready' });
+      expect(stored.status).toBe(409);
+      expect(stored.json).toMatchObject({ code: 'CONFLICT', provider_error_code: 'library_site_not_ready' });
     });
 
     it('answers 502 BAD_REQUEST when the provider fails', async () => {

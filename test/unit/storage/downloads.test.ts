@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contentDisposition, matchesEntityTag, parseRange } from '#functions/storage/objects/downloads.ts';
+import { matchesEntityTag, parseRange } from '#functions/storage/objects/downloads.ts';
+import { contentDisposition } from '#shared/http/content-disposition.ts';
 import { headerMetadata } from '#functions/storage/objects/upload-service.ts';
 
 describe('Range headers', () => {
