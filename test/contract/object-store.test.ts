@@ -376,8 +376,8 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
   });
 
   it('streams puts and gets with bounded memory', async () => {
-    // Prepare: a 64 MiB transfer in a process of its own (garbage collected as it goes)
-    const size = 64 * MiB;
+    // Prepare: a 128 MiB transfer in a process of its own (garbage collected as it goes)
+    const size = 128 * MiB;
     const input: ProbeInput = { ...harness.probeTarget(), key: key('memory.bin'), bytes: size };
     const probe = fileURLToPath(new URL('../support/object-store-memory-probe.ts', import.meta.url));
     // Act
@@ -386,10 +386,11 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
       env: { ...process.env, NODE_NO_WARNINGS: '1' },
     });
     const result = JSON.parse(stdout) as ProbeResult;
-    // Assess: a buffered transfer would grow by the whole 64 MiB; S3 holds about three 5 MiB parts
+    // Assess: a buffered transfer would grow by the whole 128 MiB; the storage issue's bound is 64 MB
+    // (S3 holds about three 5 MiB parts; the margin absorbs collection lagging on a busy machine)
     expect(result.sameBytes).toBe(true);
-    expect(result.putPeakGrowthBytes).toBeLessThan(48 * MiB);
-    expect(result.getPeakGrowthBytes).toBeLessThan(48 * MiB);
+    expect(result.putPeakGrowthBytes).toBeLessThan(64 * MiB);
+    expect(result.getPeakGrowthBytes).toBeLessThan(64 * MiB);
   }, 60_000);
 
   it('either presigns both ways or not at all', () => {
