@@ -5,6 +5,7 @@
 // of HTTP on this machine. Talks to the parent over IPC: `ready` with the addresses, then `mark`
 // (start a transfer's peak) and `peak`.
 import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -65,8 +66,10 @@ async function main(): Promise<void> {
       void pipeline(request, createWriteStream(file, chunks)).then(done(201), done(500));
       return;
     }
-    response.writeHead(200);
-    void pipeline(createReadStream(file, chunks), response).catch(done(500));
+    void stat(file).then(({ size }) => {
+      response.writeHead(200, { 'content-length': size });
+      return pipeline(createReadStream(file, { highWaterMark: 4 * 1024 * 1024 }), response);
+    }).catch(done(500));
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 
