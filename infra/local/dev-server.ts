@@ -30,7 +30,12 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
+const NO_BODY = Buffer.alloc(0);
+
 function readBody(request: IncomingMessage): Promise<Buffer> {
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): most GETs.
+  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
+  if (encoding === undefined && (length === undefined || length === '0')) return Promise.resolve(NO_BODY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -15,7 +15,9 @@ export interface GatewayRequest {
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|xml|javascript)|text\/)/i;
 
 export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
-  const [rawPath = '/', rawQueryString = ''] = request.url.split(/\?(.*)/s, 2);
+  const queryAt = request.url.indexOf('?');
+  const rawPath = (queryAt < 0 ? request.url : request.url.slice(0, queryAt)) || '/';
+  const rawQueryString = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const [name, value] of Object.entries(request.headers ?? {})) {
@@ -30,9 +32,11 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
   const method = request.method.toUpperCase();
   const sourceIp = request.sourceIp ?? '127.0.0.1';
   const host = headers.host ?? 'localhost';
-  const query = new URLSearchParams(rawQueryString);
+  // As API Gateway does: a repeated name's values joined with commas.
   const queryStringParameters: Record<string, string> = {};
-  for (const key of new Set(query.keys())) queryStringParameters[key] = query.getAll(key).join(',');
+  for (const [key, value] of new URLSearchParams(rawQueryString)) {
+    queryStringParameters[key] = Object.hasOwn(queryStringParameters, key) ? `${queryStringParameters[key]},${value}` : value;
+  }
   return {
     version: '2.0',
     routeKey: '$default',

@@ -3,8 +3,10 @@
 import { mkdir } from 'node:fs/promises';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PGlite, QueryOptions } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';
 import { mapDatabaseError } from './database-errors.ts';
+import { renderStatement } from './render-sql.ts';
 import * as platformSchema from './platform-schema.ts';
 
 export type PlatformSchema = typeof platformSchema;
@@ -137,9 +139,41 @@ class PostgresQueryable extends OrmQueryable {
   }
 
   private execute(statement: SQL): Promise<unknown> {
-    const query = this.dialect.sqlToQuery(statement);
+    const query = renderStatement(statement, this.dialect);
     const prepare = this.budget?.admit(query.sql) ?? false;
     return mapped(() => this.client.unsafe(query.sql, query.params as never[], { prepare }));
+  }
+
+  override async rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
+    return rowsOf(await this.execute(statement)) as T[];
+  }
+
+  override async run(statement: SQL): Promise<number> {
+    return countOf(await this.execute(statement));
+  }
+}
+
+/** PGlite's parsers as drizzle sets them for raw statements: dates, times and numeric arrays stay text. */
+const PGLITE_TEXT_TYPES = [1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182] as const;
+
+/** PGlite outside transactions: raw statements rendered here and sent to the client as drizzle would. */
+class PgliteQueryable extends OrmQueryable {
+  private readonly dialect = new PgDialect();
+  private readonly options: QueryOptions = {
+    rowMode: 'object',
+    parsers: Object.fromEntries(PGLITE_TEXT_TYPES.map((type) => [type, (value: string) => value])),
+  };
+
+  constructor(
+    orm: Orm,
+    private readonly client: PGlite,
+  ) {
+    super(orm);
+  }
+
+  private execute(statement: SQL): Promise<unknown> {
+    const query = renderStatement(statement, this.dialect);
+    return mapped(() => this.client.query(query.sql, query.params, this.options));
   }
 
   override async rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
@@ -230,5 +264,5 @@ export async function connectPglite(dataDir: string): Promise<Database> {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
-  return new DrizzleDatabase(new OrmQueryable(orm as unknown as Orm), 'pglite', runMigrations, () => client.close());
+  return new DrizzleDatabase(new PgliteQueryable(orm as unknown as Orm, client), 'pglite', runMigrations, () => client.close());
 }

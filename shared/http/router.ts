@@ -7,6 +7,9 @@ interface CompiledPath {
   route: AnyRoute;
   pattern: RegExp;
   paramNames: string[];
+  /** The path's slashes (see slashCount); a greedy tail matches this many or more. */
+  slashes: number;
+  greedy: boolean;
   /** Sorts literal segments before parameters, and parameters before a greedy tail. */
   rank: number[];
 }
@@ -41,8 +44,23 @@ function compile(route: AnyRoute, path: string): CompiledPath {
       return param[2] === '+' ? '/(.+)' : '/([^/]+)';
     })
     .join('');
-  return { route, pattern: new RegExp(`^${pattern}/?$`), paramNames, rank };
+  return { route, pattern: new RegExp(`^${pattern}/?$`), paramNames, rank, slashes: slashCount(path), greedy: rank.includes(2) };
 }
+
+/**
+ * Slashes in a path once one trailing slash is dropped: a path a pattern without a greedy tail
+ * matches has exactly the pattern's count (its segments never hold a slash), so only the patterns
+ * of that count (and greedy ones of at most that count) are worth trying.
+ */
+function slashCount(path: string): number {
+  const end = path.length > 1 && path.endsWith('/') ? path.length - 1 : path.length;
+  let count = 0;
+  for (let at = 0; at < end; at += 1) if (path.charCodeAt(at) === 47) count += 1;
+  return count;
+}
+
+/** Candidate lists are kept for paths of up to this many slashes; longer ones are filtered each time. */
+const CACHED_SLASH_COUNTS = 32;
 
 function compareRank(a: CompiledPath, b: CompiledPath): number {
   for (let i = 0; i < Math.min(a.rank.length, b.rank.length); i += 1) {
@@ -68,14 +86,26 @@ export class Router {
       .sort(compareRank);
   }
 
+  private readonly candidatesBySlashes = new Map<number, CompiledPath[]>();
+
+  /** The compiled paths that could match `path`, in rank order. */
+  private candidates(path: string): CompiledPath[] {
+    const slashes = slashCount(path);
+    const cached = this.candidatesBySlashes.get(slashes);
+    if (cached !== undefined) return cached;
+    const found = this.compiled.filter((entry) => (entry.greedy ? entry.slashes <= slashes : entry.slashes === slashes));
+    if (slashes <= CACHED_SLASH_COUNTS) this.candidatesBySlashes.set(slashes, found);
+    return found;
+  }
+
   /** Whether any route of this table answers the path, whatever the method. */
   handles(path: string): boolean {
-    return this.compiled.some((entry) => entry.pattern.test(path));
+    return this.candidates(path).some((entry) => entry.pattern.test(path));
   }
 
   match(method: string, path: string): RouteMatch {
     const allowed = new Set<string>();
-    for (const entry of this.compiled) {
+    for (const entry of this.candidates(path)) {
       const found = entry.pattern.exec(path);
       if (found === null) continue;
       if (entry.route.method !== method) {

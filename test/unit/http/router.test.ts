@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
+import { defineRoute, servedPaths, type AnyRoute } from '#shared/http/route.ts';
+import { endpointGroups } from '#functions/groups.ts';
 import { Router } from '#shared/http/router.ts';
 
 function route(method: 'GET' | 'POST' | 'PUT', path: string, consoleAlias = false): AnyRoute {
@@ -60,6 +61,31 @@ describe('Router', () => {
 
   it('does not let a parameter swallow a slash', () => {
     expect(() => router.match('GET', '/api/sites/a/b/')).toThrowError(expect.objectContaining({ status: 404 }));
+  });
+
+  it('finds every route of the platform by its own path, with and without the trailing slash', () => {
+    const routes = endpointGroups.flatMap((group) => group.routes);
+    const platform = new Router(routes);
+    for (const candidate of routes) {
+      for (const path of servedPaths(candidate)) {
+        const concrete = path.replace(/\{[a-z_]+\+\}/g, 'deep/er/key.txt').replace(/\{[a-z_]+\}/g, 'x1');
+        for (const variant of [concrete, concrete.replace(/\/$/, ''), `${concrete.replace(/\/$/, '')}/`]) {
+          expect(platform.match(candidate.method, variant).route, `${candidate.method} ${variant}`).toBe(candidate);
+        }
+      }
+    }
+  });
+
+  it('matches the root, doubled slashes and greedy tails as a scan of every pattern would', () => {
+    const tree = new Router([route('GET', '/'), route('GET', '/api/{a}/'), route('GET', '/api/files/{key+}'), route('GET', '/api/{a}/{b}/')]);
+    expect(tree.match('GET', '/').route.path).toBe('/');
+    expect(tree.match('GET', '/api/x').route.path).toBe('/api/{a}/');
+    expect(tree.match('GET', '/api/files/a//b/').params).toEqual({ key: 'a//b/' });
+    expect(tree.match('GET', '/api/files/a').params).toEqual({ key: 'a' });
+    expect(tree.match('GET', '/api/files/b').route.path).toBe('/api/files/{key+}');
+    expect(tree.match('GET', '/api/x/y/').params).toEqual({ a: 'x', b: 'y' });
+    expect(() => tree.match('GET', '/api//')).toThrowError(expect.objectContaining({ status: 404 }));
+    expect(() => tree.match('GET', '/api/x//')).toThrowError(expect.objectContaining({ status: 404 }));
   });
 
   it('keeps the zod schemas of a route with its handler', () => {

@@ -15,8 +15,24 @@ import { MAX_PAGE_SIZE, type Aggregate, type ListPlan, type SortTerm } from './l
 /** jsonb_build_object takes at most 100 arguments: build wide records from chunks of 50 fields. */
 const FIELDS_PER_OBJECT = 50;
 
+/**
+ * The record of the usual alias, built once per descriptor: it names every field, so for a wide
+ * table it is most of a list statement's pieces, and descriptors are kept between requests.
+ */
+const recordJsonOfRow = new WeakMap<TableDescriptor, SQL>();
+
 /** The record as one jsonb value, so both drivers return dates, numbers and objects alike. */
 export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
+  if (row !== ROW) return buildRecordJson(table, row);
+  let built = recordJsonOfRow.get(table);
+  if (built === undefined) {
+    built = buildRecordJson(table, ROW);
+    recordJsonOfRow.set(table, built);
+  }
+  return built;
+}
+
+function buildRecordJson(table: TableDescriptor, row: SQL): SQL {
   const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
   const parts: SQL[] = [];
   for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) {

@@ -1,0 +1,84 @@
+// Statement text and bound values from a drizzle SQL, for the statements handlers write with the
+// sql`` tag. drizzle's own renderer tests every chunk against a dozen entity classes by walking
+// prototype chains (`is`), and for the caller-and-site statement of every tenant request that walk
+// was an eighth of the process's CPU time under load. The statements the platform writes hold only
+// text, nested SQL, identifiers, bound values and lists of them; those are rendered here in one
+// pass with plain `instanceof`. Anything else (tables, columns, placeholders, aliased or inlined
+// SQL, objects of another drizzle copy) hands the whole statement back to drizzle, so the result is
+// always the text and values drizzle itself would produce (render-sql.test.ts holds both to it).
+import { Name, Param, Placeholder, SQL, StringChunk } from 'drizzle-orm';
+import type { PgDialect } from 'drizzle-orm/pg-core';
+
+export interface RenderedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Thrown inside the renderer when a chunk needs drizzle's full treatment; never escapes. */
+const NEEDS_DRIZZLE = Symbol('needs drizzle');
+
+/** Values drizzle binds as they are: what is neither one of its entities nor a SQL wrapper. */
+function isPlainValue(chunk: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(chunk);
+  return prototype === Object.prototype || prototype === null || chunk instanceof Date || chunk instanceof Uint8Array;
+}
+
+/** `sql.inlineParams()` was called on it (drizzle keeps the flag private). */
+function inlinesParams(statement: SQL): boolean {
+  return (statement as unknown as { shouldInlineParams: boolean }).shouldInlineParams;
+}
+
+function escapeName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function renderChunks(chunks: readonly unknown[], params: unknown[]): string {
+  let text = '';
+  for (const chunk of chunks) {
+    if (chunk === undefined) continue;
+    // A function is a pgEnum (rendered as its name), never a value.
+    if (typeof chunk === 'function') throw NEEDS_DRIZZLE;
+    if (chunk === null || typeof chunk !== 'object') {
+      params.push(chunk);
+      text += `$${params.length}`;
+    } else if (chunk instanceof StringChunk) {
+      text += chunk.value.length === 1 ? chunk.value[0]! : chunk.value.join('');
+    } else if (chunk instanceof SQL) {
+      if (inlinesParams(chunk)) throw NEEDS_DRIZZLE;
+      text += renderChunks(chunk.queryChunks, params);
+    } else if (chunk instanceof Name) {
+      text += escapeName(chunk.value);
+    } else if (chunk instanceof Param) {
+      if (chunk.value instanceof Placeholder) throw NEEDS_DRIZZLE;
+      const value: unknown = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value) && !isPlainValue(value)) throw NEEDS_DRIZZLE;
+      params.push(value);
+      text += `$${params.length}`;
+    } else if (Array.isArray(chunk)) {
+      text += '(';
+      chunk.forEach((item: unknown, index) => {
+        if (index > 0) text += ', ';
+        text += renderChunks([item], params);
+      });
+      text += ')';
+    } else if (isPlainValue(chunk)) {
+      params.push(chunk);
+      text += `$${params.length}`;
+    } else {
+      throw NEEDS_DRIZZLE;
+    }
+  }
+  return text;
+}
+
+/** The statement as text with `$n` placeholders and its values, exactly as `dialect` renders it. */
+export function renderStatement(statement: SQL, dialect: PgDialect): RenderedStatement {
+  if (inlinesParams(statement)) return dialect.sqlToQuery(statement);
+  const params: unknown[] = [];
+  try {
+    return { sql: renderChunks(statement.queryChunks, params), params };
+  } catch (error) {
+    if (error === NEEDS_DRIZZLE) return dialect.sqlToQuery(statement);
+    throw error;
+  }
+}
