@@ -1,5 +1,5 @@
 // Statement builders for record writes over either storage layout. Rows travel as one jsonb
-// parameter and are unpacked in SQL (`jsonb_to_recordset`, `jsonb_array_elements`), so a bulk write is one statement.
+// parameter and are unpacked in SQL (`json_to_recordset`, `jsonb_array_elements`), so a bulk write is one statement.
 import { sql, type SQL } from 'drizzle-orm';
 import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';
@@ -42,8 +42,17 @@ function rowsParameter(rows: RecordValues[]): SQL {
 }
 
 /**
+ * The rows as `json` for `json_to_recordset`: PostgreSQL only checks json text where jsonb builds a
+ * binary tree first, and for a batch of 10k records that conversion was a fifth of the statement.
+ * The text is ours (JSON.stringify of validated values), so jsonb's normalisation buys nothing.
+ */
+function rowsAsJson(rows: RecordValues[]): SQL {
+  return sql`${JSON.stringify(rows)}::json`;
+}
+
+/**
  * `INSERT ... SELECT ... FROM` the rows parameter: every row in one statement. A flat table reads the
- * rows with `jsonb_to_recordset` and a column list typed like its columns (PostgreSQL converts each
+ * rows with `json_to_recordset` and a column list typed like its columns (PostgreSQL converts each
  * value with the column type's input, as the casts would, and a JSON null is SQL null); a jsonb table
  * unpacks `jsonb_array_elements` into its key and `data`.
  */
@@ -55,7 +64,7 @@ function insertHead(table: TableDescriptor, rows: RecordValues[]): { columns: SQ
     return {
       columns: names,
       values: columns.map((field) => sql`${ELEMENT}.${identifier(field.name)}`),
-      source: sql`jsonb_to_recordset(${rowsParameter(rows)}) as ${ELEMENT}(${sql.join(definitions, sql`, `)})`,
+      source: sql`json_to_recordset(${rowsAsJson(rows)}) as ${ELEMENT}(${sql.join(definitions, sql`, `)})`,
     };
   }
   const values = columns.map((field) => extract(ELEMENT, field));

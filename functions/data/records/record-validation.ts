@@ -20,9 +20,8 @@ export function validationFailed(details: FieldErrors): ValidationError {
  * omitted generated UUID key is filled in; an omitted identity key stays omitted for the sequence.
  */
 export function validateRecord(table: TableDescriptor, input: unknown, mode: WriteMode, errors: FieldErrors, prefix = ''): RecordValues {
-  for (const [field, messages] of Object.entries(recordProblems(table, input, { partial: mode === 'patch' }))) {
-    (errors[`${prefix}${field}`] ??= []).push(...messages);
-  }
+  const problems = recordProblems(table, input, { partial: mode === 'patch' });
+  for (const field in problems) (errors[`${prefix}${field}`] ??= []).push(...problems[field]!);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return {};
   const body = input as RecordValues;
   const values: RecordValues = {};

@@ -35,47 +35,49 @@ function validGeopoint(value: unknown): boolean {
   return false;
 }
 
+/** Whether `value` is of the field's type and format (a plain switch: it runs for every value of a bulk write). */
+function isOfType(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): boolean {
+  switch (field.type) {
+    case 'string':
+      if (typeof value !== 'string') return false;
+      if (field.format === 'email') return EMAIL.test(value);
+      if (field.format === 'uuid') return UUID.test(value);
+      if (field.format === 'uri') return URL.canParse(value);
+      return true;
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'object':
+      return isPlainObject(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'date':
+      return typeof value === 'string' && validDate(value);
+    case 'time':
+      return typeof value === 'string' && TIME.test(value);
+    case 'datetime':
+      return typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')));
+    case 'year':
+      return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 9999;
+    case 'yearmonth':
+      return typeof value === 'string' && YEARMONTH.test(value);
+    case 'duration':
+      return typeof value === 'string' && DURATION.test(value);
+    case 'geopoint':
+      return validGeopoint(value);
+    case 'geojson':
+      return isPlainObject(value) && typeof value.type === 'string';
+    case 'any':
+      return true;
+  }
+}
+
 /** Why `value` is not of the field's type and format, or undefined when it is. */
 export function typeProblem(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): string | undefined {
-  const ok = ((): boolean => {
-    switch (field.type) {
-      case 'string':
-        if (typeof value !== 'string') return false;
-        if (field.format === 'email') return EMAIL.test(value);
-        if (field.format === 'uuid') return UUID.test(value);
-        if (field.format === 'uri') return URL.canParse(value);
-        return true;
-      case 'integer':
-        return typeof value === 'number' && Number.isSafeInteger(value);
-      case 'number':
-        return typeof value === 'number' && Number.isFinite(value);
-      case 'boolean':
-        return typeof value === 'boolean';
-      case 'object':
-        return isPlainObject(value);
-      case 'array':
-        return Array.isArray(value);
-      case 'date':
-        return typeof value === 'string' && validDate(value);
-      case 'time':
-        return typeof value === 'string' && TIME.test(value);
-      case 'datetime':
-        return typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')));
-      case 'year':
-        return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 9999;
-      case 'yearmonth':
-        return typeof value === 'string' && YEARMONTH.test(value);
-      case 'duration':
-        return typeof value === 'string' && DURATION.test(value);
-      case 'geopoint':
-        return validGeopoint(value);
-      case 'geojson':
-        return isPlainObject(value) && typeof value.type === 'string';
-      case 'any':
-        return true;
-    }
-  })();
-  if (ok) return undefined;
+  if (isOfType(field, value)) return undefined;
   const format = field.type === 'string' && field.format !== undefined && field.format !== 'default' ? ` (format ${field.format})` : '';
   return `Expected a value of type ${field.type}${format}.`;
 }
@@ -102,8 +104,25 @@ function patternOf(pattern: string): RegExp {
   return compiled;
 }
 
-function constraintProblems(field: FieldDescriptor, value: unknown): string[] {
+/** The primitive members of an enum, for a lookup instead of a comparison with each member. */
+const enumPrimitives = new WeakMap<readonly unknown[], ReadonlySet<unknown>>();
+function inEnum(members: readonly unknown[], value: unknown): boolean {
+  if (typeof value === 'object' && value !== null) return members.some((allowed) => sameJson(allowed, value));
+  let primitives = enumPrimitives.get(members);
+  if (primitives === undefined) {
+    primitives = new Set(members.filter((member) => typeof member !== 'object' || member === null));
+    enumPrimitives.set(members, primitives);
+  }
+  return primitives.has(value);
+}
+
+const NO_PROBLEMS: readonly string[] = [];
+
+function constraintProblems(field: FieldDescriptor, value: unknown): readonly string[] {
   const c = field.constraints;
+  if (c.minimum === undefined && c.maximum === undefined && c.minLength === undefined && c.maxLength === undefined && c.pattern === undefined && c.enum === undefined) {
+    return NO_PROBLEMS;
+  }
   const problems: string[] = [];
   if (c.minimum !== undefined && (typeof value === 'number' || typeof value === 'string') && value < c.minimum) {
     problems.push(`Ensure this value is greater than or equal to ${c.minimum}.`);
@@ -120,7 +139,7 @@ function constraintProblems(field: FieldDescriptor, value: unknown): string[] {
   if (c.pattern !== undefined && typeof value === 'string' && !patternOf(c.pattern).test(value)) {
     problems.push(`The value does not match the pattern ${c.pattern}.`);
   }
-  if (c.enum !== undefined && !c.enum.some((allowed) => sameJson(allowed, value))) {
+  if (c.enum !== undefined && !inEnum(c.enum, value)) {
     problems.push(`The value must be one of: ${c.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
   }
   return problems;
@@ -141,14 +160,17 @@ function fieldNamesOf(table: TableDescriptor): ReadonlySet<string> {
  * Field errors of one record. `partial` (an update) checks only the fields present. A generated key
  * field and a field with a default may be omitted; `search_vector` and unknown fields are refused.
  */
+function addProblem(errors: RecordErrors, field: string, message: string): void {
+  (errors[field] ??= []).push(message);
+}
+
 export function validateRecord(table: TableDescriptor, record: unknown, options: { partial?: boolean } = {}): RecordErrors {
   const errors: RecordErrors = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (!isPlainObject(record)) return { non_field_errors: ['Each record must be a JSON object.'] };
   const known = fieldNamesOf(table);
   for (const name of Object.keys(record)) {
-    if (name === SEARCH_VECTOR_FIELD && table.search !== undefined) add(name, 'This field is computed and cannot be written.');
-    else if (!known.has(name)) add(name, 'Unknown field.');
+    if (name === SEARCH_VECTOR_FIELD && table.search !== undefined) addProblem(errors, name, 'This field is computed and cannot be written.');
+    else if (!known.has(name)) addProblem(errors, name, 'Unknown field.');
   }
   for (const field of table.fields) {
     const present = Object.hasOwn(record, field.name) && record[field.name] !== undefined;
@@ -156,19 +178,19 @@ export function validateRecord(table: TableDescriptor, record: unknown, options:
     const required = field.constraints.required === true || table.primaryKey.includes(field.name);
     if (!present) {
       if (options.partial === true || field.generated !== undefined || field.default !== undefined) continue;
-      if (required) add(field.name, 'This field is required.');
+      if (required) addProblem(errors, field.name, 'This field is required.');
       continue;
     }
     if (value === null) {
-      if (required) add(field.name, 'This field may not be null.');
+      if (required) addProblem(errors, field.name, 'This field may not be null.');
       continue;
     }
     const problem = typeProblem(field, value);
     if (problem !== undefined) {
-      add(field.name, problem);
+      addProblem(errors, field.name, problem);
       continue;
     }
-    for (const message of constraintProblems(field, value)) add(field.name, message);
+    for (const message of constraintProblems(field, value)) addProblem(errors, field.name, message);
   }
   return errors;
 }

@@ -10,14 +10,20 @@ function rawBodyOf(event: ApiEvent): Buffer | undefined {
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
-function jsonBodyOf(rawBody: Buffer | undefined, contentType: string | undefined): unknown {
+/** The body as text: the event's own string unless the gateway base64-encoded it (a megabyte is not copied twice). */
+function bodyTextOf(event: ApiEvent): string | undefined {
+  if (event.body === undefined || event.body === null || event.body === '') return undefined;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+function jsonBodyOf(text: string | undefined, contentType: string | undefined): unknown {
   // An absent body is an empty object, so required members are reported one by one.
-  if (rawBody === undefined) return {};
+  if (text === undefined) return {};
   if (contentType !== undefined && !/\bjson\b/i.test(contentType)) {
     throw new BadRequestError(`Unsupported media type "${contentType}": send application/json`);
   }
   try {
-    return JSON.parse(rawBody.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch (error) {
     throw new BadRequestError(`JSON parse error - ${(error as Error).message}`);
   }
@@ -32,17 +38,15 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
       state.match = match;
       const { route } = match;
       const query = Object.fromEntries(new URLSearchParams(ctx.request.rawQuery));
-      const rawBody = rawBodyOf(request.event);
       const headers = ctx.request.headers;
       state.input = {
         params: route.params ? parseOrThrow(route.params, match.params) : match.params,
         query: route.query ? parseOrThrow(route.query, query) : query,
         body: route.streamBody
-          ? streamedBodyOf(request.event, rawBody, headers)
+          ? streamedBodyOf(request.event, rawBodyOf(request.event), headers)
           : route.body
-            ? parseOrThrow(route.body, jsonBodyOf(rawBody, headers['content-type']))
+            ? parseOrThrow(route.body, jsonBodyOf(bodyTextOf(request.event), headers['content-type']))
             : undefined,
-        rawBody,
       };
     },
   };

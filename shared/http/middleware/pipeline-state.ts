@@ -17,7 +17,7 @@ export interface PipelineState {
   match?: RouteMatch;
   /** A tenant route's verified access token, read together with the site by the tenant middleware. */
   claims?: TokenClaims;
-  input?: { params: unknown; query: unknown; body: unknown; rawBody?: Buffer };
+  input?: { params: unknown; query: unknown; body: unknown };
 }
 
 const states = new WeakMap<ApiEvent, PipelineState>();

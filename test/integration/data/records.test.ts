@@ -92,6 +92,17 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
     expect(await readRecord(test.db, table, created.id as string)).toEqual(created);
   });
 
+  it.runIf(provider === 'flat_table')('answers the fields in the order the schema declares them, and floats exactly', async () => {
+    const created = (await createRecords(test.db, hard, [{ name: 'Order check', price: 0.30000000000000004 }]) as Record<string, unknown>[])[0]!;
+    const declared = hard.fields.map((field) => field.name);
+    expect(Object.keys(created)).toEqual(declared);
+    expect(created.price).toBe(0.30000000000000004);
+    expect(Object.keys(await readRecord(test.db, hard, created.id as string))).toEqual(declared);
+    const page = await listRecords(test.db, hard, [['name', 'Order check']]);
+    expect(Object.keys(page.data[0]!)).toEqual(declared);
+    await deleteRecord(test.db, hard, created.id as string);
+  });
+
   it('generates identity keys', async () => {
     const created = (await createRecords(test.db, counters(provider), [{ label: 'a' }, { label: 'b' }])) as Record<string, unknown>[];
     expect(created.map((record) => typeof record.id)).toEqual(['number', 'number']);

@@ -6,6 +6,7 @@ import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,
   SEARCH_VECTOR_FIELD,
+  type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
 import { identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
@@ -21,7 +22,13 @@ const FIELDS_PER_OBJECT = 50;
  */
 const recordJsonOfRow = new WeakMap<TableDescriptor, SQL>();
 
-/** The record as one jsonb value, so both drivers return dates, numbers and objects alike. */
+/**
+ * The record as one JSON value, so both drivers return dates, numbers and objects alike. A flat
+ * table of at most FIELDS_PER_OBJECT fields gets `json_build_object`: its keys come in the order
+ * the schema declares them, and PostgreSQL writes it out as it builds it, where jsonb first builds a
+ * sorted binary object and then prints that (a tenth of a 10k-record bulk create). Wider tables and
+ * jsonb tables, whose stored `data` is jsonb already, are built and merged as jsonb.
+ */
 export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
   if (row !== ROW) return buildRecordJson(table, row);
   let built = recordJsonOfRow.get(table);
@@ -34,13 +41,10 @@ export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
 
 function buildRecordJson(table: TableDescriptor, row: SQL): SQL {
   const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
+  const pairsOf = (fields: readonly FieldDescriptor[]) => sql.join(fields.map((field) => sql`${identifierLiteral(field.name)}::text, ${row}.${identifier(field.name)}`), sql`, `);
+  if (table.provider === 'flat_table' && own.length <= FIELDS_PER_OBJECT) return own.length === 0 ? sql`'{}'::json` : sql`json_build_object(${pairsOf(own)})`;
   const parts: SQL[] = [];
-  for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) {
-    const pairs = own
-      .slice(start, start + FIELDS_PER_OBJECT)
-      .map((field) => sql`${identifierLiteral(field.name)}::text, ${row}.${identifier(field.name)}`);
-    parts.push(sql`jsonb_build_object(${sql.join(pairs, sql`, `)})`);
-  }
+  for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) parts.push(sql`jsonb_build_object(${pairsOf(own.slice(start, start + FIELDS_PER_OBJECT))})`);
   if (table.provider === 'jsonb') parts.push(sql`coalesce(${row}.${identifier(JSONB_DATA_COLUMN)}, '{}'::jsonb)`);
   if (parts.length === 0) return sql`'{}'::jsonb`;
   return sql.join(parts, sql` || `);
