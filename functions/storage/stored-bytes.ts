@@ -6,7 +6,7 @@
 // the reference and removed from the store after it commits; whatever a storage failure leaves in
 // the queue is retried by later deletes in the bucket and by bucket delete.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { AppError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';

@@ -62,6 +62,9 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
   };
 }
 
+/** The legacy callbacks of a Lambda context, which handlers here never call. */
+function ignore(): void {}
+
 export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
   const deadline = Date.now() + timeoutMs;
   return {
@@ -74,8 +77,8 @@ export function lambdaContext(functionName: string, timeoutMs = 29_000): Context
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: ignore,
+    fail: ignore,
+    succeed: ignore,
   };
 }

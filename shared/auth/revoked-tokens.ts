@@ -1,6 +1,6 @@
 // The token blacklist. Revoking is an insert that reports whether this call revoked the token, so
 // a refresh token can be claimed exactly once even when two refreshes race.
-import { sql } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { revokedTokens } from '#shared/db/platform-schema.ts';
 import type { TokenClaims } from './tokens.ts';

@@ -1,7 +1,8 @@
 // One database API over both drivers (postgres.js for PostgreSQL, PGlite embedded). It papers over
 // their different result shapes once and maps PostgreSQL errors to domain errors at this boundary.
 import { mkdir } from 'node:fs/promises';
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite, QueryOptions } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';

@@ -1,6 +1,6 @@
 // The `platform` schema: tables shared by every tenant. Changes here become committed drizzle-kit
 // migrations (`npm run db:generate`), applied on start and at deploy.
-import { sql } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import {
   boolean,
   index,

@@ -32,51 +32,52 @@ function escapeName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-function renderChunks(chunks: readonly unknown[], params: unknown[]): string {
-  let text = '';
+/** Appends the chunks' text to `text` (joined once at the end: a flat string, not a rope of pieces). */
+function renderChunks(chunks: readonly unknown[], text: string[], params: unknown[]): void {
   for (const chunk of chunks) {
     if (chunk === undefined) continue;
     // A function is a pgEnum (rendered as its name), never a value.
     if (typeof chunk === 'function') throw NEEDS_DRIZZLE;
     if (chunk === null || typeof chunk !== 'object') {
       params.push(chunk);
-      text += `$${params.length}`;
+      text.push(`$${params.length}`);
     } else if (chunk instanceof StringChunk) {
-      text += chunk.value.length === 1 ? chunk.value[0]! : chunk.value.join('');
+      for (const piece of chunk.value) text.push(piece);
     } else if (chunk instanceof SQL) {
       if (inlinesParams(chunk)) throw NEEDS_DRIZZLE;
-      text += renderChunks(chunk.queryChunks, params);
+      renderChunks(chunk.queryChunks, text, params);
     } else if (chunk instanceof Name) {
-      text += escapeName(chunk.value);
+      text.push(escapeName(chunk.value));
     } else if (chunk instanceof Param) {
       if (chunk.value instanceof Placeholder) throw NEEDS_DRIZZLE;
       const value: unknown = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
       if (value !== null && typeof value === 'object' && !Array.isArray(value) && !isPlainValue(value)) throw NEEDS_DRIZZLE;
       params.push(value);
-      text += `$${params.length}`;
+      text.push(`$${params.length}`);
     } else if (Array.isArray(chunk)) {
-      text += '(';
+      text.push('(');
       chunk.forEach((item: unknown, index) => {
-        if (index > 0) text += ', ';
-        text += renderChunks([item], params);
+        if (index > 0) text.push(', ');
+        renderChunks([item], text, params);
       });
-      text += ')';
+      text.push(')');
     } else if (isPlainValue(chunk)) {
       params.push(chunk);
-      text += `$${params.length}`;
+      text.push(`$${params.length}`);
     } else {
       throw NEEDS_DRIZZLE;
     }
   }
-  return text;
 }
 
 /** The statement as text with `$n` placeholders and its values, exactly as `dialect` renders it. */
 export function renderStatement(statement: SQL, dialect: PgDialect): RenderedStatement {
   if (inlinesParams(statement)) return dialect.sqlToQuery(statement);
+  const text: string[] = [];
   const params: unknown[] = [];
   try {
-    return { sql: renderChunks(statement.queryChunks, params), params };
+    renderChunks(statement.queryChunks, text, params);
+    return { sql: text.join(''), params };
   } catch (error) {
     if (error === NEEDS_DRIZZLE) return dialect.sqlToQuery(statement);
     throw error;

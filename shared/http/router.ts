@@ -103,7 +103,21 @@ export class Router {
     return this.candidates(path).some((entry) => entry.pattern.test(path));
   }
 
+  /**
+   * The last successful match. The dev server matches a request's path to learn whether the route
+   * streams its body, and the handler's chain matches it again; the second is answered from here.
+   */
+  private lastMatch?: { method: string; path: string; found: RouteMatch };
+
   match(method: string, path: string): RouteMatch {
+    const last = this.lastMatch;
+    if (last !== undefined && last.path === path && last.method === method) return last.found;
+    const found = this.scan(method, path);
+    this.lastMatch = { method, path, found };
+    return found;
+  }
+
+  private scan(method: string, path: string): RouteMatch {
     const allowed = new Set<string>();
     for (const entry of this.candidates(path)) {
       const found = entry.pattern.exec(path);
@@ -116,7 +130,8 @@ export class Router {
       entry.paramNames.forEach((name, index) => {
         params[name] = decodeSegment(found[index + 1]!);
       });
-      return { route: entry.route, params };
+      // Frozen: a match is handed out again for the same path (lastMatch).
+      return { route: entry.route, params: Object.freeze(params) };
     }
     if (allowed.size > 0) throw new MethodNotAllowedError(method, [...allowed, 'OPTIONS']);
     throw new NotFoundError();

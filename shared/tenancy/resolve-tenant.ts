@@ -1,7 +1,8 @@
 // Finds the site of a request: a registered domain matching the Host header, else the site whose
 // slug the X-Tenant header names. Both look only at active sites (and active domains). The schema
 // name in the answer comes from the site row, never from the request.
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { sites } from '#shared/db/platform-schema.ts';
 import type { Tenant } from './tenant.ts';

@@ -1,7 +1,8 @@
 // A caller's standing in an organization and what follows from it: who may see it, who manages it,
 // and the effective organization permissions (admin and owner hold them all; others hold what the
 // membership grants, directly or through the membership's groups, plus their global permissions).
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, organizations, type OrganizationRow } from '#shared/db/platform-schema.ts';

@@ -1,6 +1,7 @@
 // SQL of the groups and permissions endpoints: groups with their permission codenames and member
 // usernames, the permission catalogue, and the atomic replacement of a group's two lists.
-import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { groupPermissions, groups, permissions, userGroups, users } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

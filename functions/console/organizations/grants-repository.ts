@@ -1,7 +1,8 @@
 // SQL of what a membership or an accepted invitation hands out beside the membership itself:
 // the membership's groups (organization_member_groups) and permissions on the organization's sites
 // (site_user_permissions).
-import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { groups, organizationMemberGroups, permissions, siteUserPermissions, sites } from '#shared/db/platform-schema.ts';
 

@@ -1,6 +1,7 @@
 // SQL of the invitations endpoints. An invitation is read with its organization's slug and name
 // and the inviter's username, which its record shows.
-import { and, count, desc, eq, ilike, lte, gt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, lte, gt, or, type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { invitations, organizations, users, type InvitationRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

@@ -1,5 +1,6 @@
 // SQL of the members endpoints: memberships joined with their users.
-import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, users, type MemberRow, type UserRow } from '#shared/db/platform-schema.ts';

@@ -1,6 +1,7 @@
 // SQL of the organizations endpoints: listing, creation with the founding membership, changes and
 // the hard delete with its cascade. Returns plain rows; the service decides who may do what.
-import { and, asc, count, desc, eq, ilike, inArray, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, like, or, type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
 import { invitations, organizationMembers, organizations, sites, users, type OrganizationRow } from '#shared/db/platform-schema.ts';

@@ -1,6 +1,7 @@
 // SQL of the domains endpoints. One primary per site is also enforced by a partial unique index;
 // `demotePrimary` runs first inside the same transaction so a switch never trips it.
-import { and, asc, count, desc, eq, like, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, like, ne, or } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, type DomainRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

@@ -1,6 +1,7 @@
 // SQL of the sites endpoints: site rows with their organization, lists filtered by a caller scope,
 // and the writes of creation and deletion. Returns plain objects; the service decides who may do what.
-import { and, asc, eq, ilike, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, ilike, like, or, type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, organizations, sites, type SiteRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

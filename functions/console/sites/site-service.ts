@@ -1,7 +1,7 @@
 // The rules of the sites endpoints. Creating a site is one transaction: the site row, its tenant
 // schema built from the template, and `<site-slug>.<PLATFORM_DOMAIN>` as its primary domain; a
 // failure anywhere leaves none of them. Deleting drops the schema and the row together.
-import { sql } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import { readPostgresFailure, UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';

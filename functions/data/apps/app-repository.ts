@@ -1,6 +1,6 @@
 // SQL of a site's apps and datasources. Every table is named through `tenantTable`, so the schema
 // comes from the resolved site record only; every value is a bound parameter.
-import { sql } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';

@@ -5,7 +5,8 @@
 // and schema hash, materialized, app not deleted), and the query. A stale or failing guess costs one
 // more round trip and never a wrong answer: guard and query read one snapshot, the site must be the
 // one the guess was made for, and nothing is returned before the caller's checks have passed.
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
@@ -62,7 +63,13 @@ function guardedRows(hint: TableHint, address: TableAddress, read: RowsStatement
 function rowsOf(columns: readonly string[], text: string): Row[] {
   const values = JSON.parse(text) as Array<unknown[] | null>;
   const count = values[0]?.length ?? 0;
-  return Array.from({ length: count }, (_, index) => Object.fromEntries(columns.map((column, at) => [column, values[at]![index]])));
+  const rows: Row[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const row: Row = {};
+    columns.forEach((column, at) => (row[column] = values[at]![index]));
+    rows.push(row);
+  }
+  return rows;
 }
 
 /**

@@ -1,7 +1,7 @@
 // SQL of a site's datatables and schema operations. Tenant tables are named through `tenantTable`;
 // every value is a bound parameter.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
