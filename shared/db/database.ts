@@ -7,6 +7,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import type { PGlite, QueryOptions } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';
 import { mapDatabaseError } from './database-errors.ts';
+import type { PglitePreparedStatements } from './pglite-prepared.ts';
 import { renderStatement } from './render-sql.ts';
 import * as platformSchema from './platform-schema.ts';
 
@@ -157,7 +158,7 @@ class PostgresQueryable extends OrmQueryable {
 /** PGlite's parsers as drizzle sets them for raw statements: dates, times and numeric arrays stay text. */
 const PGLITE_TEXT_TYPES = [1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182] as const;
 
-/** PGlite outside transactions: raw statements rendered here and sent to the client as drizzle would. */
+/** PGlite outside transactions: raw statements rendered here and run as named prepared statements within the budget, with drizzle's parsers. */
 class PgliteQueryable extends OrmQueryable {
   private readonly dialect = new PgDialect();
   private readonly options: QueryOptions = {
@@ -168,12 +169,15 @@ class PgliteQueryable extends OrmQueryable {
   constructor(
     orm: Orm,
     private readonly client: PGlite,
+    private readonly prepared: PglitePreparedStatements,
+    private readonly budget: PreparedStatementBudget,
   ) {
     super(orm);
   }
 
   private execute(statement: SQL): Promise<unknown> {
     const query = renderStatement(statement, this.dialect);
+    if (this.budget.admit(query.sql)) return mapped(() => this.prepared.run(query.sql, query.params, this.options));
     return mapped(() => this.client.query(query.sql, query.params, this.options));
   }
 
@@ -256,6 +260,7 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
 export async function connectPglite(dataDir: string): Promise<Database> {
   // Imported lazily so Lambda bundles, which never use it, do not carry its 27 MB.
   const { PGlite } = await import('@electric-sql/pglite');
+  const { PglitePreparedStatements } = await import('./pglite-prepared.ts');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
@@ -265,5 +270,5 @@ export async function connectPglite(dataDir: string): Promise<Database> {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
-  return new DrizzleDatabase(new PgliteQueryable(orm as unknown as Orm, client), 'pglite', runMigrations, () => client.close());
+  return new DrizzleDatabase(new PgliteQueryable(orm as unknown as Orm, client, new PglitePreparedStatements(client), new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT)), 'pglite', runMigrations, () => client.close());
 }

@@ -5,31 +5,33 @@
 // the data service's CPU time under load. These objects skip it; `usedTables` stays empty.
 import { Name, Param, Placeholder, SQL, StringChunk, type DriverValueEncoder, type SQLChunk } from 'drizzle-orm';
 
-/** A drizzle SQL whose chunks were not scanned for tables. */
-class UnscannedSql<T> extends SQL<T> {
-  constructor(chunks: SQLChunk[]) {
-    super([]);
-    (this as { queryChunks: SQLChunk[] }).queryChunks = chunks;
-  }
+/**
+ * A drizzle SQL made empty (nothing to scan) and then given its chunks. Not a subclass: bundles
+ * initialise drizzle's modules lazily, and a class extending SQL at module level would run first.
+ */
+function unscanned<T>(chunks: SQLChunk[]): SQL<T> {
+  const built = new SQL<T>([]);
+  (built as { queryChunks: SQLChunk[] }).queryChunks = chunks;
+  return built;
 }
 
 function tag<T = unknown>(strings: TemplateStringsArray, ...params: unknown[]): SQL<T> {
   const chunks: SQLChunk[] = [];
   if (params.length > 0 || (strings.length > 0 && strings[0] !== '')) chunks.push(new StringChunk(strings[0]!));
   for (let index = 0; index < params.length; index += 1) chunks.push(params[index] as SQLChunk, new StringChunk(strings[index + 1]!));
-  return new UnscannedSql<T>(chunks);
+  return unscanned<T>(chunks);
 }
 
 export const sql = Object.assign(tag, {
-  empty: (): SQL => new UnscannedSql([]),
-  raw: (text: string): SQL => new UnscannedSql([new StringChunk(text)]),
+  empty: (): SQL => unscanned([]),
+  raw: (text: string): SQL => unscanned([new StringChunk(text)]),
   join: (chunks: SQLChunk[], separator?: SQLChunk): SQL => {
     const joined: SQLChunk[] = [];
     chunks.forEach((chunk, index) => {
       if (index > 0 && separator !== undefined) joined.push(separator);
       joined.push(chunk);
     });
-    return new UnscannedSql(joined);
+    return unscanned(joined);
   },
   identifier: (name: string): Name => new Name(name),
   param: <TData, TDriver>(value: TData, encoder?: DriverValueEncoder<TData, TDriver>): Param<TData, TDriver> => new Param(value, encoder),

@@ -99,4 +99,27 @@ describe(`database API on ${testDriver}`, () => {
     release();
     await holder;
   });
+  it('answers a repeated statement from its prepared form with each run\'s values', async () => {
+    for (const value of [1, 2, 3]) {
+      const rows = await test.db.rows<{ n: number; label: string }>(sql`select ${value}::int * 10 as n, ${`run ${value}`} as label`);
+      expect(rows).toEqual([{ n: value * 10, label: `run ${value}` }]);
+    }
+  });
+
+  it('keeps answering a prepared statement after the table it reads changes shape', async () => {
+    await test.db.run(sql`create table public.shape_check (a int)`);
+    await test.db.run(sql`insert into public.shape_check values (1)`);
+    const read = () => test.db.rows(sql`select * from public.shape_check where a > ${0}`);
+    expect(await read()).toEqual([{ a: 1 }]);
+    expect(await read()).toEqual([{ a: 1 }]);
+    await test.db.run(sql`alter table public.shape_check add column b text default 'x'`);
+    expect(await read()).toEqual([{ a: 1, b: 'x' }]);
+    await test.db.run(sql`drop table public.shape_check`);
+  });
+
+  it('leaves the connection usable after a statement fails', async () => {
+    await expect(test.db.rows(sql`select 1 / ${0}::int as n`)).rejects.toThrow();
+    await expect(test.db.rows(sql`select 1 / ${0}::int as n`)).rejects.toThrow();
+    expect(await test.db.rows(sql`select ${7}::int as n`)).toEqual([{ n: 7 }]);
+  });
 });
