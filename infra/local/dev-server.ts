@@ -122,7 +122,9 @@ async function serve(groups: LoadedGroup[], request: IncomingMessage, response: 
     return;
   }
   replyStream?.destroy();
-  response.end(result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
+  if (result.body === undefined) response.end();
+  // Text goes out as the string: node writes it with the head in one go, without a Buffer between.
+  else response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
 /** Serves every endpoint group on one port; pass port 0 for a free one. */
