@@ -81,19 +81,24 @@ export async function benchDataList(): Promise<void> {
       { name: 'baseline (node:http + SQL)', url: `${baseline.url}${path}` },
     ] as const;
     try {
+      // The same JSON value from both: the platform sends the database's JSON text as it comes
+      // (spaces inside records), the baseline its own JSON.stringify.
       const [fromPlatform, fromBaseline] = await Promise.all(
         servers.map(async (server) => {
           const response = await fetch(server.url, { headers: platform.headers });
-          return `${response.status} ${await response.text()}`;
+          const text = await response.text();
+          return { text, value: `${response.status} ${JSON.stringify(JSON.parse(text))}` };
         }),
       );
-      if (fromPlatform !== fromBaseline) throw new Error(`the servers answer differently:\n platform ${fromPlatform!.slice(0, 400)}\n baseline ${fromBaseline!.slice(0, 400)}`);
-      const answer = JSON.parse(fromPlatform!.slice(4)) as { total: number; data: unknown[] };
+      if (fromPlatform!.value !== fromBaseline!.value) {
+        throw new Error(`the servers answer differently:\n platform ${fromPlatform!.value.slice(0, 400)}\n baseline ${fromBaseline!.value.slice(0, 400)}`);
+      }
+      const answer = JSON.parse(fromPlatform!.text) as { total: number; data: unknown[] };
       await fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text());
       const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
       note(`database: ${platform.database.label}; both servers in this process (pid ${process.pid})`);
       note(`table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`);
-      note(`answers identical (status 200, total ${answer.total}, ${answer.data.length} records, ${Buffer.byteLength(fromPlatform!) - 4} bytes)`);
+      note(`answers equal as JSON (status 200, total ${answer.total}, ${answer.data.length} records; ${Buffer.byteLength(fromPlatform!.text)} bytes from the platform, ${Buffer.byteLength(fromBaseline!.text)} from the baseline)`);
       note(`statement (both servers): ${captured.text.replace(/\s+/g, ' ')}  params ${JSON.stringify(captured.params)}`);
       note(`the platform ran ${trace.length} statements for one request:`);
       for (const line of describeTrace(trace)) note(`  ${line}`);

@@ -46,20 +46,36 @@ export interface RowsStatement {
 }
 
 /**
- * The statement's rows as one JSON text, a column-wise array of arrays (`[[records], [totals]]`,
- * cheaper for PostgreSQL to build than an object per row), or null when the remembered table row
- * no longer holds.
+ * A read that makes the whole answer as JSON text in the database, or '' when it cannot (the caller
+ * then reads the ordinary way); its rows are never parsed here only to be serialized again.
  */
-function guardedRows(hint: TableHint, address: TableAddress, read: RowsStatement): SQL {
-  const columns = read.columns.map((column) => sql`json_agg(q.${sql.identifier(column)})`);
+export interface AnswerStatement {
+  answer: SQL;
+}
+
+export type FusedRead = RowsStatement | AnswerStatement;
+
+/**
+ * The read's value when the remembered table row still holds, else null: for rows, one JSON text of
+ * column-wise arrays (`[[records], [totals]]`, cheaper for PostgreSQL to build than an object per
+ * row); for an answer, its text ('' when it has none).
+ */
+function guardedRead(hint: TableHint, address: TableAddress, read: FusedRead): SQL {
+  const value =
+    'answer' in read
+      ? sql`coalesce((${read.answer}), '')`
+      : sql`(select json_build_array(${sql.join(
+          read.columns.map((column) => sql`json_agg(q.${sql.identifier(column)})`),
+          sql`, `,
+        )})::text from (${read.statement}) q)`;
   return sql`case when exists(
       select 1 from ${tenantTable(hint, 'datatables')} t join ${tenantTable(hint, 'apps')} a on a.id = t.app_id
       where t.id = ${hint.tableId} and t.schema_hash = ${hint.schemaHash} and t.is_materialized
         and a.deleted_at is null and a.slug = ${address.app_slug} and t.name = ${address.name})
-    then (select json_build_array(${sql.join(columns, sql`, `)})::text from (${read.statement}) q) end`;
+    then ${value} end`;
 }
 
-/** Rows back from the column-wise arrays of `guardedRows` (no rows: every array is null). */
+/** Rows back from the column-wise arrays of `guardedRead` (no rows: every array is null). */
 function rowsOf(columns: readonly string[], text: string): Row[] {
   const values = JSON.parse(text) as Array<unknown[] | null>;
   const count = values[0]?.length ?? 0;
@@ -72,9 +88,12 @@ function rowsOf(columns: readonly string[], text: string): Row[] {
   return rows;
 }
 
+/** What a fused read found: the statement's rows, or the answer's text (undefined when it had none). */
+export type FusedResult = { descriptor: TableDescriptor; rows: Row[] } | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
+
 /**
- * Establishes the request's context and runs `statement` (built by `compile` from the remembered
- * descriptor) in the same round trip. Answers the descriptor and the statement's rows, or
+ * Establishes the request's context and runs the read (built by `compile` from the remembered
+ * descriptor) in the same round trip. Answers the descriptor and the read's rows or answer text, or
  * undefined when there was no usable guess: the caller then reads the ordinary way (the context is
  * established either way). `compile` may throw on bad input; that too is left to the ordinary way,
  * so a caller without access learns nothing from a query's errors.
@@ -83,10 +102,20 @@ export async function readWithRememberedTable(
   ctx: RequestContext,
   address: TableAddress,
   compile: (descriptor: TableDescriptor) => RowsStatement,
-): Promise<{ descriptor: TableDescriptor; rows: Row[] } | undefined> {
+): Promise<{ descriptor: TableDescriptor; rows: Row[] } | undefined>;
+export async function readWithRememberedTable(
+  ctx: RequestContext,
+  address: TableAddress,
+  compile: (descriptor: TableDescriptor) => FusedRead,
+): Promise<FusedResult | undefined>;
+export async function readWithRememberedTable(
+  ctx: RequestContext,
+  address: TableAddress,
+  compile: (descriptor: TableDescriptor) => FusedRead,
+): Promise<FusedResult | undefined> {
   const key = hintKey(ctx, address);
   const hint = hints.get(key);
-  let read: RowsStatement | undefined;
+  let read: FusedRead | undefined;
   try {
     read = hint === undefined ? undefined : compile(hint.descriptor);
   } catch {
@@ -96,10 +125,11 @@ export async function readWithRememberedTable(
     await ctx.establish();
     return undefined;
   }
-  const fused = await ctx.establish(guardedRows(hint, address, read));
+  const fused = await ctx.establish(guardedRead(hint, address, read));
   if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
     hints.delete(key);
     return undefined;
   }
+  if ('answer' in read) return { descriptor: hint.descriptor, answer: fused === '' ? undefined : fused };
   return { descriptor: hint.descriptor, rows: rowsOf(read.columns, fused) };
 }

@@ -13,8 +13,8 @@ import {
   deleteRecordsByFilter,
   deleteRecordsByIds,
   listAnswer,
+  listRead,
   listRecords,
-  listStatement,
   patchRecord,
   patchRecords,
   readRecord,
@@ -68,9 +68,11 @@ export const listRecordsRoute = defineRoute({
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
     let plan: ListPlan | undefined;
-    const read = await readWithRememberedTable(ctx, params, (table) => listStatement(table, (plan = parseListQuery(table, query))));
+    const read = await readWithRememberedTable(ctx, params, (table) => listRead(table, (plan = parseListQuery(table, query))));
     if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
-    return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
+    if (read.rows !== undefined) return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
+    // An empty page has no answer text: its total needs a count of its own.
+    return read.answer === undefined ? listRecords(ctx.runtime.db, read.descriptor, query) : new JsonText(read.answer);
   },
 });
 

@@ -9,7 +9,8 @@ import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/datab
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseScalar } from './query/field-sql.ts';
-import { aggregateSql, countSql, listSql, whereSql } from './query/compile.ts';
+import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './query/compile.ts';
+import type { FusedRead } from './fused-reads.ts';
 import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
@@ -87,6 +88,15 @@ export async function listRecords(db: Queryable, table: TableDescriptor, query: 
 export function listStatement(table: TableDescriptor, plan: ListPlan): { statement: SQL; columns: string[] } {
   if (plan.aggregates) return { statement: aggregateSql(table, plan), columns: ['record', 'total'] };
   return { statement: listSql(table, plan), columns: plan.search === undefined ? ['record', 'total'] : ['record', 'total', 'rank'] };
+}
+
+/**
+ * What a fused list read runs: a plain list makes its whole answer in the database; a search (whose
+ * records carry their rank) and an aggregation come back as rows for `listAnswer`.
+ */
+export function listRead(table: TableDescriptor, plan: ListPlan): FusedRead {
+  if (plan.aggregates || plan.search !== undefined) return listStatement(table, plan);
+  return { answer: listAnswerSql(table, plan) };
 }
 
 /** The answer from the rows of `listStatement`; a page past the end counts the matches on its own. */

@@ -65,6 +65,22 @@ describe('record reads through a remembered table', () => {
     expect((await app.request('GET', `${DATA}999/`, { token: reader, headers: site.headers })).status).toBe(404);
   });
 
+  it('answers later pages, filtered pages and a page past the end as the first read did', async () => {
+    const reader = await member('paging-reader', ['view_site']);
+    const answers: Record<string, unknown> = {};
+    for (const query of ['?page=2&page_size=1&_sort=id', '?title=second', '?page=5&page_size=1', '?title=nobody']) {
+      const first = await app.request('GET', `${DATA}${query}`, { token: reader, headers: site.headers });
+      const second = await app.request('GET', `${DATA}${query}`, { token: reader, headers: site.headers });
+      expect(first.status, query).toBe(200);
+      expect(second.status, query).toBe(200);
+      expect(second.body, query).toEqual(first.body);
+      answers[query] = second.body;
+    }
+    expect(answers['?page=2&page_size=1&_sort=id']).toEqual({ data: [{ id: 2, title: 'second' }], total: 2, page: 2, page_size: 1 });
+    expect(answers['?page=5&page_size=1']).toEqual({ data: [], total: 2, page: 5, page_size: 1 });
+    expect(answers['?title=nobody']).toEqual({ data: [], total: 0, page: 1, page_size: 20 });
+  });
+
   it("answers each site's own rows for the same app and table names", async () => {
     const mine = await app.request('GET', DATA, { token: admin, headers: site.headers });
     const theirs = await app.request('GET', DATA, { token: admin, headers: other.headers });

@@ -102,6 +102,16 @@ export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
 }
 
 /**
+ * A plain list's whole answer (`{data, total, page, page_size}`) as JSON text made by PostgreSQL from
+ * the records it builds anyway, or null for an empty page (whose total needs a count of its own).
+ */
+export function listAnswerSql(table: TableDescriptor, plan: ListPlan): SQL {
+  return sql`select '{"data":' || json_agg(q.record)::text || ',"total":' || max(q.total)::text
+      || ',"page":' || ${plan.page}::int::text || ',"page_size":' || ${plan.pageSize}::int::text || '}'
+    from (${listSql(table, plan)}) q`;
+}
+
+/**
  * The page size as a literal rather than a parameter: with `limit $n` PostgreSQL prices a generic
  * plan as if a tenth of the rows were returned, so it keeps re-planning every run of a prepared list
  * statement (the larger part of its cost); with the literal the generic plan wins. Page sizes are
