@@ -1,13 +1,13 @@
 // The floor the users list is measured against: a bare node:http server that does per request what
 // the platform does at the database — the principal lookup of shared/auth/authenticate.ts and the
-// page query of listUsers (statement text as drizzle renders it) — through the same Database
+// page query of listUsers (its own statement, userPageStatement) — through the same Database
 // object, and answers the same Envelope C JSON. No JWT verification, no middy chain, no zod, no
 // query builder: the caller's token subject and id are fixed at start-up.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'drizzle-orm';
 import type { Database } from '#shared/db/database.ts';
 import { principalStatement } from '#shared/auth/authenticate.ts';
+import { userPageStatement, type UserPageRow } from '#functions/console/users/user-repository.ts';
 
 export interface BaselineServer {
   url: string;
@@ -21,33 +21,11 @@ export interface BaselineCaller {
   tokenId: string;
 }
 
-interface ListRow extends Record<string, unknown> {
-  id: number;
-  uuid: string;
-  username: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  is_active: boolean;
-  is_staff: boolean;
-  is_superuser: boolean;
-  is_deleted: boolean;
-  date_joined: string | Date;
-  last_login: string | Date | null;
-  count: number | string;
-}
-
 const MAX_PAGE_SIZE = 100;
 
 /** The drivers hand timestamps back as text (drizzle's parsers) or Date; the wire wants ISO. */
 function iso(value: string | Date): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
-}
-
-function pageStatement(pageSize: number, offset: number) {
-  const page = sql`select "id", "uuid", "username", "email", "password_hash", "first_name", "last_name", "is_active", "is_staff", "is_superuser", "is_deleted", "date_joined", "last_login", "deleted_at", "tokens_valid_after", count(*) over () from "platform"."users" order by "platform"."users"."username" asc, "platform"."users"."id" asc limit ${pageSize}`;
-  // drizzle leaves out `offset 0`, so the first page is the same statement text here too.
-  return offset === 0 ? page : sql`${page} offset ${offset}`;
 }
 
 async function answer(db: Database, caller: BaselineCaller, origin: string, url: URL): Promise<{ status: number; body: unknown }> {
@@ -57,8 +35,8 @@ async function answer(db: Database, caller: BaselineCaller, origin: string, url:
   }
   const pageSize = Math.min(Number(url.searchParams.get('page_size') ?? '20'), MAX_PAGE_SIZE);
   const page = Number(url.searchParams.get('page') ?? '1');
-  const rows = await db.rows<ListRow>(pageStatement(pageSize, (page - 1) * pageSize));
-  const total = rows.length > 0 ? Number(rows[0]!.count) : 0;
+  const rows = await db.rows<UserPageRow>(userPageStatement({ ordering: [], page: { page, pageSize } }));
+  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   const lastPage = Math.max(1, Math.ceil(total / pageSize));
   const link = (target: number | undefined) => {
     const query = new URLSearchParams(url.search);
