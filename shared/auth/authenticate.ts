@@ -1,6 +1,6 @@
 // Turns a bearer token into a Principal: verify the token, then one query for the user, their
 // effective permissions and whether this token was revoked.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { AuthenticationFailedError, InvalidTokenError } from '#shared/errors.ts';

@@ -1,14 +1,14 @@
 // One database API over both drivers (postgres.js for PostgreSQL, PGlite embedded). It papers over
 // their different result shapes once and maps PostgreSQL errors to domain errors at this boundary.
 import { mkdir } from 'node:fs/promises';
-import { type SQL } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
+import type { SQL } from 'drizzle-orm';
+import { sql } from './sql.ts';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite, QueryOptions } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';
 import { mapDatabaseError } from './database-errors.ts';
 import type { PglitePreparedStatements } from './pglite-prepared.ts';
-import { renderStatement } from './render-sql.ts';
+import { renderStatement, type RenderedStatement } from './render-sql.ts';
 import * as platformSchema from './platform-schema.ts';
 
 export type PlatformSchema = typeof platformSchema;
@@ -128,22 +128,18 @@ export class PreparedStatementBudget {
 
 const PREPARED_STATEMENT_LIMIT = 500;
 
-/** postgres.js outside transactions: raw statements go straight to the client, prepared within the budget. */
-class PostgresQueryable extends OrmQueryable {
+/**
+ * Raw statements outside transactions: rendered here in one pass (render-sql.ts) and handed to the
+ * driver, which runs them as named prepared statements within the budget.
+ */
+abstract class RenderingQueryable extends OrmQueryable {
   private readonly dialect = new PgDialect();
 
-  constructor(
-    orm: Orm,
-    private readonly client: Sql,
-    private readonly budget: PreparedStatementBudget | undefined,
-  ) {
-    super(orm);
-  }
+  protected abstract send(query: RenderedStatement): Promise<unknown>;
 
   private execute(statement: SQL): Promise<unknown> {
     const query = renderStatement(statement, this.dialect);
-    const prepare = this.budget?.admit(query.sql) ?? false;
-    return mapped(() => this.client.unsafe(query.sql, query.params as never[], { prepare }));
+    return mapped(() => this.send(query));
   }
 
   override async rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
@@ -155,12 +151,27 @@ class PostgresQueryable extends OrmQueryable {
   }
 }
 
+/** postgres.js: prepared within the budget (none behind RDS Proxy). */
+class PostgresQueryable extends RenderingQueryable {
+  constructor(
+    orm: Orm,
+    private readonly client: Sql,
+    private readonly budget: PreparedStatementBudget | undefined,
+  ) {
+    super(orm);
+  }
+
+  protected send(query: RenderedStatement): Promise<unknown> {
+    const prepare = this.budget?.admit(query.sql) ?? false;
+    return this.client.unsafe(query.sql, query.params as never[], { prepare });
+  }
+}
+
 /** PGlite's parsers as drizzle sets them for raw statements: dates, times and numeric arrays stay text. */
 const PGLITE_TEXT_TYPES = [1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182] as const;
 
-/** PGlite outside transactions: raw statements rendered here and run as named prepared statements within the budget, with drizzle's parsers. */
-class PgliteQueryable extends OrmQueryable {
-  private readonly dialect = new PgDialect();
+/** PGlite: prepared within the budget through its protocol (pglite-prepared.ts), with drizzle's parsers. */
+class PgliteQueryable extends RenderingQueryable {
   private readonly options: QueryOptions = {
     rowMode: 'object',
     parsers: Object.fromEntries(PGLITE_TEXT_TYPES.map((type) => [type, (value: string) => value])),
@@ -175,18 +186,9 @@ class PgliteQueryable extends OrmQueryable {
     super(orm);
   }
 
-  private execute(statement: SQL): Promise<unknown> {
-    const query = renderStatement(statement, this.dialect);
-    if (this.budget.admit(query.sql)) return mapped(() => this.prepared.run(query.sql, query.params, this.options));
-    return mapped(() => this.client.query(query.sql, query.params, this.options));
-  }
-
-  override async rows<T extends Row = Row>(statement: SQL): Promise<T[]> {
-    return rowsOf(await this.execute(statement)) as T[];
-  }
-
-  override async run(statement: SQL): Promise<number> {
-    return countOf(await this.execute(statement));
+  protected send(query: RenderedStatement): Promise<unknown> {
+    if (this.budget.admit(query.sql)) return this.prepared.run(query.sql, query.params, this.options);
+    return this.client.query(query.sql, query.params, this.options);
   }
 }
 
@@ -270,5 +272,6 @@ export async function connectPglite(dataDir: string): Promise<Database> {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
-  return new DrizzleDatabase(new PgliteQueryable(orm as unknown as Orm, client, new PglitePreparedStatements(client), new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT)), 'pglite', runMigrations, () => client.close());
+  const top = new PgliteQueryable(orm as unknown as Orm, client, new PglitePreparedStatements(client), new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT));
+  return new DrizzleDatabase(top, 'pglite', runMigrations, () => client.close());
 }

@@ -1,7 +1,7 @@
 // The versioned template of a tenant schema. Every site's schema is built from these migrations in
 // order and later versions are applied to every existing site schema on start and at deploy. Never
 // edit a released version: add the next one.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 
 export interface TenantMigration {

@@ -1,6 +1,6 @@
 // Creates, upgrades and drops tenant schemas. A schema name reaches SQL only after it passed the
 // identifier check here, and callers take it from the site record, never from client input.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from './database.ts';
 import { sites } from './platform-schema.ts';

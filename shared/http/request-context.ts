@@ -1,6 +1,6 @@
 // What a handler knows about its request: who is calling, where the request came from, and the
 // runtime's ports. Handlers never see the raw API Gateway event.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { AuthenticationFailedError } from '#shared/errors.ts';
 import type { Principal } from '#shared/auth/principal.ts';

@@ -5,7 +5,7 @@
 //   sites, so they too hold every site permission on them.
 // - Anyone else holds the site permissions given to them on that site; `admin_site` implies all.
 // A caller with no site permission at all has no access to the site.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';

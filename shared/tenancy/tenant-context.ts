@@ -2,7 +2,7 @@
 // site the Host or X-Tenant names, and the caller's standing on that site. A route may fuse a read
 // of its own into the same statement: it gets the value back when the statement succeeds, and
 // undefined when it failed (the context is then read alone, so a fused read can only cost a retry).
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/auth/authenticate.ts';
 import type { Principal } from '#shared/auth/principal.ts';

@@ -1,6 +1,6 @@
 // Names a table inside the tenant's schema for SQL. The schema comes from the resolved site record
 // and the table name from code; both are checked as plain identifiers and quoted.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { tenantSchemaIdentifier } from '#shared/db/tenant-schemas.ts';
 import type { Tenant } from './tenant.ts';

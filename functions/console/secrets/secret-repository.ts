@@ -1,6 +1,6 @@
 // SQL of the secret types and secrets of one site. Every table is named through `tenantTable`, so
 // the schema comes from the resolved site record only; every value is a bound parameter.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';

@@ -1,6 +1,6 @@
 // The sets of sites a caller reaches, as SQL conditions on a site id, so lists are filtered in the
 // database by the same rules `#shared/tenancy/site-access.ts` applies to one site.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 

@@ -1,6 +1,6 @@
 // SQL of the user↔site relations: rows of `site_user_permissions` grouped per site or per user,
 // and the grants and revocations. Scopes come in as SQL conditions on a site id.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

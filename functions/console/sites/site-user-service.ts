@@ -7,7 +7,7 @@
 //   cross-organization assignment and is denied;
 // - a site the caller cannot access does not exist for them (404).
 // Permissions default to `view_site`. PUT replaces atomically, within what the caller manages.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';

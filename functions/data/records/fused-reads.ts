@@ -5,7 +5,7 @@
 // and schema hash, materialized, app not deleted), and the query. A stale or failing guess costs one
 // more round trip and never a wrong answer: guard and query read one snapshot, the site must be the
 // one the guess was made for, and nothing is returned before the caller's checks have passed.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';

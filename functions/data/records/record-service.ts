@@ -2,7 +2,7 @@
 // create (single and bulk), upsert, patch (single and bulk) and delete (one, by ids, by filter).
 // Validation happens before any write; database unique and foreign-key violations come back in the
 // same `Validation failed` shape, naming the field.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';

@@ -1,6 +1,6 @@
 // Statement builders for record writes over either storage layout. Rows travel as one jsonb
 // parameter and are unpacked in SQL (`json_to_recordset`, `jsonb_array_elements`), so a bulk write is one statement.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';

@@ -2,7 +2,7 @@
 // safe-identifier check and are quoted by drizzle; DDL cannot take bind parameters, so the few
 // literals (CHECK bounds, enum members, defaults) are rendered by `sqlLiteral` from typed values.
 import { createHash } from 'node:crypto';
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';

@@ -2,7 +2,7 @@
 // field comparisons with literals, joined by AND / OR / NOT with parentheses. Fields must exist in
 // the table; literals are numbers, single-quoted strings, true, false and null. Anything else is
 // refused, so no client text ever reaches DDL except as a checked identifier or a quoted literal.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 
 export type PredicateLiteral = string | number | boolean | null;

@@ -1,6 +1,6 @@
 // SQL of a site's buckets. Tables are named through `tenantTable` (the schema comes from the
 // resolved site only); every value is a bound parameter.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

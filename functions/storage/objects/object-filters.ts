@@ -1,7 +1,7 @@
 // Compiles the object list filters and the search body into SQL conditions over `objects o`.
 // Values are bound parameters; column names come from the fixed tables below, never from input.
 // The `file*` filters match the bucket-relative path (DECISIONS); `search` matches name and path.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { containsPattern, startsWithPattern } from '#shared/text/like-patterns.ts';
 import type { StorageCaller } from '../storage-env.ts';

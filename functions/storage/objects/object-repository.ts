@@ -1,7 +1,7 @@
 // SQL of a site's object records. Tables are named through `tenantTable` (the schema comes from
 // the resolved site only); every value is a bound parameter. Only `complete` uploads are objects to
 // readers; `pending` rows belong to uploads still on their way.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';

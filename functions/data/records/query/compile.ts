@@ -1,7 +1,7 @@
 // Turns a validated ListPlan into one parameterized statement: the page of records with the total
 // (`count(*) over ()`) and the search rank, or the aggregation's groups. Also builds the record's
 // JSON shape, shared by every statement that returns records.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import {
   JSONB_DATA_COLUMN,

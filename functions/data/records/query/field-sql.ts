@@ -1,7 +1,7 @@
 // How one field of a table reads in SQL for either storage layout, and how a query-string value is
 // parsed for its type. Identifiers come only from the TableDescriptor and are re-checked here;
 // values always leave as bound parameters with a cast chosen from a fixed list.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import {
   JSONB_DATA_COLUMN,

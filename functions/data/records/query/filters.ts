@@ -1,7 +1,7 @@
 // The filter half of the query language: `<field>=<value>`, `<field>__<op>` / `<field>_<op>` and
 // the JSON forms (`field__prop__sub__op`, containment, key tests), parsed against the table's fields
 // and compiled to parameterized SQL with the case and null rules of DECISIONS.
-import { type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { castTo, isJsonField, jsonValue, parseScalar, textValue, typedValue } from './field-sql.ts';
