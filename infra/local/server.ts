@@ -1,5 +1,9 @@
 // `npm start`: the whole API on one port over the embedded defaults (PGlite under DATA_DIR unless
 // DATABASE_URL is set), with migrations applied and the superuser ensured.
+// package.json starts it with `--initial-old-space-size=128`: PGlite's WASM heap (about 250 MB) lives
+// in this process, and with V8's default starting limit the collector then ran a full mark-compact
+// every ~12 MB of socket buffers, halving upload and download speed (storage-transfer benchmark);
+// starting the old generation at 128 MB keeps it to the usual one per transfer or so.
 import { ConfigError, loadConfig } from '#shared/config.ts';
 import { bootLocal } from './boot.ts';
 import { startDevServer } from './dev-server.ts';

@@ -25,10 +25,13 @@ export interface ServerReady {
   pid: number;
   /** The bare server: PUT and GET `/<name>`. */
   bareUrl: string;
+  /** Resident set size when ready, in bytes. */
+  rss: number;
 }
 
 export type ServerRequest = { type: 'mark' } | { type: 'peak' } | { type: 'stop' };
-export type ServerAnswer = { type: 'marked'; rss: number } | { type: 'peak'; rss: number; peak: number };
+/** `peak`: the highest RSS since the mark; `highest`: since the server was ready. */
+export type ServerAnswer = { type: 'marked'; rss: number } | { type: 'peak'; rss: number; peak: number; highest: number };
 
 const SAMPLE_MS = 5;
 
@@ -73,9 +76,12 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 
-  let peak = process.memoryUsage.rss();
+  const readyRss = process.memoryUsage.rss();
+  let peak = readyRss;
+  let highest = readyRss;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
+    highest = Math.max(highest, peak);
   }, SAMPLE_MS);
   process.on('message', (message: ServerRequest) => {
     if (message.type === 'mark') {
@@ -83,7 +89,8 @@ async function main(): Promise<void> {
       process.send!({ type: 'marked', rss: peak } satisfies ServerAnswer);
     } else if (message.type === 'peak') {
       const rss = process.memoryUsage.rss();
-      process.send!({ type: 'peak', rss, peak: Math.max(peak, rss) } satisfies ServerAnswer);
+      highest = Math.max(highest, rss);
+      process.send!({ type: 'peak', rss, peak: Math.max(peak, rss), highest } satisfies ServerAnswer);
     } else {
       clearInterval(sampler);
       bare.close();
@@ -102,6 +109,7 @@ async function main(): Promise<void> {
     database: database.label,
     pid: process.pid,
     bareUrl: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`,
+    rss: readyRss,
   } satisfies ServerReady);
 }
 

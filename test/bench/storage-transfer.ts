@@ -121,7 +121,8 @@ export async function benchStorageTransfer(): Promise<void> {
     const content = randomBytes(OBJECT_BYTES);
     await writeFile(source, content);
     const expected = createHash('sha256').update(content).digest('hex');
-    note(`database: ${server.ready.database}; dev server in a child process (pid ${server.ready.pid}), client and disk baseline in this one`);
+    const heapFlags = process.execArgv.filter((flag) => flag.includes('space-size')).join(' ') || 'none';
+    note(`database: ${server.ready.database}; dev server in a child process (pid ${server.ready.pid}, V8 heap flags: ${heapFlags}, as \`npm start\` gives it), client and disk baseline in this one`);
     note(`object: ${OBJECT_BYTES} random bytes, file chunks as the filesystem store's (1 MiB writes, 4 MiB reads); ${WARM_UP_ROUNDS} warm-up rounds (whose downloads are checked by SHA-256), then ${rounds} rounds, medians; downloads read by a client with 4 MiB socket reads (large-read-client.ts)`);
 
     const samples = () => ({ seconds: [] as number[], rssGrowth: [] as number[] });
@@ -137,11 +138,13 @@ export async function benchStorageTransfer(): Promise<void> {
       coldBareDownload: samples(),
     };
     /** Times one transfer, with the server's RSS growth over a mark taken just before it. */
+    let highestRss = server.ready.rss;
     const measure = async (into: Samples, counted: boolean, transfer: () => Promise<void>) => {
       const mark = await server.ask({ type: 'mark' });
       const seconds = await timed(transfer);
       const after = await server.ask({ type: 'peak' });
       if (mark.type !== 'marked' || after.type !== 'peak') throw new Error('the server answered out of turn');
+      highestRss = after.highest;
       if (!counted) return;
       into.seconds.push(seconds);
       into.rssGrowth.push((after.peak - mark.rss) / MB);
@@ -197,6 +200,7 @@ export async function benchStorageTransfer(): Promise<void> {
     ];
     table(['transfer', 'platform MB/s', 'disk MB/s', 'ratio', 'server peak RSS growth', 'bare node:http MB/s', 'platform / bare'], canDropCache ? rows : [rows[0]!, rows[2]!]);
     note(`RSS growth target < 64 MB (largest of ${rounds} rounds); disk: a file-to-file stream copy and a stream read in this process`);
+    note(`server RSS: ${fixed(server.ready.rss / MB)} MB when ready, ${fixed(highestRss / MB)} MB at most over the whole run (warm-ups included)`);
     note(
       canDropCache
         ? 'from disk: the page cache dropped (sync; vm.drop_caches) before each read, on both sides; page cache: the same reads with the bytes in memory, where the disk read is a memory copy'
