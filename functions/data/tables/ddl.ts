@@ -81,14 +81,21 @@ function checksOf(table: string, field: FieldDescriptor): SQL[] {
     sql`constraint ${ident(constraintName(table, `${field.name}_${suffix}`))} check (${predicate})`;
   if (c.minimum !== undefined) checks.push(named('min', sql`${col} >= ${typedLiteral(field, c.minimum)}`));
   if (c.maximum !== undefined) checks.push(named('max', sql`${col} <= ${typedLiteral(field, c.maximum)}`));
-  const length = field.type === 'array' ? sql`jsonb_array_length(${col})` : sql`char_length(${col})`;
+  // Lengths count as record-validation.ts counts them: characters, items, an object's keys.
+  const length =
+    field.type === 'array'
+      ? sql`jsonb_array_length(${col})`
+      : field.type === 'object'
+        ? sql`jsonb_array_length(jsonb_path_query_array(${col}, '$.keyvalue()'))`
+        : sql`char_length(${col})`;
   if (c.minLength !== undefined) checks.push(named('min_length', sql`${length} >= ${sqlLiteral(c.minLength)}`));
   if (c.maxLength !== undefined) checks.push(named('max_length', sql`${length} <= ${sqlLiteral(c.maxLength)}`));
   if (c.pattern !== undefined) checks.push(named('pattern', sql`${col} ~ ${sqlLiteral(anchoredPattern(c.pattern))}`));
-  if (c.enum !== undefined && ['text', 'bigint', 'double precision', 'integer', 'boolean', 'date', 'time', 'timestamptz'].includes(columnType(field))) {
+  if (c.enum !== undefined) {
     checks.push(named('enum', sql`${col} in (${sql.join(c.enum.map((v) => typedLiteral(field, v)), sql`, `)})`));
   }
   if (field.type === 'yearmonth') checks.push(named('yearmonth', sql`${col} ~ ${sqlLiteral('^\\d{4}-(0[1-9]|1[0-2])$')}`));
+  if (field.type === 'year') checks.push(named('year', sql`${col} between 1 and 9999`));
   return checks;
 }
 

@@ -1,5 +1,6 @@
 // Finds the route and turns the event's path, query and body into the route's typed input.
 import { BadRequestError } from '#shared/errors.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
 import { streamedBodyOf } from '../body-streams.ts';
 import type { Router } from '../router.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -16,14 +17,14 @@ function bodyTextOf(event: ApiEvent): string | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
-function jsonBodyOf(text: string | undefined, contentType: string | undefined): unknown {
+function jsonBodyOf(text: string | undefined, contentType: string | undefined, exactIntegers: boolean): unknown {
   // An absent body is an empty object, so required members are reported one by one.
   if (text === undefined) return {};
   if (contentType !== undefined && !/\bjson\b/i.test(contentType)) {
     throw new BadRequestError(`Unsupported media type "${contentType}": send application/json`);
   }
   try {
-    return JSON.parse(text) as unknown;
+    return exactIntegers ? parseExactJson(text) : (JSON.parse(text) as unknown);
   } catch (error) {
     throw new BadRequestError(`JSON parse error - ${(error as Error).message}`);
   }
@@ -45,7 +46,7 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
         body: route.streamBody
           ? streamedBodyOf(request.event, rawBodyOf(request.event), headers)
           : route.body
-            ? parseOrThrow(route.body, jsonBodyOf(bodyTextOf(request.event), headers['content-type']))
+            ? parseOrThrow(route.body, jsonBodyOf(bodyTextOf(request.event), headers['content-type'], route.exactIntegers === true))
             : undefined,
       };
     },

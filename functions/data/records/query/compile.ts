@@ -10,7 +10,7 @@ import {
   type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
-import { identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
+import { answeredValue, identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
 import { compileCondition, type FilterCondition } from './filters.ts';
 import { MAX_PAGE_SIZE, type Aggregate, type ListPlan, type SortTerm } from './list-query.ts';
 
@@ -42,7 +42,8 @@ export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
 
 function buildRecordJson(table: TableDescriptor, row: SQL): SQL {
   const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
-  const pairsOf = (fields: readonly FieldDescriptor[]) => sql.join(fields.map((field) => sql`${identifierLiteral(field.name)}::text, ${row}.${identifier(field.name)}`), sql`, `);
+  const pairsOf = (fields: readonly FieldDescriptor[]) =>
+    sql.join(fields.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, sql`${row}.${identifier(field.name)}`)}`), sql`, `);
   if (table.provider === 'flat_table' && own.length <= FIELDS_PER_OBJECT) return own.length === 0 ? sql`'{}'::json` : sql`json_build_object(${pairsOf(own)})`;
   const parts: SQL[] = [];
   for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) parts.push(sql`jsonb_build_object(${pairsOf(own.slice(start, start + FIELDS_PER_OBJECT))})`);
@@ -141,9 +142,9 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
     case 'avg':
       return sql`avg(${value})::float8`;
     case 'min':
-      return sql`to_jsonb(min(${value}))`;
+      return sql`to_jsonb(${answeredValue(aggregate.field, sql`min(${value})`)})`;
     case 'max':
-      return sql`to_jsonb(max(${value}))`;
+      return sql`to_jsonb(${answeredValue(aggregate.field, sql`max(${value})`)})`;
   }
 }
 
@@ -151,7 +152,7 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
 export function aggregateSql(table: TableDescriptor, plan: ListPlan): SQL {
   const groups = plan.groupBy ?? [];
   const members = [
-    ...groups.map((field) => sql`${identifierLiteral(field.name)}::text, ${typedValue(table, field)}`),
+    ...groups.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, typedValue(table, field))}`),
     ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
   ];
   const groupClause = groups.length === 0 ? sql`` : sql`group by ${sql.join(groups.map((field) => typedValue(table, field)), sql`, `)}`;
