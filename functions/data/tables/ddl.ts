@@ -95,7 +95,7 @@ function checksOf(table: string, field: FieldDescriptor): SQL[] {
     checks.push(named('enum', sql`${col} in (${sql.join(c.enum.map((v) => typedLiteral(field, v)), sql`, `)})`));
   }
   if (field.type === 'yearmonth') checks.push(named('yearmonth', sql`${col} ~ ${sqlLiteral('^\\d{4}-(0[1-9]|1[0-2])$')}`));
-  if (field.type === 'year') checks.push(named('year', sql`${col} between 1 and 9999`));
+  if (field.type === 'year') checks.push(named('year', sql`${col} between 0 and 9999`));
   return checks;
 }
 

@@ -29,7 +29,7 @@ const EXPECTED: Partial<Record<string, string>> = {
   datetime: 'a datetime YYYY-MM-DDTHH:MM:SS with optional fractional seconds and Z or an offset',
   yearmonth: 'a year and month YYYY-MM',
   duration: 'an ISO 8601 duration such as P1Y2M3DT4H5M6.5S (fractions on seconds only)',
-  year: 'a year from 1 to 9999',
+  year: 'a year from 0 to 9999',
   'geopoint:default': 'a geopoint "lon, lat"',
   'geopoint:array': 'a geopoint [lon, lat]',
   'geopoint:object': 'a geopoint {"lon": ..., "lat": ...}',
@@ -90,7 +90,7 @@ export function castValue(field: TypedField, value: unknown): Cast {
     case 'array':
       return Array.isArray(value) ? { ok: true, value } : wrong(field);
     case 'year':
-      return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 9999 ? { ok: true, value } : wrong(field);
+      return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 9999 ? { ok: true, value } : wrong(field);
     case 'geopoint': {
       const point = canonicalGeopoint((field.format ?? 'default') as GeopointFormat, value);
       return point === undefined ? wrong(field) : { ok: true, value: point };

@@ -69,7 +69,10 @@ export function parseDate(text: string): Parsed | undefined {
 
 export function parseTime(text: string): Parsed | undefined {
   const match = TIME.exec(text);
-  if (match === null || Number(match[1]) > 23 || Number(match[2]) > 59 || Number(match[3]) > 59) return undefined;
+  if (match === null || Number(match[2]) > 59 || Number(match[3]) > 59) return undefined;
+  // 24:00:00, the end of a day, as XML Schema 1.0 and PostgreSQL's time have it; no later instant.
+  const hour = Number(match[1]);
+  if (hour > 24 || (hour === 24 && (Number(match[2]) > 0 || Number(match[3]) > 0 || /[1-9]/.test(match[4] ?? '')))) return undefined;
   const canonical = `${match[1]}:${match[2]}:${match[3]}${fraction(match[4])}`;
   return { canonical, key: `${match[1]}:${match[2]}:${match[3]}.${(match[4] ?? '').padEnd(6, '0')}` };
 }
