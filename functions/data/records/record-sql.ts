@@ -4,19 +4,12 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';
-import { recordJson, softDeleteCondition } from './query/compile.ts';
+import { recordText, softDeleteCondition } from './query/compile.ts';
 import type { RecordValues } from './record-validation.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 
 const ELEMENT = sql.raw('x');
 
-/**
- * The record as JSON text: the drivers would parse json into numbers and round integers past 2^53;
- * the record service parses the text with exact integers instead.
- */
-function recordText(table: TableDescriptor): SQL {
-  return sql`(${recordJson(table)})::text`;
-}
 
 export function fieldOf(table: TableDescriptor, name: string): FieldDescriptor {
   const field = table.fields.find((candidate) => candidate.name === name);

@@ -82,6 +82,8 @@ export function castValue(field: TypedField, value: unknown): Cast {
     case 'integer':
       return castInteger(value) ?? wrong(field);
     case 'number':
+      // A number is a double precision float: a long integer literal (a bigint from the exact parser) is rounded as the column would.
+      if (typeof value === 'bigint') return { ok: true, value: Number(value) };
       return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : wrong(field);
     case 'boolean':
       return typeof value === 'boolean' ? { ok: true, value } : wrong(field);

@@ -52,6 +52,14 @@ function buildRecordJson(table: TableDescriptor, row: SQL): SQL {
   return sql.join(parts, sql` || `);
 }
 
+/**
+ * The record as JSON text: the drivers would parse json and round integers past 2^53, so records
+ * travel as text and are parsed with exact integers (or joined into an answer text as they are).
+ */
+export function recordText(table: TableDescriptor): SQL {
+  return sql`(${recordJson(table)})::text`;
+}
+
 export function softDeleteCondition(table: TableDescriptor, deleted: ListPlan['deleted']): SQL | undefined {
   if (!table.softDelete) return deleted === 'only' ? sql`false` : undefined;
   const field = table.fields.find((candidate) => candidate.name === 'is_deleted');
@@ -95,7 +103,7 @@ function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
 /** One page of records with `total` on every row and `rank` when searching. */
 export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
   const rank = plan.search !== undefined ? sql`, ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8 as rank` : sql``;
-  return sql`select ${recordJson(table)} as record, (count(*) over ())::int as total${rank}
+  return sql`select ${recordText(table)} as record, (count(*) over ())::int as total${rank}
     from ${tableSql(table)} as ${ROW}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${orderSql(table, plan)}
@@ -107,7 +115,7 @@ export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
  * the records it builds anyway, or null for an empty page (whose total needs a count of its own).
  */
 export function listAnswerSql(table: TableDescriptor, plan: ListPlan): SQL {
-  return sql`select '{"data":' || json_agg(q.record)::text || ',"total":' || max(q.total)::text
+  return sql`select '{"data":[' || string_agg(q.record, ',') || '],"total":' || max(q.total)::text
       || ',"page":' || ${plan.page}::int::text || ',"page_size":' || ${plan.pageSize}::int::text || '}'
     from (${listSql(table, plan)}) q`;
 }
