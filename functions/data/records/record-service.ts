@@ -9,6 +9,7 @@ import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/datab
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
+import { castValue } from '#functions/data/tables/field-types.ts';
 import { parseScalar } from './query/field-sql.ts';
 import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './query/compile.ts';
 import type { FusedRead } from './fused-reads.ts';
@@ -205,7 +206,9 @@ export async function patchRecord(db: Queryable, table: TableDescriptor, id: str
   const key = singleKey(table);
   const keyValue = keyText(table, id);
   const [values] = validateRecords(table, [body], 'patch', false);
-  if (values![key.name] !== undefined && String(values![key.name]) !== keyValue) {
+  // Compared in canonical form: a uuid key may be written in either case.
+  const canonicalKey = castValue(key, key.type === 'integer' ? exactInteger(keyValue) : keyValue);
+  if (values![key.name] !== undefined && canonicalKey.ok && String(values![key.name]) !== String(canonicalKey.value)) {
     throw validationFailed({ [key.name]: ['The key cannot be changed.'] });
   }
   const row = { ...values, [key.name]: key.type === 'integer' ? exactInteger(keyValue) : keyValue };

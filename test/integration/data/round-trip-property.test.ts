@@ -126,5 +126,9 @@ describe.each(['flat_table', 'jsonb'])('values answered by %s tables go back unc
     expect(read.body.data).toEqual(created.body.data);
     const patched = await call('PATCH', '/api/apps/trips/datatables/exact/data/9007199254740993/', { span: 'PT36H' });
     expect(patched.body.data).toEqual({ id: 9007199254740993n, at: '2024-01-01T08:00:00Z', span: 'PT36H' });
+    const largest = await call('POST', '/api/apps/trips/datatables/exact/data/', { id: 9223372036854775807n, at: '0050-01-01T00:00:00Z', span: 'PT0S' });
+    expect(largest.body.data).toEqual({ id: 9223372036854775807n, at: '0050-01-01T00:00:00Z', span: 'PT0S' });
+    expect((await call('GET', '/api/apps/trips/datatables/exact/data/9223372036854775807/')).body.data).toEqual(largest.body.data);
+    expect((await call('POST', '/api/apps/trips/datatables/exact/data/', { id: 9223372036854775808n })).status).toBe(400);
   });
 });

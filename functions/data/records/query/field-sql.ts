@@ -134,8 +134,10 @@ export function parseScalar(field: FieldDescriptor, raw: string): string | undef
     }
     case 'integer':
     case 'year': {
-      if (!/^[+-]?\d{1,18}$/.test(raw.trim())) return undefined;
-      return String(BigInt(raw.trim()));
+      // Every bigint, exactly: 19 digits reach past 2^63, so the range is checked on the BigInt.
+      if (!/^[+-]?\d{1,19}$/.test(raw.trim())) return undefined;
+      const value = BigInt(raw.trim());
+      return value >= -(2n ** 63n) && value < 2n ** 63n ? String(value) : undefined;
     }
     case 'boolean':
       return BOOLEAN_TEXT[raw.toLowerCase()];
