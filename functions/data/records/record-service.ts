@@ -14,7 +14,7 @@ import type { FusedRead } from './fused-reads.ts';
 import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
-import { validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
+import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
 
 export type DataRecord = Record<string, unknown>;
 
@@ -201,7 +201,7 @@ export async function patchRecord(db: Queryable, table: TableDescriptor, id: str
   if (values![key.name] !== undefined && String(values![key.name]) !== keyValue) {
     throw validationFailed({ [key.name]: ['The key cannot be changed.'] });
   }
-  const row = { ...values, [key.name]: key.type === 'integer' ? Number(keyValue) : keyValue };
+  const row = Object.assign(newRecordValues(), values, { [key.name]: key.type === 'integer' ? Number(keyValue) : keyValue });
   const [updated] = await mappingConstraints(table, () => db.rows(updateSql(table, [row])));
   if (!updated) throw notFound(table, id);
   return json(updated.record);

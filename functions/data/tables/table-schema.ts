@@ -3,6 +3,7 @@
 // has passed the safe-identifier check.
 import { createHash } from 'node:crypto';
 import { ValidationError } from '#shared/errors.ts';
+import { userPatternProblem } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { typeProblem } from './record-validation.ts';
 import {
@@ -24,6 +25,15 @@ export const ON_DELETE_ACTIONS = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAUL
 export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
 export const INDEX_METHODS = ['btree', 'hash', 'gin', 'gist', 'brin'] as const;
 export type IndexMethod = (typeof INDEX_METHODS)[number];
+/**
+ * Field names a table cannot have, with the reason. PostgreSQL's system columns exist on every
+ * table, so a column of that name cannot be created (42701 at materialize); `oid` was one until
+ * PostgreSQL 12. `__proto__` cannot be a member of a JavaScript object that clients build.
+ */
+export const RESERVED_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
+  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [name, 'PostgreSQL uses it for a system column']),
+  ['__proto__', 'JavaScript clients cannot hold a member of that name'],
+]);
 /** Added when a schema declares no primary key and has no `id` field (DECISIONS: string key → UUID). */
 export const DEFAULT_KEY_FIELD = 'id';
 
@@ -126,14 +136,12 @@ function compileConstraints(field: string, type: FieldType, raw: unknown, proble
         break;
       case 'pattern':
         if (type !== 'string') problems.push(`Field "${field}": pattern applies only to string fields.`);
-        else if (typeof value !== 'string' || value.length > 1000) problems.push(`Field "${field}": pattern must be a regular expression string.`);
+        else if (typeof value !== 'string') problems.push(`Field "${field}": pattern must be a regular expression string.`);
         else {
-          try {
-            new RegExp(value, 'u');
-            c.pattern = value;
-          } catch {
-            problems.push(`Field "${field}": pattern ${shown(value)} is not a valid regular expression.`);
-          }
+          // Refused here, when the schema is saved, rather than at the first write.
+          const problem = userPatternProblem(value, { match: 'whole' });
+          if (problem === undefined) c.pattern = value;
+          else problems.push(`Field "${field}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
       case 'enum':
@@ -195,6 +203,9 @@ function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
       return void problems.push(
         `Field name ${shown(name)} is not valid: use lower-case letters, digits and _, starting with a letter or _, at most ${MAX_IDENTIFIER_LENGTH} characters.`,
       );
+    }
+    if (RESERVED_FIELD_NAMES.has(name)) {
+      return void problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
     }
     if (seen.has(name)) return void problems.push(`Field "${name}" is defined more than once.`);
     seen.add(name);

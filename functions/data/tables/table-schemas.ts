@@ -30,5 +30,6 @@ export const patchTableBody = z.object({ description: description.optional(), js
 export type PatchTableBody = z.infer<typeof patchTableBody>;
 export const replaceTableBody = z.object({ description: description.optional(), json_schema: jsonSchema });
 
-export const validateDataBody = z.object({ data: z.array(z.json()).max(10_000, 'At most 10000 rows per request.') });
+// Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it).
+export const validateDataBody = z.object({ data: z.array(z.unknown()).max(10_000, 'At most 10000 rows per request.') });
 export type ValidateDataBody = z.infer<typeof validateDataBody>;
