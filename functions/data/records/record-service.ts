@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
-import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
+import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseScalar } from './query/field-sql.ts';
@@ -47,6 +47,7 @@ async function mappingConstraints<T>(table: TableDescriptor, work: () => Promise
       const message = error instanceof UniqueViolationError ? 'A record with this value already exists.' : 'The referenced record does not exist.';
       throw validationFailed({ [field]: [message] });
     }
+    if (error instanceof CheckViolationError) throw validationFailed({ [fieldOfConstraint(table, error.constraint)]: [`${error.message}.`] });
     if (error instanceof ValidationError && error.message !== 'Validation failed') {
       throw validationFailed(error.fieldErrors ?? { non_field_errors: [error.message] });
     }
