@@ -66,6 +66,12 @@ export interface CompileTarget {
   name?: string;
   /** The compiled descriptor of another table of the same app, or undefined when there is none. */
   resolveTable?: (name: string) => TableDescriptor | undefined;
+  /**
+   * The schema was saved earlier (a table being read, not saved): a pattern the linear-time engine
+   * cannot run, accepted before that was the rule, is kept, so the table stays readable and writes
+   * to that field are refused naming it, instead of the whole table answering 400.
+   */
+  storedSchema?: boolean;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -107,7 +113,7 @@ export function schemaHash(schema: unknown): string {
 const NUMERIC_TYPES = new Set<FieldType>(['number', 'integer', 'year']);
 const ORDERED_TEXT_TYPES = new Set<FieldType>(['date', 'time', 'datetime', 'yearmonth']);
 
-function compileConstraints(field: string, type: FieldType, raw: unknown, problems: string[]): FieldConstraints {
+function compileConstraints(field: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
   if (raw === undefined) return {};
   if (!isPlainObject(raw)) {
     problems.push(`Field "${field}": constraints must be an object.`);
@@ -140,7 +146,7 @@ function compileConstraints(field: string, type: FieldType, raw: unknown, proble
         else {
           // Refused here, when the schema is saved, rather than at the first write.
           const problem = userPatternProblem(value, { match: 'whole' });
-          if (problem === undefined) c.pattern = value;
+          if (problem === undefined || storedSchema) c.pattern = value;
           else problems.push(`Field "${field}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
@@ -184,7 +190,7 @@ interface FieldsResult {
   search?: { sourceFields: string[] };
 }
 
-function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
+function compileFields(rawFields: unknown, problems: string[], storedSchema: boolean): FieldsResult {
   if (!Array.isArray(rawFields) || rawFields.length === 0) {
     problems.push('The schema needs a non-empty "fields" list.');
     return { fields: [] };
@@ -232,7 +238,7 @@ function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
         );
       }
     }
-    const constraints = compileConstraints(name, fieldType, raw.constraints, problems);
+    const constraints = compileConstraints(name, fieldType, raw.constraints, problems, storedSchema);
     const field: FieldDescriptor = { name, type: fieldType, constraints };
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
@@ -353,7 +359,7 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
 export function analyzeTableSchema(schema: unknown, target: CompileTarget): { compiled: CompiledTable } | { problems: string[] } {
   const problems: string[] = [];
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
-  const { fields, search } = compileFields(schema.fields, problems);
+  const { fields, search } = compileFields(schema.fields, problems, target.storedSchema === true);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));
   let primaryKey: string[] | undefined;

@@ -2,6 +2,7 @@
 // JSON Schema patterns run on a linear-time engine. Values of 10,000 characters under patterns that
 // make a backtracking engine take hours are judged in well under a second each; patterns that need
 // backtracking are refused with 400 when the schema or secret type is saved.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
@@ -109,6 +110,62 @@ describe.each(['flat_table', 'jsonb'])('pattern constraints on %s tables', (prov
     expect(tooLong.body.json_schema[0]).toContain('longer than 1000');
     const listed = await call('GET', TABLE);
     expect(listed.body.data?.map?.((t: { name: string }) => t.name) ?? []).not.toContain('bad_backreference');
+  });
+});
+
+/** The tenant schema of a site made through the API (test set-up reaches under the API here). */
+async function schemaOf(app: TestApp, siteSlug: string): Promise<string> {
+  const [site] = await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${siteSlug}`);
+  return site!.schema_name;
+}
+
+describe('patterns saved before the linear-time rule', () => {
+  let app: TestApp;
+  let admin: string;
+  let site: { slug: string; headers: Record<string, string> };
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: site.headers });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.adminToken();
+    site = await createSite(app, admin, 'Legacy patterns');
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('keeps a table with a stored backreference pattern readable and refuses writes to that field, naming it', async () => {
+    expect((await call('POST', '/api/apps/', { name: 'Old' })).status).toBe(201);
+    expect((await call('POST', '/api/apps/old/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
+    const schema = { fields: [{ name: 'id', type: 'integer' }, { name: 'twin', type: 'string', constraints: { pattern: '[a-z]+' } }], primaryKey: ['id'] };
+    expect((await call('POST', '/api/apps/old/datasources/main/datatables/', { name: 'pairs', json_schema: schema })).status).toBe(201);
+    expect((await call('POST', '/api/apps/old/datatables/pairs/materialize/')).status).toBe(200);
+    // As an older release would have stored it: the pattern needs backtracking.
+    schema.fields[1]!.constraints!.pattern = '(a)\\1';
+    const tenantSchema = await schemaOf(app, site.slug);
+    await app.runtime.db.run(sql`update ${sql.identifier(tenantSchema)}.datatables set json_schema = ${JSON.stringify(schema)}::jsonb, schema_hash = ${'f'.repeat(64)} where name = 'pairs'`);
+
+    const DATA = '/api/apps/old/datatables/pairs/data/';
+    expect((await call('GET', DATA)).status).toBe(200);
+    expect((await call('GET', '/api/apps/old/datatables/pairs/')).status).toBe(200);
+    expect((await call('POST', DATA, { id: 1 })).status).toBe(201);
+    const refused = await call('POST', DATA, { id: 2, twin: 'aa' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.twin[0]).toContain('cannot be used');
+    const validated = await call('POST', '/api/apps/old/datatables/pairs/validate_data/', { data: [{ id: 3, twin: 'aa' }] });
+    expect(validated.status).toBe(200);
+    expect(validated.body.errors[0]).toContain("field 'twin'");
+  });
+
+  it('refuses a secret of a type whose stored schema needs backtracking with 400, not 500', async () => {
+    const tenantSchema = await schemaOf(app, site.slug);
+    await app.runtime.db.run(
+      sql`insert into ${sql.identifier(tenantSchema)}.secret_types (slug, name, schema) values ('legacy', 'Legacy', ${JSON.stringify({ type: 'string', pattern: '(a)\\1' })}::jsonb)`,
+    );
+    const answer = await call('POST', '/api/secrets/', { key: 'OLD', value: 'aa', secret_type: 'legacy' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors.secret_type[0]).toContain('cannot be used');
+    expect((await call('GET', '/api/secret-types/legacy/')).status).toBe(200);
   });
 });
 
