@@ -6,7 +6,6 @@ import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from 
 
 export type RecordErrors = Record<string, string[]>;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/;
@@ -32,6 +31,19 @@ function durationFits(text: string): boolean {
   const allDays = weeks * 7 + days + (allMonths - Math.trunc(allMonths)) * 30;
   const micros = (hours * 3600 + minutes * 60 + seconds + (allDays - Math.trunc(allDays)) * 86_400) * 1e6;
   return allMonths <= INT32_MAX && allDays <= INT32_MAX && micros < INT64_MAX;
+}
+
+const WHITESPACE = /\s/;
+
+/**
+ * `local@domain` with no whitespace, one `@`, and a dot inside the domain (not first or last). The
+ * regular expression this replaces, /^[^\s@]+@[^\s@]+\.[^\s@]+$/, backtracked quadratically on
+ * a value of many dots (40,000 characters: 7 s); these are single passes.
+ */
+function validEmail(text: string): boolean {
+  const at = text.indexOf('@');
+  if (at <= 0 || text.indexOf('@', at + 1) !== -1 || WHITESPACE.test(text)) return false;
+  return text.slice(at + 2, -1).includes('.');
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -61,7 +73,7 @@ function isOfType(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknow
   switch (field.type) {
     case 'string':
       if (typeof value !== 'string') return false;
-      if (field.format === 'email') return EMAIL.test(value);
+      if (field.format === 'email') return validEmail(value);
       if (field.format === 'uuid') return UUID.test(value);
       if (field.format === 'uri') return URL.canParse(value);
       return true;

@@ -20,6 +20,7 @@ const THINGS = {
     { name: 'ref', type: 'string', format: 'uuid' },
     { name: 'took', type: 'duration' },
     { name: 'constructor', type: 'string' },
+    { name: 'mail', type: 'string', format: 'email' },
   ],
   primaryKey: ['id'],
 };
@@ -157,6 +158,23 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect(JSON.stringify(filtered.body)).toContain('took');
     const fits = await call('POST', DATA, { id: 72, took: 'P178956970Y' });
     expect(fits.status).toBe(201);
+  });
+
+  it('judges long near-miss values of the fixed formats in linear time (the email check backtracked)', async () => {
+    const started = performance.now();
+    const dots = await call('POST', DATA, { id: 90, mail: `a@${'.'.repeat(200_000)}@` });
+    const spaces = await call('POST', DATA, { id: 91, mail: `a@b${' '.repeat(200_000)}.c` });
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeLessThan(5_000);
+    expect(dots.status).toBe(400);
+    expect(dots.body.details.mail).toEqual(['Expected a value of type string (format email).']);
+    expect(spaces.status).toBe(400);
+    for (const [id, mail] of [[92, 'a@b.co'], [93, 'first.last+tag@mail.example.org'], [94, 'x@a..b']] as const) {
+      expect((await call('POST', DATA, { id, mail })).status, mail).toBe(201);
+    }
+    for (const mail of ['@b.co', 'a@.co', 'a@bco', 'a@b.', 'a@@b.co', 'a b@c.de', 'a@b.co@d.ef']) {
+      expect((await call('POST', DATA, { id: 95, mail })).status, mail).toBe(400);
+    }
   });
 
   it('refuses system column names and __proto__ as field names when the schema is saved', async () => {
