@@ -11,4 +11,6 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /** A JSON object with any members, every member kept (including `__proto__`). */
-export const jsonObject = z.custom<JsonObject>(isJsonObject, { message: 'Expected a JSON object.' });
+export function jsonObject(message = 'Expected a JSON object.') {
+  return z.custom<JsonObject>(isJsonObject, { message });
+}

@@ -31,8 +31,8 @@ const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.str
 const recordParams = tableParams.extend({ id: z.string().min(1).max(200) });
 /** One record or an array of them; the record service validates every field against the table. */
 // `jsonObject`, not `z.record`: a record's keys reach the validator as sent, `__proto__` included.
-const recordsBody = z.union([jsonObject, z.array(z.unknown()).max(10_000)]);
-const patchesBody = z.array(jsonObject).min(1).max(10_000);
+const recordsBody = z.union([jsonObject(), z.array(z.unknown()).max(10_000)]);
+const patchesBody = z.array(jsonObject()).min(1).max(10_000);
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'data' } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
@@ -161,7 +161,7 @@ export const patchRecordRoute = defineRoute({
   path: `${TABLE_PATH}{id}/`,
   summary: 'Update some fields of one record',
   params: recordParams,
-  body: jsonObject,
+  body: jsonObject(),
   envelope: 'bare',
   handler: async (ctx, { params, body }) => ({
     data: await patchRecord(ctx.runtime.db, await tableFor(ctx, params, true), params.id, body),

@@ -208,3 +208,48 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect(grouped.status).toBe(200);
   });
 });
+
+describe('prototype members in table schemas, provider_config and secrets', () => {
+  let app: TestApp;
+  let admin: string;
+  let tenant: Record<string, string>;
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.adminToken();
+    tenant = (await createSite(app, admin, 'Prototype members')).headers;
+    expect((await call('POST', '/api/apps/', { name: 'Proto' })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('refuses __proto__ in provider_config like any unknown key', async () => {
+    const answer = await call('POST', '/api/apps/proto/datasources/', '{"name":"Main","provider_type":"flat_table","provider_config":{"__proto__":{"allow_data_loss":true}}}');
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('Unknown key \\"__proto__\\"');
+  });
+
+  it('compiles the table schema it stores: a field hidden in __proto__ is no field', async () => {
+    expect((await call('POST', '/api/apps/proto/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
+    const answer = await call('POST', '/api/apps/proto/datasources/main/datatables/', '{"name":"hidden","json_schema":{"fields":[{"__proto__":{"name":"x","type":"string"}}]}}');
+    expect(answer.status).toBe(400);
+    expect(answer.body.json_schema[0]).toBe('Field 1 needs a "name".');
+    const inherited = await call('POST', '/api/apps/proto/datasources/main/datatables/', '{"name":"inherited","json_schema":{"__proto__":{"fields":[{"name":"x","type":"string"}]}}}');
+    expect(inherited.status).toBe(400);
+  });
+
+  it('keeps __proto__ as a member of secret values and secret-type schemas', async () => {
+    const stored = await call('POST', '/api/secrets/', '{"key":"PROTO","value":{"__proto__":{"admin":true},"b":2}}');
+    expect(stored.status).toBe(201);
+    const read = await app.request('GET', '/api/secrets/PROTO/', { token: admin, headers: tenant });
+    expect(Object.hasOwn(read.body.value, '__proto__')).toBe(true);
+    expect(read.body.value.b).toBe(2);
+    // Checked as stored: the member is a member (ajv ignores it), never the schema's prototype.
+    const typed = await call('POST', '/api/secret-types/', '{"slug":"proto","name":"P","schema":{"__proto__":{"type":"number"}}}');
+    expect(typed.status).toBe(201);
+    expect(Object.hasOwn(typed.body.schema, '__proto__')).toBe(true);
+    expect((await call('POST', '/api/secrets/', { key: 'TYPED', value: 'text', secret_type: 'proto' })).status).toBe(201);
+  });
+});
