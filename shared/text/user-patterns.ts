@@ -73,6 +73,38 @@ function backtrackingFeature(source: string): string | undefined {
   return undefined;
 }
 
+/** JavaScript's whitespace (`\s`), in RE2 class syntax: RE2's own `\s` is ASCII only. */
+const JS_WHITESPACE = '\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
+/** JavaScript's `.`: anything but a line terminator (RE2's excludes only `\n`). */
+const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
+
+/**
+ * Gives `.`, `\s` and `\S` (outside a class; `\s` inside one too) JavaScript's meaning in a pattern
+ * already in RE2 syntax. `\S` inside a class keeps RE2's ASCII meaning: a class cannot nest a negation.
+ */
+function withJavaScriptClasses(re2Source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < re2Source.length; i += 1) {
+    const ch = re2Source[i]!;
+    if (ch === '\\') {
+      const next = re2Source[i + 1] ?? '';
+      if (next === 's') out += inClass ? JS_WHITESPACE : `[${JS_WHITESPACE}]`;
+      else if (next === 'S' && !inClass) out += `[^${JS_WHITESPACE}]`;
+      else out += ch + next;
+      i += 1;
+    } else if (ch === '[' && !inClass) {
+      inClass = true;
+      out += ch;
+    } else if (ch === ']' && inClass) {
+      inClass = false;
+      out += ch;
+    } else if (ch === '.' && !inClass) out += JS_DOT;
+    else out += ch;
+  }
+  return out;
+}
+
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // re2js says "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"; keep what follows.
@@ -95,7 +127,7 @@ function compileEcmascript(source: string, match: PatternMatch): UserPattern {
   if (feature !== undefined) throw new UserPatternError(source, feature);
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(RE2JS.translateRegExp(source));
+    compiled = RE2JS.compile(withJavaScriptClasses(RE2JS.translateRegExp(source)));
   } catch (error) {
     throw new UserPatternError(source, reasonOf(error));
   }
