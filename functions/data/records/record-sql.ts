@@ -8,7 +8,9 @@ import { recordText, softDeleteCondition } from './query/compile.ts';
 import type { RecordValues } from './record-validation.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 
-const ELEMENT = sql.raw('x');
+// Upper case and quoted: field names are lower case, so no column of the table can shadow it (a
+// field named `x` once turned `x ? 'f'` into a test on that column).
+const ELEMENT = sql.raw('"X"');
 
 
 export function fieldOf(table: TableDescriptor, name: string): FieldDescriptor {

@@ -12,6 +12,11 @@ export const VALIDATION_FAILED = 'Validation failed';
 export type { RecordValues };
 export type WriteMode = 'create' | 'patch';
 
+/** Values keyed by field name, without a prototype whose members would read as fields. */
+export function newRecordValues(): RecordValues {
+  return Object.create(null) as RecordValues;
+}
+
 export function validationFailed(details: FieldErrors): ValidationError {
   return new ValidationError(VALIDATION_FAILED, { fieldErrors: details });
 }
@@ -27,7 +32,7 @@ function collect(errors: FieldErrors, prefix: string, problems: Record<string, s
  * or unique value of an earlier row of the batch are refused as validate_data refuses them.
  */
 export function validateRecords(table: TableDescriptor, inputs: unknown[], mode: WriteMode, indexed: boolean): RecordValues[] {
-  const errors: FieldErrors = {};
+  const errors = Object.create(null) as FieldErrors;
   const prefix = (index: number) => (indexed ? `${index}.` : '');
   const values = inputs.map((input, index) => {
     const check = checkRecord(table, input, { partial: mode === 'patch' });

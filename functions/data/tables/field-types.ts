@@ -2,7 +2,7 @@
 // canonical form it is stored and answered in, and the key it orders and compares by. validate_data,
 // record writes, constraint values in schemas and the materialized CHECKs (ddl.ts) all go through it.
 import type { FieldDescriptor, GeopointFormat, StorageProvider } from './table-descriptor.ts';
-import { parseDate, parseDatetime, parseDuration, parseTime, parseYearmonth, type Parsed } from './temporal-values.ts';
+import { isDurationText, parseDate, parseDatetime, parseDuration, parseTime, parseYearmonth, type Parsed } from './temporal-values.ts';
 import { canonicalGeopoint, containsNul, isBase64, isEmail, isGeojson, isPlainObject, isUri, isUuid } from './value-formats.ts';
 
 export type TypedField = Pick<FieldDescriptor, 'type' | 'format'>;
@@ -43,6 +43,11 @@ function wrong(field: TypedField): Cast {
   return { ok: false, problem: `Expected a value of type ${field.type}${format}${expected === undefined ? '' : `: ${expected}`}.` };
 }
 
+const DURATION_RANGE: Cast = {
+  ok: false,
+  problem: "This duration is out of range: PostgreSQL's interval holds at most 2^31-1 months and days, and 2^63-1 microseconds.",
+};
+
 const NUL: Cast = { ok: false, problem: 'The value contains a NUL character (U+0000), which cannot be stored.' };
 
 function castString(field: TypedField, value: string): Cast {
@@ -74,7 +79,9 @@ export function castValue(field: TypedField, value: unknown): Cast {
   const temporal = TEMPORAL[field.type];
   if (temporal !== undefined) {
     const parsed = typeof value === 'string' ? temporal(value) : undefined;
-    return parsed === undefined ? wrong(field) : { ok: true, value: parsed.canonical };
+    if (parsed !== undefined) return { ok: true, value: parsed.canonical };
+    if (field.type === 'duration' && typeof value === 'string' && isDurationText(value)) return DURATION_RANGE;
+    return wrong(field);
   }
   switch (field.type) {
     case 'string':

@@ -2,6 +2,7 @@
 // formats (field-types.ts), constraints, enum, and uniqueness within one batch. A pure function over
 // the TableDescriptor, shared by `validate_data` and the record endpoints, so both give one verdict.
 // Rows already stored and foreign keys need the database and are checked by it on write.
+import { compileUserPattern, UserPatternError, type UserPattern } from '#shared/text/user-patterns.ts';
 import { castValue, compareKeys, orderKey, uniqueKey, typeProblem } from './field-types.ts';
 import { SEARCH_VECTOR_FIELD, type FieldConstraints, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
 import { isPlainObject } from './value-formats.ts';
@@ -11,20 +12,20 @@ export { typeProblem };
 export type RecordErrors = Record<string, string[]>;
 export type RecordValues = Record<string, unknown>;
 
-/** Anchored like Table Schema patterns: the whole value must match. */
-export function anchoredPattern(pattern: string): string {
-  return `^(?:${pattern})$`;
-}
-
-/** Compiled patterns, shared by every record of every table that uses them. */
-const compiledPatterns = new Map<string, RegExp>();
-function patternOf(pattern: string): RegExp {
-  let compiled = compiledPatterns.get(pattern);
-  if (compiled === undefined) {
-    compiled = new RegExp(anchoredPattern(pattern), 'u');
-    compiledPatterns.set(pattern, compiled);
+/**
+ * Whether `value` matches a Table Schema pattern (the whole value must match), on the linear-time
+ * engine. A stored pattern that engine cannot run (saved before it was the rule) is a problem of
+ * the value's field, never a 500.
+ */
+function patternProblem(pattern: string, value: string): string | undefined {
+  let compiled: UserPattern;
+  try {
+    compiled = compileUserPattern(pattern, { match: 'whole' });
+  } catch (error) {
+    if (error instanceof UserPatternError) return `${error.message} Change the field's pattern in the table schema.`;
+    throw error;
   }
-  return compiled;
+  return compiled.test(value) ? undefined : `The value does not match the pattern ${pattern}.`;
 }
 
 interface Bounds {
@@ -81,8 +82,9 @@ function constraintProblems(table: TableDescriptor, field: FieldDescriptor, valu
     if (length !== undefined && c.minLength !== undefined && length < c.minLength) problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
     if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
   }
-  if (c.pattern !== undefined && typeof value === 'string' && !patternOf(c.pattern).test(value)) {
-    problems.push(`The value does not match the pattern ${c.pattern}.`);
+  if (c.pattern !== undefined && typeof value === 'string') {
+    const problem = patternProblem(c.pattern, value);
+    if (problem !== undefined) problems.push(problem);
   }
   if (b.members !== undefined && !b.members.has(uniqueKey(field, storageOf(table, field), value))) {
     problems.push(`The value must be one of: ${c.enum!.map((v) => JSON.stringify(v)).join(', ')}.`);
@@ -117,9 +119,13 @@ export interface RecordCheck {
  * unknown fields are refused.
  */
 export function checkRecord(table: TableDescriptor, record: unknown, options: { partial?: boolean } = {}): RecordCheck {
-  const errors: RecordErrors = {};
-  const values: RecordValues = {};
-  if (!isPlainObject(record)) return { errors: { non_field_errors: ['Each record must be a JSON object.'] }, values };
+  // Keyed by the client's member names (`constructor`, `__proto__`): no prototype to collide with.
+  const errors: RecordErrors = Object.create(null) as RecordErrors;
+  const values: RecordValues = Object.create(null) as RecordValues;
+  if (!isPlainObject(record)) {
+    errors.non_field_errors = ['Each record must be a JSON object.'];
+    return { errors, values };
+  }
   const known = fieldNamesOf(table);
   for (const name of Object.keys(record)) {
     if (name === SEARCH_VECTOR_FIELD && table.search !== undefined) addProblem(errors, name, 'This field is computed and cannot be written.');
@@ -157,7 +163,7 @@ export function validateRecord(table: TableDescriptor, record: unknown, options:
 /** The values a create writes: defaults fill the fields a record omits (generated keys stay omitted). */
 export function withDefaults(table: TableDescriptor, values: RecordValues): RecordValues {
   if (!table.fields.some((field) => field.default !== undefined && values[field.name] === undefined)) return values;
-  const filled = { ...values };
+  const filled: RecordValues = Object.assign(Object.create(null) as RecordValues, values);
   for (const field of table.fields) if (field.default !== undefined && filled[field.name] === undefined) filled[field.name] = field.default;
   return filled;
 }
@@ -186,7 +192,7 @@ export function batchDuplicates(table: TableDescriptor, rows: readonly RecordVal
       const first = firstRow.get(key);
       if (first === undefined) return void firstRow.set(key, index);
       const label = fields.length > 1 || table.primaryKey.includes(fields[0]!.name) ? 'the primary key' : 'a unique field';
-      const errors = found.get(index) ?? {};
+      const errors = found.get(index) ?? (Object.create(null) as RecordErrors);
       addProblem(errors, fields.map((field) => field.name).join(','), `The value repeats row ${first + 1} of the batch, but this is ${label}.`);
       found.set(index, errors);
     });

@@ -3,6 +3,7 @@
 // has passed the safe-identifier check.
 import { createHash } from 'node:crypto';
 import { ValidationError } from '#shared/errors.ts';
+import { userPatternProblem } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
 import { GEOPOINT_FORMATS } from './value-formats.ts';
@@ -24,6 +25,15 @@ export const ON_DELETE_ACTIONS = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAUL
 export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
 export const INDEX_METHODS = ['btree', 'hash', 'gin', 'gist', 'brin'] as const;
 export type IndexMethod = (typeof INDEX_METHODS)[number];
+/**
+ * Field names a table cannot have, with the reason. PostgreSQL's system columns exist on every
+ * table, so a column of that name cannot be created (42701 at materialize); `oid` was one until
+ * PostgreSQL 12. `__proto__` cannot be a member of a JavaScript object that clients build.
+ */
+export const RESERVED_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
+  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [name, 'PostgreSQL uses it for a system column']),
+  ['__proto__', 'JavaScript clients cannot hold a member of that name'],
+]);
 /** Added when a schema declares no primary key and has no `id` field (DECISIONS: string key → UUID). */
 export const DEFAULT_KEY_FIELD = 'id';
 
@@ -56,6 +66,12 @@ export interface CompileTarget {
   name?: string;
   /** The compiled descriptor of another table of the same app, or undefined when there is none. */
   resolveTable?: (name: string) => TableDescriptor | undefined;
+  /**
+   * The schema was saved earlier (a table being read, not saved): a pattern the linear-time engine
+   * cannot run, accepted before that was the rule, is kept, so the table stays readable and writes
+   * to that field are refused naming it, instead of the whole table answering 400.
+   */
+  storedSchema?: boolean;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -121,7 +137,7 @@ function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value:
 const CONSTRAINT_KEYS = 'required, unique, minimum, maximum, minLength, maxLength, pattern, enum';
 const LENGTH_TYPES = new Set<FieldType>(['string', 'array', 'object']);
 
-function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[]): FieldConstraints {
+function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
   const { name, type } = field;
   if (raw === undefined) return {};
   if (!isPlainObject(raw)) {
@@ -157,14 +173,12 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
       }
       case 'pattern':
         if (type !== 'string') problems.push(`Field "${name}": pattern applies only to string fields.`);
-        else if (typeof value !== 'string' || value.length > 1000) problems.push(`Field "${name}": pattern must be a regular expression string.`);
+        else if (typeof value !== 'string') problems.push(`Field "${name}": pattern must be a regular expression string.`);
         else {
-          try {
-            new RegExp(value, 'u');
-            c.pattern = value;
-          } catch {
-            problems.push(`Field "${name}": pattern ${shown(value)} is not a valid regular expression.`);
-          }
+          // Refused here, when the schema is saved, rather than at the first write.
+          const problem = userPatternProblem(value, { match: 'whole' });
+          if (problem === undefined || storedSchema) c.pattern = value;
+          else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
       case 'enum': {
@@ -180,7 +194,7 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
         }
         const members = casts.map((cast) => (cast as { value: unknown }).value);
         const keys = members.map((member) => uniqueKey(field, 'flat_table', member));
-        if (new Set(keys).size !== keys.length) problems.push(`Field "${name}": enum lists a value more than once.`);
+        if (new Set(keys).size !== keys.length && !storedSchema) problems.push(`Field "${name}": enum lists a value more than once.`);
         else c.enum = members;
         break;
       }
@@ -212,8 +226,9 @@ const UNSUPPORTED_FIELD_KEYS: Record<string, string> = {
 /** The formats each type takes; `default` (or no format) is always allowed. */
 const FORMATS_OF: Partial<Record<FieldType, readonly string[]>> = { string: STRING_FORMATS, geopoint: GEOPOINT_FORMATS };
 
-function fieldFormat(name: string, type: FieldType, raw: unknown, problems: string[]): FieldDescriptor['format'] | undefined {
-  if (raw === undefined || raw === 'default') return type === 'geopoint' ? 'default' : undefined;
+function fieldFormat(name: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldDescriptor['format'] | undefined {
+  // `any` on a non-string type was taken (and ignored) before it was refused: stored schemas keep it.
+  if (raw === undefined || raw === 'default' || (storedSchema && raw === 'any' && FORMATS_OF[type] === undefined)) return type === 'geopoint' ? 'default' : undefined;
   const allowed = FORMATS_OF[type];
   if (allowed !== undefined && typeof raw === 'string' && allowed.includes(raw)) return raw as FieldDescriptor['format'];
   problems.push(
@@ -247,7 +262,7 @@ interface FieldsResult {
   search?: { sourceFields: string[] };
 }
 
-function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
+function compileFields(rawFields: unknown, problems: string[], storedSchema: boolean): FieldsResult {
   if (!Array.isArray(rawFields) || rawFields.length === 0) {
     problems.push('The schema needs a non-empty "fields" list.');
     return { fields: [] };
@@ -267,6 +282,9 @@ function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
         `Field name ${shown(name)} is not valid: use lower-case letters, digits and _, starting with a letter or _, at most ${MAX_IDENTIFIER_LENGTH} characters.`,
       );
     }
+    if (RESERVED_FIELD_NAMES.has(name)) {
+      return void problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
+    }
     if (seen.has(name)) return void problems.push(`Field "${name}" is defined more than once.`);
     seen.add(name);
     if (name === SEARCH_VECTOR_FIELD) {
@@ -280,10 +298,10 @@ function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
     const fieldType = type as FieldType;
     for (const key of Object.keys(raw)) {
       const why = Object.hasOwn(UNSUPPORTED_FIELD_KEYS, key) ? UNSUPPORTED_FIELD_KEYS[key] : undefined;
-      if (why !== undefined) problems.push(`Field "${name}": "${key}" is not supported: ${why}.`);
+      if (why !== undefined && !storedSchema) problems.push(`Field "${name}": "${key}" is not supported: ${why}.`);
     }
-    const format = fieldFormat(name, fieldType, raw.format, problems);
-    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems);
+    const format = fieldFormat(name, fieldType, raw.format, problems, storedSchema);
+    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems, storedSchema);
     const field: FieldDescriptor = { name, type: fieldType, constraints };
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
@@ -404,8 +422,9 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
 export function analyzeTableSchema(schema: unknown, target: CompileTarget): { compiled: CompiledTable } | { problems: string[] } {
   const problems: string[] = [];
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
-  if (schema.missingValues !== undefined) problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
-  const { fields, search } = compileFields(schema.fields, problems);
+  // A schema saved before these keys were refused stays readable (storedSchema).
+  if (schema.missingValues !== undefined && target.storedSchema !== true) problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
+  const { fields, search } = compileFields(schema.fields, problems, target.storedSchema === true);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));
   let primaryKey: string[] | undefined;

@@ -14,7 +14,7 @@ const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 const YEARMONTH = /^(\d{4})-(\d{2})$/;
 // Integer designators, a fraction on seconds only (the XML Schema rule), weeks as ISO 8601 has them.
-const DURATION = /^P(?:(\d{1,10})Y)?(?:(\d{1,10})M)?(?:(\d{1,10})W)?(?:(\d{1,10})D)?(?:T(?:(\d{1,10})H)?(?:(\d{1,10})M)?(?:(\d{1,12})(?:\.(\d{1,6}))?S)?)?$/;
+const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,6}))?S)?)?$/;
 
 function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
@@ -133,10 +133,15 @@ export function formatInterval({ months, days, micros }: Interval): string {
   return `P${date}${time === '' ? '' : `T${time}`}`;
 }
 
+/** Whether the text has the accepted duration syntax, whatever the size of its numbers. */
+export function isDurationText(text: string): boolean {
+  return DURATION.test(text) && text !== 'P' && !text.endsWith('T') && text.length <= 200;
+}
+
 /** An ISO 8601 duration as PostgreSQL's interval, or undefined when malformed or out of its range. */
 export function parseInterval(text: string): Interval | undefined {
-  const match = DURATION.exec(text);
-  if (match === null || text === 'P' || text.endsWith('T')) return undefined;
+  if (!isDurationText(text)) return undefined;
+  const match = DURATION.exec(text)!;
   const part = (i: number) => BigInt(match[i] ?? '0');
   const months = part(1) * 12n + part(2);
   const days = part(3) * 7n + part(4);
