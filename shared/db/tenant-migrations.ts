@@ -225,7 +225,9 @@ export const tenantMigrations: readonly TenantMigration[] = [
     statements: (schema) => [
       // What a migration's tasks (run by a state machine, possibly in another process) need to carry
       // it out and to roll it back: the schema before and after, the base hash the plan was made on,
-      // and the plan's steps with their phases. `error_code` keeps the failure's kind for the answer.
+      // and the plan's steps with their phases. `error_code` keeps the failure's kind for the answer;
+      // `applied_at` is written in the transaction that changes the table, so a failure after it is
+      // known to have come after the change committed.
       sql`alter table ${schema}.schema_operations
         add column base_schema_hash char(64),
         add column target_schema_hash char(64),
@@ -233,6 +235,7 @@ export const tenantMigrations: readonly TenantMigration[] = [
         add column target_schema jsonb,
         add column steps jsonb not null default '[]'::jsonb,
         add column error_code varchar(40),
+        add column applied_at timestamptz,
         add column rolled_back_at timestamptz`,
       // The migration lock between the state machine's steps: at most one running migration per table.
       sql`create unique index schema_operations_one_running on ${schema}.schema_operations (datatable_id)

@@ -78,12 +78,12 @@ function operationView(step: PlannedStep, preflight: PreflightResult | undefined
   };
 }
 
-async function materializedTable(db: Queryable, site: Tenant, table: DatatableRow): Promise<void> {
+function assertMaterialized(table: DatatableRow): void {
   if (!table.is_materialized) throw new ConflictError(`The table "${table.name}" is not materialized; change its schema with PATCH until it is.`);
 }
 
 export async function previewChanges(db: Queryable, site: Tenant, table: DatatableRow, newSchema: unknown) {
-  await materializedTable(db, site, table);
+  assertMaterialized(table);
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
   const rows = await estimatedRows(db, plan.before.descriptor);
@@ -125,7 +125,9 @@ const TERMINAL = new Set(['SUCCESS', 'FAILED', 'ROLLED_BACK']);
 /** Waits for the operation to end within the budget: on the local execution, else by reading its row. */
 async function awaitOperation(db: Queryable, site: Tenant, revisionId: string, finished: Promise<unknown> | undefined, waitMs: number): Promise<MigrationRow> {
   const deadline = Date.now() + waitMs;
-  if (finished !== undefined) {
+  if (waitMs === 0) {
+    // No budget: answer with the operation as it stands, whatever the runner has done meanwhile.
+  } else if (finished !== undefined) {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([finished, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
     clearTimeout(timer);
@@ -157,20 +159,11 @@ export function failureError(op: MigrationRow): Error {
 }
 
 /**
- * Migrates a materialized table to `newSchema`. Refusals come before anything is recorded: an
- * invalid schema, unsafe steps without `allow_data_loss` (400 with the warnings at the top level),
- * rows that would break a step.
+ * Checks a migration of `table` to `newSchema` and records it PENDING; answers its revision id.
+ * Refusals come before anything is recorded: an invalid schema, rows that would break a step,
+ * unsafe steps without `allow_data_loss` (400 with the warnings at the top level).
  */
-export async function migrateTable(
-  db: Queryable,
-  settings: MigrationSettings,
-  site: Tenant,
-  caller: Principal,
-  table: DatatableRow,
-  newSchema: unknown,
-  allowDataLoss: boolean,
-): Promise<MigrationOutcome> {
-  await assertManagesData(db, site, caller);
+export async function recordMigration(db: Queryable, site: Tenant, callerId: number, table: DatatableRow, newSchema: unknown, allowDataLoss: boolean): Promise<string> {
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
   const warnings = warningsOf(plan.steps, preflights);
@@ -199,11 +192,27 @@ export async function migrateTable(
     targetHash: schemaHash(newSchema),
     previousSchema: table.json_schema,
     targetSchema: newSchema,
-    userId: caller.id,
+    userId: callerId,
   });
+  return revisionId;
+}
+
+/** Migrates a materialized table: recorded, run by the state machine, awaited within the budget. */
+export async function migrateTable(
+  db: Queryable,
+  settings: MigrationSettings,
+  site: Tenant,
+  caller: Principal,
+  table: DatatableRow,
+  newSchema: unknown,
+  allowDataLoss: boolean,
+): Promise<MigrationOutcome> {
+  await assertManagesData(db, site, caller);
+  const revisionId = await recordMigration(db, site, caller.id, table, newSchema, allowDataLoss);
   const starter = await migrationStarter(db, settings);
   const started = await starter.start(revisionId, { schema_name: site.schemaName, revision_id: revisionId });
   const op = await awaitOperation(db, site, revisionId, started.finished, settings.waitMs);
+  if (settings.waitMs === 0) return { done: false, operation: op };
   if (op.status === 'SUCCESS') return { done: true, table: (await findTable(db, site, table.app_id, table.name))! };
   if (op.status === 'FAILED') throw failureError(op);
   return { done: false, operation: op };

@@ -9,7 +9,7 @@ import { isSafeIdentifier } from '../table-schema.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
 import { ddlText, ident } from '../ddl.ts';
-import { claimMigration, completeMigration, failMigration, findMigration, setTableSchema, type MigrationRow } from './operation-repository.ts';
+import { claimMigration, completeMigration, failMigration, findMigration, markApplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
 
 /** The limit the spec gives each DDL statement. */
 export const DDL_STATEMENT_TIMEOUT_MS = 30_000;
@@ -107,6 +107,7 @@ async function execute(deps: MigrationTaskDeps, site: { schemaName: string }, op
           }
         }
         await setTableSchema(tx, site, op.datatable_id!, op.target_schema, op.target_schema_hash!, op.created_by);
+        await markApplied(tx, site, op.revision_id);
       },
       { statementTimeoutMs: DDL_STATEMENT_TIMEOUT_MS, lockTimeoutMs: deps.lockTimeoutMs },
     );
@@ -150,7 +151,7 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
     case 'markFailed': {
       const op = await operation(db, site, input.revision_id);
       // The change may have committed before a later step failed: then it succeeded.
-      if (op.status === 'SUCCESS' || (op.status === 'IN_PROGRESS' && (await currentHash(db, site, op.datatable_id!)) === op.target_schema_hash && op.target_schema_hash !== op.base_schema_hash)) {
+      if (op.status === 'SUCCESS' || (op.status === 'IN_PROGRESS' && op.applied_at !== null)) {
         await completeMigration(db, site, op.revision_id);
         forgetTableDescriptors(site.schemaName, op.table_name);
         return { status: 'SUCCESS' };

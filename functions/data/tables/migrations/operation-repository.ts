@@ -19,11 +19,12 @@ export type MigrationRow = OperationRow & {
   steps: PlannedStep[];
   error_code: string | null;
   created_by: number | null;
+  applied_at: unknown;
 };
 
 const COLUMNS = sql.raw(`id, datatable_id, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql,
   started_at, completed_at, duration_ms, parent_operation, error_message, table_name, base_schema_hash, target_schema_hash,
-  previous_schema, target_schema, steps, error_code, created_by`);
+  previous_schema, target_schema, steps, error_code, created_by, applied_at`);
 
 /** Thrown when another migration of the same table is running; the state machine retries on it. */
 export class MigrationBusyError extends Error {
@@ -112,6 +113,11 @@ export async function latestAppliedMigration(db: Queryable, site: Site, tableId:
   const [row] = await db.rows<{ revision_id: string }>(sql`select revision_id from ${tenantTable(site, 'schema_operations')}
     where datatable_id = ${tableId} and status = 'SUCCESS' and operation_type = 'ALTER_TABLE' order by id desc limit 1`);
   return row?.revision_id;
+}
+
+/** Inside the migration's transaction: its change is in, whatever happens to the later steps. */
+export async function markApplied(db: Queryable, site: Site, revisionId: string): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = clock_timestamp() where revision_id = ${revisionId}`);
 }
 
 /** Sets the table's schema and hash (inside the migration's transaction). */
