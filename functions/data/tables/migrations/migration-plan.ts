@@ -128,11 +128,13 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const newNameOf = (old: string) => renamed.get(old) ?? (newByName.has(old) ? old : undefined);
   const mappedKey = before.primaryKey.map(newNameOf);
   if (canonicalJson(mappedKey) !== canonicalJson(after.primaryKey)) {
-    throw ValidationError.forFields({ json_schema: ['Changing the primary key of a materialized table is not supported.'] });
+    const message = 'Changing the primary key of a materialized table is not supported.';
+    throw ValidationError.forFields({ json_schema: [message] }, message);
   }
   for (const key of after.primaryKey) {
     if (columnType(origin.get(key)!) !== columnType(newByName.get(key)!)) {
-      throw ValidationError.forFields({ json_schema: [`Changing the type of the primary key field "${key}" is not supported.`] });
+      const message = `Changing the type of the primary key field "${key}" is not supported.`;
+      throw ValidationError.forFields({ json_schema: [message] }, message);
     }
   }
   const retyped = new Set(after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name));
