@@ -161,6 +161,12 @@ describe('schema evolution API', () => {
     expect(bad.body.errors[0]).toMatch(/Valid types/);
     const key = await call('POST', `${T}valid/validate-schema/`, { schema: { ...PEOPLE, primaryKey: ['name'] } });
     expect(key.body).toMatchObject({ valid: false, errors: [expect.stringMatching(/primary key/)] });
+    // An unmaterialized table whose foreign key targets an unmaterialized table: valid, with a warning.
+    expect((await call('POST', '/api/apps/hr/datasources/main/datatables/', { name: 'teams', json_schema: PEOPLE })).status).toBe(201);
+    expect((await call('POST', '/api/apps/hr/datasources/main/datatables/', { name: 'members', json_schema: PEOPLE })).status).toBe(201);
+    const linked = { ...PEOPLE, fields: [...PEOPLE.fields, { name: 'team_id', type: 'integer' }], foreignKeys: [{ fields: ['team_id'], reference: { resource: 'teams', fields: ['id'] } }] };
+    const warned = await call('POST', `${T}members/validate-schema/`, { schema: linked });
+    expect(warned.body).toEqual({ valid: true, errors: [], warnings: ['The foreign key target table "teams" is not materialized; materialize it first.'] });
   });
 
   it('adds checks, unique and an index, rolls the migration back, and refuses a second rollback', async () => {
@@ -188,6 +194,11 @@ describe('schema evolution API', () => {
     const twice = await call('POST', `${T}rolls/rollback/`, { revision_id: op.revision_id });
     expect(twice.status).toBe(409);
     expect((await call('POST', `${T}rolls/rollback/`, { revision_id: '000000000000' })).status).toBe(404);
+    // Another table's revision is unknown here.
+    await makeTable('rolls_other', PEOPLE, []);
+    const [foreign] = (await call('GET', `${T}rolls_other/operation-history/?limit=1`)).body.results;
+    expect((await call('POST', `${T}rolls/rollback/`, { revision_id: foreign.revision_id })).status).toBe(404);
+    expect((await call('POST', `${T}rolls/rollback/`, { revision_id: '__proto__' })).status).toBe(400);
     const history = await call('GET', `${T}rolls/operation-history/?limit=1`);
     expect(history.body.results[0]).toMatchObject({ revision_id: op.revision_id, status: 'ROLLED_BACK' });
   });

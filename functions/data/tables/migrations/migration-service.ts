@@ -97,9 +97,17 @@ export async function previewChanges(db: Queryable, site: Tenant, table: Datatab
 }
 
 export async function validateSchema(db: Queryable, site: Tenant, table: DatatableRow, schema: unknown) {
-  const analyzed = analyzeTableSchema(schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
+  const appTables = await tablesOfApp(db, site, table.app_id);
+  const analyzed = analyzeTableSchema(schema, compileTarget(site, table, appTables));
   if ('problems' in analyzed) return { valid: false, errors: analyzed.problems, warnings: [] };
-  if (!table.is_materialized) return { valid: true, errors: [], warnings: [] };
+  if (!table.is_materialized) {
+    // The spec: validation warns that a foreign key's target must be materialized first.
+    const unmaterialized = analyzed.compiled.foreignKeys
+      .map((fk) => appTables.find((t) => t.name === fk.reference.resource && t.name !== table.name))
+      .filter((t): t is DatatableRow => t !== undefined && !t.is_materialized);
+    const warnings = [...new Set(unmaterialized.map((t) => t.name))].map((name) => `The foreign key target table "${name}" is not materialized; materialize it first.`);
+    return { valid: true, errors: [], warnings };
+  }
   try {
     const preview = await previewChanges(db, site, table, schema);
     return { valid: true, errors: [], warnings: preview.warnings };
