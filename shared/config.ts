@@ -88,6 +88,7 @@ const settingsSchema = z.object({
   SCHEMA_MIGRATION_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   SCHEMA_MIGRATION_WAIT_MS: z.coerce.number().int().min(0).max(28_000).default(25_000),
   SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
 });
 
 export interface Config {
@@ -131,6 +132,8 @@ export interface Config {
     waitMs: number;
     /** lock_timeout of a migration's transaction (its row lock and its DDL locks). */
     lockTimeoutMs: number;
+    /** How long a dropped column stays hidden (rollback restores its data) before the sweep drops it. */
+    tombstoneRetentionMs: number;
   };
   /** Where object bytes live: files under DATA_DIR/objects (the embedded default), or an S3 bucket. */
   objectStore: FilesystemStoreConfig | S3StoreConfig;
@@ -246,7 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
-    schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS },
+    schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS, tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000 },
     objectStore: objectStoreOf(s, env),
     transfers: {
       presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -51,6 +53,14 @@ export class SchemaMigration extends Construct {
     });
     // The definition references the function by substitution, so CDK cannot see it: grant invoke here.
     this.taskFunction.grantInvoke(this.stateMachine);
+
+    // Dropped columns stay hidden for the retention window (SCHEMA_TOMBSTONE_RETENTION_SECONDS),
+    // then this schedule drops them in every site; a migration also sweeps its own table.
+    new Rule(this, 'TombstoneSweep', {
+      description: 'Drops the hidden columns of schema migrations whose retention window has passed',
+      schedule: Schedule.rate(Duration.hours(6)),
+      targets: [new LambdaFunction(this.taskFunction, { event: RuleTargetInput.fromObject({ task: 'sweepAll' }), retryAttempts: 2 })],
+    });
   }
 
   /** Lets a group's function start executions (and nothing else on the machine). */

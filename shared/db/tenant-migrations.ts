@@ -236,7 +236,8 @@ export const tenantMigrations: readonly TenantMigration[] = [
         add column steps jsonb not null default '[]'::jsonb,
         add column error_code varchar(40),
         add column applied_at timestamptz,
-        add column rolled_back_at timestamptz`,
+        add column rolled_back_at timestamptz,
+        add column tombstones_swept_at timestamptz`,
       // The migration lock between the state machine's steps: at most one running migration per table.
       sql`create unique index schema_operations_one_running on ${schema}.schema_operations (datatable_id)
         where status = 'IN_PROGRESS'`,

@@ -50,4 +50,12 @@ describe('schema-migration state machine', () => {
       }
     }
   });
+
+  it('sweeps expired tombstones on a schedule through the task function', () => {
+    const rules = Object.values(resourcesOf(synthesized.api, 'AWS::Events::Rule'));
+    expect(rules).toHaveLength(1);
+    const props = rules[0]!.Properties!;
+    expect(props.ScheduleExpression).toBe('rate(6 hours)');
+    expect(props.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [functionIdOf('tessera-schema-migration'), 'Arn'] }, Input: JSON.stringify({ task: 'sweepAll' }) })]);
+  });
 });

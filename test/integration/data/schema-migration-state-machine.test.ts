@@ -28,7 +28,7 @@ describe('the schema-migration state machine', () => {
   const columnsOf = async (table: string) =>
     (await app.runtime.db.rows<{ column_name: string }>(sql`select column_name from information_schema.columns
       where table_schema = ${site.schemaName} and table_name = ${table} order by ordinal_position`)).map((c) => c.column_name);
-  const handlers = () => localMigrationHandlers({ db: app.runtime.db, lockTimeoutMs: 2_000 });
+  const handlers = () => localMigrationHandlers({ db: app.runtime.db, lockTimeoutMs: 2_000, tombstoneRetentionMs: app.runtime.config.schemaMigrations.tombstoneRetentionMs });
   const tableRow = async (name: string) => {
     const [app_] = await app.runtime.db.rows<{ id: number }>(sql.raw(`select id from "${site.schemaName}".apps where slug = 'sm'`));
     return (await findTable(app.runtime.db, site, app_!.id, name))!;
@@ -41,8 +41,9 @@ describe('the schema-migration state machine', () => {
   };
 
   beforeAll(async () => {
-    // Every PATCH answers at once (202): the migration runs on in the background.
-    app = await startTestApp({ SCHEMA_MIGRATION_WAIT_MS: '0' });
+    // Every PATCH answers at once (202): the migration runs on in the background. Dropped columns are
+    // swept at once (retention 0).
+    app = await startTestApp({ SCHEMA_MIGRATION_WAIT_MS: '0', SCHEMA_TOMBSTONE_RETENTION_SECONDS: '0' });
     admin = await app.adminToken();
     const slug = (await createSite(app, admin, 'Machine Site')).slug;
     tenant = { 'x-tenant': slug };
@@ -139,6 +140,21 @@ describe('the schema-migration state machine', () => {
     expect(outcome.status).toBe('SUCCEEDED');
     expect((await findMigration(app.runtime.db, site, revision))!.status).toBe('SUCCESS');
     expect(await columnsOf('sm_late')).toEqual(['id', 'name', 'email']);
+  });
+
+  it('sweeps a dropped column once its retention has passed; a rollback then recreates it empty', async () => {
+    await makeTable('swept');
+    const table = await tableRow('swept');
+    const revision = await recordMigration(app.runtime.db, site, 1, table, { ...PEOPLE, fields: [PEOPLE.fields[0]] }, false);
+    const outcome = await runLocalStateMachine(localMigrationDefinition(), { schema_name: site.schemaName, revision_id: revision }, { handlers: handlers() });
+    expect(outcome.status).toBe('SUCCEEDED');
+    expect(await columnsOf('sm_swept')).toEqual(['id']);
+    expect((await findMigration(app.runtime.db, site, revision))!.tombstones_swept_at).not.toBeNull();
+    const back = await call('POST', `${T}swept/rollback/`, { revision_id: revision });
+    expect(back.status).toBe(200);
+    expect(back.body.message).toMatch(/recreated empty/);
+    expect(await columnsOf('sm_swept')).toEqual(['id', 'name']);
+    expect((await call('GET', `${T}swept/data/1/`)).body.data).toEqual({ id: 1, name: null });
   });
 
   it('answers 202 with the operation while the migration runs past the budget; polling shows it finish', async () => {

@@ -203,6 +203,24 @@ describe('schema evolution API', () => {
     expect(history.body.results[0]).toMatchObject({ revision_id: op.revision_id, status: 'ROLLED_BACK' });
   });
 
+  it('keeps a dropped column hidden, out of records, and a rollback within the retention window restores its data', async () => {
+    await makeTable('tombs', PEOPLE, [{ id: 1, name: 'Ann', age: '40' }, { id: 2, name: 'Bob', age: '50' }]);
+    const dropped = { ...PEOPLE, fields: PEOPLE.fields.slice(0, 2) };
+    expect((await call('PATCH', `${T}tombs/`, { json_schema: dropped })).status).toBe(200);
+    const physical = await columns('hr_tombs');
+    expect(physical.slice(0, 2)).toEqual(['id:bigint:not null', 'name:text:null']);
+    expect(physical[2]).toMatch(/^_tomb_[0-9a-f]{24}:text:null$/);
+    expect((await call('GET', `${T}tombs/data/1/`)).body.data).toEqual({ id: 1, name: 'Ann' });
+    expect((await call('POST', `${T}tombs/data/`, { id: 3, name: 'Cy' })).status).toBe(201);
+    const [op] = (await call('GET', `${T}tombs/operation-history/?limit=1`)).body.results;
+    const back = await call('POST', `${T}tombs/rollback/`, { revision_id: op.revision_id });
+    expect(back.status).toBe(200);
+    expect(back.body.message).toMatch(/restored with their data/);
+    expect(await columns('hr_tombs')).toEqual(['id:bigint:not null', 'name:text:null', 'age:text:null']);
+    const rows = await call('GET', `${T}tombs/data/?_sort=id`);
+    expect(rows.body.data).toEqual([{ id: 1, name: 'Ann', age: '40' }, { id: 2, name: 'Bob', age: '50' }, { id: 3, name: 'Cy', age: null }]);
+  });
+
   it('refuses the rollback of a type change while values would not convert back', async () => {
     await makeTable('retype', { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'age', type: 'integer' }] }, [{ id: 1, age: 3 }]);
     const widened = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'age', type: 'string' }] };

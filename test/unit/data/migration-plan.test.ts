@@ -24,7 +24,7 @@ const BASE = {
 };
 
 function plan(before: unknown, after: unknown): PlannedStep[] {
-  return planMigration({ before: compileTable(before, target), after: compileTable(after, target), afterSchema: after, referencedTables: new Map(), castable });
+  return planMigration({ before: compileTable(before, target), after: compileTable(after, target), afterSchema: after, referencedTables: new Map(), baseHash: 'a'.repeat(64), castable });
 }
 const withFields = (fields: unknown[], extra: Record<string, unknown> = {}) => ({ ...BASE, ...extra, fields });
 const F = BASE.fields;

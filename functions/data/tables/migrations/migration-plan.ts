@@ -2,6 +2,7 @@
 // as typed steps, each with its statements, the statements that undo it, its class and whether it
 // may run without `allow_data_loss`. Column, constraint and index SQL comes from ddl.ts, so a
 // migrated table has exactly the objects materializing the new schema would have made.
+import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ValidationError } from '#shared/errors.ts';
@@ -60,6 +61,16 @@ export interface PlannedStep {
   preflight?: Preflight;
   /** Rows that would stop the rollback of this step (a type change back to a narrower type). */
   rollback_preflight?: Preflight;
+  /** A dropped column's hidden tombstone: how the sweep removes it, and the rollback once it is gone. */
+  tombstone?: { sweep_sql: string[]; rollback_after_sweep: string[] };
+}
+
+/** Dropped columns are renamed under this prefix until the retention window has passed. */
+export const TOMBSTONE_PREFIX = '_tomb_';
+
+/** The tombstone of a column dropped from the schema with hash `baseHash`: the same in preview and execution. */
+export function tombstoneName(baseHash: string, column: string): string {
+  return `${TOMBSTONE_PREFIX}${createHash('sha256').update(`${baseHash}:${column}`).digest('hex').slice(0, 24)}`;
 }
 
 export interface PlanInput {
@@ -69,6 +80,8 @@ export interface PlanInput {
   afterSchema: unknown;
   /** Physical names of the foreign-key target tables, by resource name. */
   referencedTables: ReadonlyMap<string, string>;
+  /** The stored schema's hash: names the tombstones of dropped columns. */
+  baseHash: string;
   /** Whether the text expression casts to `type` (pg_input_is_valid on 16+, a helper on 15). */
   castable: (text: SQL, type: string) => SQL;
 }
@@ -245,10 +258,26 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       rollback_sql: [...backConstraints, alter(sql`rename column ${ident(to)} to ${ident(from)}`)] });
   }
   for (const field of dropped) {
+    // The column is hidden under a tombstone name rather than dropped: a rollback within the
+    // retention window brings its data back; the sweep drops it after the window.
+    const tomb = ident(tombstoneName(input.baseHash, field.name));
+    const col = ident(field.name);
+    const required = field.constraints.required === true;
+    const hasDefault = field.default !== undefined;
     const restored: FieldDescriptor = { ...field, constraints: { ...field.constraints, required: false } };
-    step({ type: 'drop_column', column: field.name, class: 'destructive', is_safe: true,
-      warning: `Column "${field.name}" will be dropped and its data will be lost.${hints.size > 0 || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
-      sql: [alter(sql`drop column ${ident(field.name)}`)], rollback_sql: [alter(sql`add column ${columnOf(restored, false)}`)] });
+    step({ type: 'drop_column', column: field.name, object: tombstoneName(input.baseHash, field.name), class: 'destructive', is_safe: true,
+      warning: `Column "${field.name}" will be dropped and its data will be lost once the retention window has passed.${hints.size > 0 || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
+      sql: [
+        alter(sql`rename column ${col} to ${tomb}`),
+        ...(required ? [alter(sql`alter column ${tomb} drop not null`)] : []),
+        ...(hasDefault ? [alter(sql`alter column ${tomb} drop default`)] : []),
+      ],
+      rollback_sql: [
+        ...(hasDefault ? [alter(sql`alter column ${tomb} set default ${typedLiteral(field, field.default)}`)] : []),
+        ...(required ? [alter(sql`alter column ${tomb} set not null`)] : []),
+        alter(sql`rename column ${tomb} to ${col}`),
+      ],
+      tombstone: { sweep_sql: [alter(sql`drop column if exists ${tomb}`)], rollback_after_sweep: [alter(sql`add column ${columnOf(restored, false)}`)] } });
   }
   for (const field of added) {
     const requiredWithoutDefault = field.constraints.required === true && field.default === undefined && field.generated === undefined;

@@ -42,7 +42,7 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
     }
     referenced.set(other.name, other.physical_table_name);
   }
-  const steps = planMigration({ before, after, afterSchema: newSchema, referencedTables: referenced, castable: await castableFor(db, site.schemaName) });
+  const steps = planMigration({ before, after, afterSchema: newSchema, referencedTables: referenced, baseHash: table.schema_hash, castable: await castableFor(db, site.schemaName) });
   return { before, after, steps };
 }
 

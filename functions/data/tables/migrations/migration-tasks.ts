@@ -9,13 +9,14 @@ import { isSafeIdentifier } from '../table-schema.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
 import { ddlText, ident } from '../ddl.ts';
+import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
 import { claimMigration, completeMigration, failMigration, findMigration, markApplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
 
 /** The limit the spec gives each DDL statement. */
 export const DDL_STATEMENT_TIMEOUT_MS = 30_000;
 
 export interface MigrationTaskInput {
-  task: 'validate' | 'lock' | 'execute' | 'record' | 'invalidate' | 'markFailed';
+  task: 'validate' | 'lock' | 'execute' | 'record' | 'invalidate' | 'markFailed' | 'sweepAll';
   schema_name: string;
   revision_id: string;
   /** On markFailed: what the Catch caught. */
@@ -25,6 +26,8 @@ export interface MigrationTaskInput {
 export interface MigrationTaskDeps {
   db: Queryable;
   lockTimeoutMs: number;
+  /** How long dropped columns stay hidden before a sweep removes them. */
+  tombstoneRetentionMs: number;
 }
 
 /** The table's schema changed after the plan was made; the caller must plan again (409). */
@@ -119,6 +122,7 @@ async function execute(deps: MigrationTaskDeps, site: { schemaName: string }, op
 
 /** Runs one task of the state machine; errors keep their names, which the ASL's Retry and Catch match. */
 export async function runMigrationTask(deps: MigrationTaskDeps, input: MigrationTaskInput): Promise<Record<string, unknown>> {
+  if (input.task === 'sweepAll') return sweepAllSites(deps);
   if (!isSafeIdentifier(input.schema_name) || typeof input.revision_id !== 'string') throw new OperationStateError('Bad task input.');
   const site = { schemaName: input.schema_name };
   const { db } = deps;
@@ -146,7 +150,9 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
     case 'invalidate': {
       const op = await operation(db, site, input.revision_id);
       forgetTableDescriptors(site.schemaName, op.table_name);
-      return { status: op.status };
+      // The table's own dropped columns whose retention has passed go now; the schedule sweeps the rest.
+      const swept = await sweepTombstones(db, site, deps, op.datatable_id!);
+      return { status: op.status, swept_columns: swept.columns };
     }
     case 'markFailed': {
       const op = await operation(db, site, input.revision_id);
@@ -162,6 +168,22 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
       return { status: 'FAILED' };
     }
   }
+}
+
+/** The scheduled sweep: every site's expired tombstones; one site's failure does not stop the others. */
+async function sweepAllSites(deps: MigrationTaskDeps): Promise<Record<string, unknown>> {
+  let columns = 0;
+  const failed: unknown[] = [];
+  for (const schemaName of await siteSchemas(deps.db)) {
+    try {
+      const result = await sweepTombstones(deps.db, { schemaName }, deps);
+      columns += result.columns;
+      failed.push(...result.failed.map((f) => ({ schema: schemaName, ...f })));
+    } catch (error) {
+      failed.push({ schema: schemaName, error: causeMessage(error) });
+    }
+  }
+  return { swept_columns: columns, failed };
 }
 
 /** Step Functions wraps a Lambda's error as `{errorMessage, errorType}` JSON in `Cause`; the local runner does not. */

@@ -20,11 +20,12 @@ export type MigrationRow = OperationRow & {
   error_code: string | null;
   created_by: number | null;
   applied_at: unknown;
+  tombstones_swept_at: unknown;
 };
 
 const COLUMNS = sql.raw(`id, datatable_id, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql,
   started_at, completed_at, duration_ms, parent_operation, error_message, table_name, base_schema_hash, target_schema_hash,
-  previous_schema, target_schema, steps, error_code, created_by, applied_at`);
+  previous_schema, target_schema, steps, error_code, created_by, applied_at, tombstones_swept_at`);
 
 /** Thrown when another migration of the same table is running; the state machine retries on it. */
 export class MigrationBusyError extends Error {

@@ -46,7 +46,11 @@ export async function rollbackMigration(db: Queryable, lockTimeoutMs: number, si
       async (tx) => {
         const [row] = await tx.rows<{ schema_hash: string }>(sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${table.id} for update`);
         if (row?.schema_hash !== op.target_schema_hash) throw new ConflictError("The table's schema changed after this migration; it cannot be rolled back.");
-        for (const step of ordered) for (const text of step.rollback_sql) await tx.run(sql.raw(text));
+        // A dropped column whose tombstone was swept comes back empty from its stored definition.
+        const swept = op.tombstones_swept_at !== null;
+        for (const step of ordered) {
+          for (const text of swept && step.tombstone ? step.tombstone.rollback_after_sweep : step.rollback_sql) await tx.run(sql.raw(text));
+        }
         await setTableSchema(tx, site, table.id, op.previous_schema, schemaHash(op.previous_schema), caller.id);
         await markRolledBack(tx, site, revisionId);
       },
@@ -60,10 +64,13 @@ export async function rollbackMigration(db: Queryable, lockTimeoutMs: number, si
     throw new BusinessLogicError(`The rollback could not be applied: ${message}`);
   }
   forgetTableDescriptors(site.schemaName, table.physical_table_name);
-  const lost = op.steps.filter((s) => s.type === 'drop_column').map((s) => s.column);
+  const dropped = op.steps.filter((s) => s.type === 'drop_column').map((s) => s.column);
+  const restored = dropped.length === 0 ? '' : op.tombstones_swept_at === null
+    ? ` Dropped columns (${dropped.join(', ')}) were restored with their data (within the retention window).`
+    : ` Dropped columns (${dropped.join(', ')}) were recreated empty: their retention window had passed and dropped data is not recovered.`;
   return {
     success: true,
-    message: `Schema operation ${revisionId} was rolled back.${lost.length > 0 ? ` Dropped columns (${lost.join(', ')}) were recreated empty: dropped data is not recovered.` : ''}`,
+    message: `Schema operation ${revisionId} was rolled back.${restored}`,
     operations_reversed: op.steps.length,
     new_status: 'ROLLED_BACK',
   };

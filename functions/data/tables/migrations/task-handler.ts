@@ -1,6 +1,7 @@
 // Lambda entry of the schema-migration state machine's tasks: Step Functions invokes it with the
-// state's Parameters (`task`, `schema_name`, `revision_id`, and `error` on markFailed). Errors are
-// thrown with their names, which the ASL's Retry and Catch match.
+// state's Parameters (`task`, `schema_name`, `revision_id`, and `error` on markFailed); a schedule
+// invokes it with `{task: 'sweepAll'}` to drop expired tombstones. Errors are thrown with their
+// names, which the ASL's Retry and Catch match.
 import { loadConfig } from '#shared/config.ts';
 import type { Database } from '#shared/db/database.ts';
 import { openDatabase } from '#shared/db/open-database.ts';
@@ -17,7 +18,8 @@ export async function handler(event: MigrationTaskInput): Promise<Record<string,
     throw error;
   });
   try {
-    return await runMigrationTask({ db: await database, lockTimeoutMs: config.schemaMigrations.lockTimeoutMs }, event);
+    const { lockTimeoutMs, tombstoneRetentionMs } = config.schemaMigrations;
+    return await runMigrationTask({ db: await database, lockTimeoutMs, tombstoneRetentionMs }, event);
   } catch (error) {
     systemLog.warn('schema migration task failed', { task: event.task, revision_id: event.revision_id, error: describeError(error) });
     throw error;
