@@ -28,7 +28,7 @@ describe('the schema-migration state machine', () => {
   const columnsOf = async (table: string) =>
     (await app.runtime.db.rows<{ column_name: string }>(sql`select column_name from information_schema.columns
       where table_schema = ${site.schemaName} and table_name = ${table} order by ordinal_position`)).map((c) => c.column_name);
-  const handlers = () => localMigrationHandlers({ db: app.runtime.db, lockTimeoutMs: 2_000, tombstoneRetentionMs: app.runtime.config.schemaMigrations.tombstoneRetentionMs });
+  const handlers = () => localMigrationHandlers({ ...app.runtime.config.schemaMigrations, db: app.runtime.db, lockTimeoutMs: 2_000 });
   const tableRow = async (name: string) => {
     const [app_] = await app.runtime.db.rows<{ id: number }>(sql.raw(`select id from "${site.schemaName}".apps where slug = 'sm'`));
     return (await findTable(app.runtime.db, site, app_!.id, name))!;

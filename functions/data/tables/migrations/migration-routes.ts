@@ -73,7 +73,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       params: tableParams,
       body: rollbackBody,
       handler: async (ctx, { params, body }) =>
-        rollbackMigration(ctx.runtime.db, ctx.runtime.config.schemaMigrations.lockTimeoutMs, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.revision_id),
+        rollbackMigration(ctx.runtime.db, ctx.runtime.config.schemaMigrations, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.revision_id),
     }),
   ];
 }

@@ -160,7 +160,7 @@ export function failureError(op: MigrationRow): Error {
     case 'MigrationBusyError':
       return new ConflictError('The table is busy (its lock could not be taken in time); try again shortly.', { extras, headers: { 'Retry-After': '1' } });
     case 'StatementTimeoutError':
-      return new BusinessLogicError(`A DDL statement took longer than 30 seconds: ${message}`, { extras });
+      return new BusinessLogicError(`A DDL statement took longer than its time limit (30 seconds): ${message}`, { extras });
     default:
       return new BusinessLogicError(message, { extras });
   }

@@ -12,9 +12,6 @@ import { ddlText, ident } from '../ddl.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
 import { claimMigration, completeMigration, failMigration, findMigration, markApplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
 
-/** The limit the spec gives each DDL statement. */
-export const DDL_STATEMENT_TIMEOUT_MS = 30_000;
-
 export interface MigrationTaskInput {
   task: 'validate' | 'lock' | 'execute' | 'record' | 'invalidate' | 'markFailed' | 'sweepAll';
   schema_name: string;
@@ -23,9 +20,12 @@ export interface MigrationTaskInput {
   error?: { Error?: string; Cause?: string };
 }
 
+/** The database and the settings of the task functions (lock and DDL timeouts, tombstone retention). */
 export interface MigrationTaskDeps {
   db: Queryable;
   lockTimeoutMs: number;
+  /** statement_timeout of each DDL statement (the spec: 30 s). */
+  ddlTimeoutMs: number;
   /** How long dropped columns stay hidden before a sweep removes them. */
   tombstoneRetentionMs: number;
 }
@@ -112,7 +112,7 @@ async function execute(deps: MigrationTaskDeps, site: { schemaName: string }, op
         await setTableSchema(tx, site, op.datatable_id!, op.target_schema, op.target_schema_hash!, op.created_by);
         await markApplied(tx, site, op.revision_id);
       },
-      { statementTimeoutMs: DDL_STATEMENT_TIMEOUT_MS, lockTimeoutMs: deps.lockTimeoutMs },
+      { statementTimeoutMs: deps.ddlTimeoutMs, lockTimeoutMs: deps.lockTimeoutMs },
     );
   } catch (error) {
     await dropConcurrentIndexes(db, site, op);

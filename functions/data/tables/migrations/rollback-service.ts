@@ -14,11 +14,10 @@ import type { DatatableRow } from '../table-repository.ts';
 import { compileTable, schemaHash } from '../table-schema.ts';
 import { compileTarget, forgetTableDescriptors } from '../table-service.ts';
 import { tablesOfApp } from '../table-repository.ts';
-import { DDL_STATEMENT_TIMEOUT_MS } from './migration-tasks.ts';
 import { findMigration, latestAppliedMigration, markRolledBack, setTableSchema } from './operation-repository.ts';
 import { countViolations } from './preflight.ts';
 
-export async function rollbackMigration(db: Queryable, lockTimeoutMs: number, site: Tenant, caller: Principal, table: DatatableRow, revisionId: string) {
+export async function rollbackMigration(db: Queryable, settings: { lockTimeoutMs: number; ddlTimeoutMs: number }, site: Tenant, caller: Principal, table: DatatableRow, revisionId: string) {
   await assertManagesData(db, site, caller);
   const op = await findMigration(db, site, revisionId);
   if (op === undefined || op.datatable_id !== table.id) throw new NotFoundError(`No schema operation "${revisionId}" on this table.`);
@@ -54,11 +53,11 @@ export async function rollbackMigration(db: Queryable, lockTimeoutMs: number, si
         await setTableSchema(tx, site, table.id, op.previous_schema, schemaHash(op.previous_schema), caller.id);
         await markRolledBack(tx, site, revisionId);
       },
-      { statementTimeoutMs: DDL_STATEMENT_TIMEOUT_MS, lockTimeoutMs },
+      { statementTimeoutMs: settings.ddlTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs },
     );
   } catch (error) {
     if (error instanceof LockTimeoutError) throw error;
-    if (error instanceof StatementTimeoutError) throw new BusinessLogicError('A rollback statement took longer than 30 seconds.');
+    if (error instanceof StatementTimeoutError) throw new BusinessLogicError(`A rollback statement took longer than ${settings.ddlTimeoutMs / 1000} seconds.`);
     if (error instanceof AppError && error.status < 500 && !(error.cause instanceof Error)) throw error;
     const message = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     throw new BusinessLogicError(`The rollback could not be applied: ${message}`);

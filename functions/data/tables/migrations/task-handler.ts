@@ -18,8 +18,8 @@ export async function handler(event: MigrationTaskInput): Promise<Record<string,
     throw error;
   });
   try {
-    const { lockTimeoutMs, tombstoneRetentionMs } = config.schemaMigrations;
-    return await runMigrationTask({ db: await database, lockTimeoutMs, tombstoneRetentionMs }, event);
+    const { lockTimeoutMs, ddlTimeoutMs, tombstoneRetentionMs } = config.schemaMigrations;
+    return await runMigrationTask({ db: await database, lockTimeoutMs, ddlTimeoutMs, tombstoneRetentionMs }, event);
   } catch (error) {
     systemLog.warn('schema migration task failed', { task: event.task, revision_id: event.revision_id, error: describeError(error) });
     throw error;

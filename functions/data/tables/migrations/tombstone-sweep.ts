@@ -18,7 +18,7 @@ export interface SweepResult {
 export async function sweepTombstones(
   db: Queryable,
   site: { schemaName: string },
-  settings: { tombstoneRetentionMs: number; lockTimeoutMs: number },
+  settings: { tombstoneRetentionMs: number; lockTimeoutMs: number; ddlTimeoutMs: number },
   tableId?: number,
 ): Promise<SweepResult> {
   const table = tableId === undefined ? sql`` : sql` and datatable_id = ${tableId}`;
@@ -36,7 +36,7 @@ export async function sweepTombstones(
           for (const text of statements) await tx.run(sql.raw(text));
           await tx.run(sql`update ${tenantTable(site, 'schema_operations')} set tombstones_swept_at = clock_timestamp() where revision_id = ${op.revision_id}`);
         },
-        { statementTimeoutMs: 30_000, lockTimeoutMs: settings.lockTimeoutMs },
+        { statementTimeoutMs: settings.ddlTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs },
       );
       result.operations += 1;
       result.columns += statements.length;
