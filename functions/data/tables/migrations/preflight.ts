@@ -63,10 +63,13 @@ export async function runPreflights(db: Queryable, table: TableDescriptor, steps
   return results;
 }
 
-/** The planner's row estimate (no scan): pg_class.reltuples, 0 for a table never analyzed. */
+/**
+ * The planner's row estimate (no scan): pg_class.reltuples; for a table never analyzed (-1), its
+ * size on disk at an assumed 64 bytes a row.
+ */
 export async function estimatedRows(db: Queryable, table: TableDescriptor): Promise<number> {
-  const [row] = await db.rows<{ n: number }>(sql`select greatest(c.reltuples, 0)::bigint::int as n from pg_class c
-    join pg_namespace s on s.oid = c.relnamespace where s.nspname = ${table.schemaName} and c.relname = ${table.tableName}`);
+  const [row] = await db.rows<{ n: number }>(sql`select (case when c.reltuples >= 0 then c.reltuples else pg_relation_size(c.oid) / 64 end)::bigint::int as n
+    from pg_class c join pg_namespace s on s.oid = c.relnamespace where s.nspname = ${table.schemaName} and c.relname = ${table.tableName}`);
   return row?.n ?? 0;
 }
 
