@@ -2,7 +2,7 @@
 // by PATCH, renames, refusals, rollback, and a migration that fails at its third operation.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
 const PEOPLE = {
@@ -19,6 +19,7 @@ describe('schema evolution API', () => {
   let admin: string;
   let tenant: Record<string, string>;
   let schema: string;
+  let organization: string;
   const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
   const T = '/api/apps/hr/datatables/';
   const columns = async (table: string) =>
@@ -43,7 +44,9 @@ describe('schema evolution API', () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
-    const site = (await createSite(app, admin, 'Schema Site')).slug;
+    const created = await createSite(app, admin, 'Schema Site');
+    const site = created.slug;
+    organization = created.organization;
     tenant = { 'x-tenant': site };
     schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
     await call('POST', '/api/apps/', { name: 'HR' });
@@ -298,6 +301,22 @@ describe('schema evolution API', () => {
     expect((await call('PATCH', `${T}racing/`, { json_schema: merged, schema_hash: base })).status).toBe(409);
     expect((await call('PATCH', `${T}racing/`, { json_schema: merged, schema_hash: winner.body.schema_hash })).status).toBe(200);
     expect((await columns('hr_racing')).map((c) => c.split(':')[0])).toEqual(['id', 'name', 'age', winner.body.json_schema.fields[3].name, lostName]);
+  });
+
+  it('lets a view_site member read the history but not preview, migrate or roll back', async () => {
+    await makeTable('guarded', PEOPLE, [{ id: 1, name: 'Ann' }]);
+    await app.createUser('schema-viewer');
+    expect((await app.request('POST', `/api/cloud/organizations/${organization}/members/`, { token: admin, body: { user_slug: 'schema-viewer' } })).status).toBe(201);
+    await app.request('POST', `/api/cloud/sites/${tenant['x-tenant']}/users/`, { token: admin, body: { users: [{ username: 'schema-viewer', permissions: ['view_site'] }] } });
+    const viewer = (await app.login('schema-viewer', USER_PASSWORD)).access;
+    const as = (method: string, path: string, body?: unknown) => app.request(method, path, { token: viewer, body, headers: tenant });
+    const next = { ...PEOPLE, fields: [...PEOPLE.fields, { name: 'x', type: 'string' }] };
+    expect((await as('GET', `${T}guarded/operation-history/`)).status).toBe(200);
+    expect((await as('POST', `${T}guarded/preview-changes/`, { new_schema: next })).status).toBe(403);
+    expect((await as('POST', `${T}guarded/validate-schema/`, { schema: next })).status).toBe(403);
+    expect((await as('PATCH', `${T}guarded/`, { json_schema: next })).status).toBe(403);
+    const [op] = (await call('GET', `${T}guarded/operation-history/`)).body.results;
+    expect((await as('POST', `${T}guarded/rollback/`, { revision_id: op.revision_id })).status).toBe(403);
   });
 
   it('is not reachable from another site: the table is not found there', async () => {

@@ -22,7 +22,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: 'The operations a new schema would run, their safety and a live preflight of the rows',
       params: tableParams,
       body: previewBody,
-      handler: async (ctx, { params, body }) => previewChanges(ctx.runtime.db, ctx.site, await existingTable(ctx.runtime.db, ctx.site, params), body.new_schema),
+      handler: async (ctx, { params, body }) => previewChanges(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.new_schema),
     }),
     defineRoute({
       ...common,
@@ -31,7 +31,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: 'Check a Table Schema (and, for a materialized table, the change to it)',
       params: tableParams,
       body: validateBody,
-      handler: async (ctx, { params, body }) => validateSchema(ctx.runtime.db, ctx.site, await existingTable(ctx.runtime.db, ctx.site, params), body.schema),
+      handler: async (ctx, { params, body }) => validateSchema(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.schema),
     }),
     defineRoute({
       ...common,

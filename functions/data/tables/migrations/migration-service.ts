@@ -82,7 +82,9 @@ function assertMaterialized(table: DatatableRow): void {
   if (!table.is_materialized) throw new ConflictError(`The table "${table.name}" is not materialized; change its schema with PATCH until it is.`);
 }
 
-export async function previewChanges(db: Queryable, site: Tenant, table: DatatableRow, newSchema: unknown) {
+/** Previewing scans the table (the preflight), so it is for those who may change the schema. */
+export async function previewChanges(db: Queryable, site: Tenant, caller: Principal, table: DatatableRow, newSchema: unknown) {
+  await assertManagesData(db, site, caller);
   assertMaterialized(table);
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
@@ -96,7 +98,8 @@ export async function previewChanges(db: Queryable, site: Tenant, table: Datatab
   };
 }
 
-export async function validateSchema(db: Queryable, site: Tenant, table: DatatableRow, schema: unknown) {
+export async function validateSchema(db: Queryable, site: Tenant, caller: Principal, table: DatatableRow, schema: unknown) {
+  await assertManagesData(db, site, caller);
   const appTables = await tablesOfApp(db, site, table.app_id);
   const analyzed = analyzeTableSchema(schema, compileTarget(site, table, appTables));
   if ('problems' in analyzed) return { valid: false, errors: analyzed.problems, warnings: [] };
@@ -109,7 +112,7 @@ export async function validateSchema(db: Queryable, site: Tenant, table: Datatab
     return { valid: true, errors: [], warnings };
   }
   try {
-    const preview = await previewChanges(db, site, table, schema);
+    const preview = await previewChanges(db, site, caller, table, schema);
     return { valid: true, errors: [], warnings: preview.warnings };
   } catch (error) {
     if (error instanceof ValidationError || error instanceof BusinessLogicError) {
