@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from '#shared/db/sql.ts';
 import { describe, expect, it } from 'vitest';
-import { planMigration, planSql, type PlannedStep } from '#functions/data/tables/migrations/migration-plan.ts';
+import { planMigration } from '#functions/data/tables/migrations/migration-plan.ts';
+import { planSql, type PlannedStep } from '#functions/data/tables/migrations/migration-steps.ts';
 import { compileTable } from '#functions/data/tables/table-schema.ts';
 
 const target = { schemaName: 'site_a', tableName: 'hr_people', provider: 'flat_table' as const, name: 'people' };

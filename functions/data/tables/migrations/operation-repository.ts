@@ -6,7 +6,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { OperationRow } from '../table-repository.ts';
-import type { PlannedStep } from './migration-plan.ts';
+import type { PlannedStep } from './migration-steps.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
 

@@ -5,7 +5,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { ident } from '../ddl.ts';
 import type { TableDescriptor } from '../table-descriptor.ts';
-import type { PlannedStep, Preflight } from './migration-plan.ts';
+import type { PlannedStep, Preflight } from './migration-steps.ts';
 
 export const PREFLIGHT_SAMPLE_SIZE = 5;
 

@@ -5,7 +5,7 @@
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { PlannedStep } from './migration-plan.ts';
+import type { PlannedStep } from './migration-steps.ts';
 
 export interface SweepResult {
   operations: number;
