@@ -166,7 +166,9 @@ describe('migration planner', () => {
     });
     let output: string;
     try {
-      output = execFileSync(path.resolve('node_modules/.bin/squawk'), ['--reporter', 'json', '--pg-version', '15.0', ...files], { encoding: 'utf8' });
+      // The binary package itself (an optional dependency): squawk-cli's wrapper lists platform
+      // packages the registry here does not serve, which leaves a lock file `npm ci` refuses.
+      output = execFileSync(path.resolve('node_modules/@squawk-cli/linux-x64/bin/squawk'), ['--reporter', 'json', '--pg-version', '15.0', ...files], { encoding: 'utf8' });
     } catch (error) {
       output = (error as { stdout: string }).stdout;
     }
