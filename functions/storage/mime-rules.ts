@@ -42,12 +42,14 @@ export function mimeTypeFromName(filename: string): string {
 
 /**
  * The type an upload is stored with: the one the client sent when it names a real type, else the
- * one its file name suggests. Undefined when the client sent something that is not a media type.
+ * one its file name suggests. Undefined when the client sent something that is not a media type,
+ * or a wildcard.
  */
 export function uploadMimeType(sent: string | undefined, filename: string): string | undefined {
   if (sent === undefined || sent.trim() === '') return mimeTypeFromName(filename);
   const essence = mimeEssence(sent);
-  if (essence === undefined) return undefined;
+  // A file has one type: `image/*` or `*/*` is a pattern, not what a file is.
+  if (essence === undefined || essence.includes('*')) return undefined;
   return essence === FALLBACK_MIME_TYPE ? mimeTypeFromName(filename) : essence;
 }
 
