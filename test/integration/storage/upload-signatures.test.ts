@@ -48,13 +48,16 @@ describe('upload signatures', () => {
     expect(await files()).toBe(before);
   });
 
-  it('refuses bytes whose own type is outside the allow-list when the upload names no type', async () => {
-    const untyped = await send('PUT', `${images}blob`, { body: EXE, headers: { 'content-type': 'application/octet-stream' } });
-    const pdf = await send('PUT', `${images}doc`, { body: PDF });
+  it('refuses bytes that contradict the type a file name suggests when the upload names none', async () => {
+    const pdfAsPng = await send('PUT', `${images}scan.png`, { body: PDF });
+    const exeAsJpeg = await send('PUT', `${images}photo.jpg`, { body: EXE, headers: { 'content-type': 'application/octet-stream' } });
 
-    expect(untyped.status).toBe(400);
-    expect(untyped.json).toMatchObject({ success: false, allowed_mime_types: ['image/*'] });
-    expect(pdf.status).toBe(400);
+    for (const answer of [pdfAsPng, exeAsJpeg]) {
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ success: false, status_code: 400 });
+    }
+    expect(pdfAsPng.json.detected_mime_type).toBe('application/pdf');
+    expect((await send('GET', `${images}scan.png?metadata=true`)).status).toBe(404);
   });
 
   it('refuses wildcard and malformed declared types', async () => {
