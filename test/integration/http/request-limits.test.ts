@@ -3,6 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { configureLogger } from '#shared/logger.ts';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
+import { createStorageSite } from '#test/support/storage.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 /** `{"name":"..","extra":[[[...]]]}` with `depth` levels in all (the outer object counts as one). */
@@ -80,6 +81,23 @@ describe('request limits', () => {
     expect(atLimit.status).toBeLessThan(500);
     expect(overLimit.status).toBe(400);
     expect(inString.status).toBe(201);
+  });
+
+  it('refuses a JSON filter nested past the limit in a query parameter with 400 naming it', async () => {
+    const site = await createStorageSite(app, admin, 'Limits Site');
+    const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, headers: site.tenant, body });
+    await call('POST', `/api/apps/${site.app}/datasources/`, { name: 'Main', provider_type: 'flat_table' });
+    await call('POST', `/api/apps/${site.app}/datasources/main/datatables/`, { name: 'notes', json_schema: { fields: [{ name: 's', type: 'string' }] } });
+    expect((await call('POST', `/api/apps/${site.app}/datatables/notes/materialize/`)).status).toBe(200);
+    const data = `/api/apps/${site.app}/datatables/notes/data/`;
+
+    // 100 levels: a URL long enough for a stack overflow is refused by HTTP servers (431) first.
+    const deep = await call('DELETE', `${data}?filter=${encodeURIComponent(`{"s":${'['.repeat(100)}${']'.repeat(100)}}`)}`);
+    const plain = await call('DELETE', `${data}?filter=${encodeURIComponent('{"s":"x"}')}`);
+
+    expect(deep.status).toBe(400);
+    expect(JSON.stringify(deep.body)).toContain('filter');
+    expect(plain.status).toBe(200);
   });
 
   it('answers 413 in the error envelope for a body announced over the limit, without inviting it', async () => {
