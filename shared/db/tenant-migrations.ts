@@ -219,4 +219,28 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index objects_bucket_pending on ${schema}.objects (bucket_id, created_at) where upload_status = 'pending'`,
     ],
   },
+  {
+    version: 6,
+    name: 'no pattern CHECKs on materialized tables',
+    statements: (schema) => [
+      // Tables materialized before user patterns ran only on the linear-time engine (issue 12) carry
+      // `CHECK (col ~ '^(?:<pattern>)$')`, which PostgreSQL's backtracking engine runs on every write.
+      // The app checks those patterns on every write path now; the CHECKs go. The fixed yearmonth
+      // CHECK (`'^\d{4}-...'`) is not a user pattern and stays. DDL takes no parameters, and the
+      // schema is a quoted identifier from the site record, so it is written into the block's text.
+      sql`do $migration$
+        declare c record;
+        begin
+          for c in
+            select con.conname, cl.relname
+            from pg_constraint con join pg_class cl on cl.oid = con.conrelid
+            where cl.relnamespace = '${schema}'::regnamespace and con.contype = 'c'
+              and (pg_get_constraintdef(con.oid) like '%~ ''^(?:%' or pg_get_constraintdef(con.oid) like '%~ E''^(?:%')
+          loop
+            execute format('alter table %s.%I drop constraint %I', '${schema}'::regnamespace, c.relname, c.conname);
+          end loop;
+        end
+      $migration$`,
+    ],
+  },
 ];
