@@ -24,6 +24,25 @@ const seconds = z.coerce.number().int().positive();
  */
 export const LAMBDA_DIRECT_TRANSFER_MAX_BYTES = 4 * 1024 * 1024;
 
+/** A URL once `{site}` is filled in, over http or https. */
+function isPublicUrlTemplate(value: string): boolean {
+  try {
+    const url = new URL(value.replaceAll('{site}', 'site'));
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Each site answers on its own `<slug>.<PLATFORM_DOMAIN>` (registered when the site is created):
+ * over https when deployed, over http on the dev server's port locally.
+ */
+function defaultPublicApiUrl(platformDomain: string, port: number, env: NodeJS.ProcessEnv): string {
+  if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) return `https://{site}.${platformDomain}`;
+  return `http://{site}.${platformDomain}:${port}`;
+}
+
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -38,6 +57,10 @@ const settingsSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8).optional(),
   ADMIN_PASSWORD_SECRET_ARN: z.string().min(1).optional(),
   PLATFORM_DOMAIN: z.string().min(1).default('localhost'),
+  PUBLIC_API_URL: z
+    .string()
+    .refine(isPublicUrlTemplate, 'must be an http(s) URL, optionally with {site} standing for the site slug')
+    .optional(),
   CORS_ORIGINS: commaList.default(['http://localhost:3000', 'http://localhost:5173']),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(900),
   REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 3600),
@@ -105,6 +128,11 @@ export interface Config {
   };
   admin: { username: string; email: string; password?: string; passwordSecretArn?: string };
   platformDomain: string;
+  /**
+   * Base of the API's own URLs in answers (`file_url`, `complete_url`): `{site}` stands for the
+   * site's slug. Links never come from the request's Host header.
+   */
+  publicApiUrl: string;
   corsOrigins: string[];
   tokens: {
     accessTtlSeconds: number;
@@ -237,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       passwordSecretArn: s.ADMIN_PASSWORD_SECRET_ARN,
     },
     platformDomain: s.PLATFORM_DOMAIN,
+    publicApiUrl: (s.PUBLIC_API_URL ?? defaultPublicApiUrl(s.PLATFORM_DOMAIN, s.PORT, env)).replace(/\/+$/, ''),
     corsOrigins: s.CORS_ORIGINS,
     tokens: {
       accessTtlSeconds: s.ACCESS_TOKEN_TTL_SECONDS,
