@@ -251,7 +251,13 @@ export async function acceptInvitation(
     const existing = await findMember(tx, organizationId, user.username);
     const member =
       existing === undefined
-        ? await insertMember(tx, { organizationId, userId: user.id, isAdmin: false, permissions: view.invitation.permissions })
+        ? await insertMember(tx, {
+            organizationId,
+            userId: user.id,
+            isAdmin: false,
+            permissions: view.invitation.permissions,
+            joinedVia: 'invitation',
+          })
         : await updateMember(tx, existing.member.id, {
             permissions: [...new Set([...existing.member.permissions, ...view.invitation.permissions])],
           });

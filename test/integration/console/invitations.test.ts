@@ -49,7 +49,7 @@ describe('invitations API', () => {
     await app.createUser('stranger');
     owner = await tokenOf('guild-owner');
     await app.request('POST', '/api/cloud/organizations/', { token: owner, body: { name: 'Guild' } });
-    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, { token: owner, body: { user_slug: 'guild-member' } });
+    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, { token: await app.adminToken(), body: { user_slug: 'guild-member' } });
     await createTenantSchema(app.runtime.db, 't_guild_hall');
     const [siteRow] = await app.runtime.db.rows<{ uuid: string }>(sql`
       insert into platform.sites (organization_id, slug, name, schema_name)
