@@ -45,9 +45,9 @@ export async function changeProfile(ports: ProfileServicePorts, caller: Principa
 }
 
 /**
- * Tokens carry whole-second `iat`s and are refused when `iat` is before `tokens_valid_after`. The
- * cut-off is therefore the next whole second: every token issued up to now (this second included)
- * is refused, and the new pair is issued once that second has begun, so it is the first one valid.
+ * Tokens are refused unless issued strictly after `tokens_valid_after`, to the millisecond. The
+ * cut-off is now: every token issued up to this millisecond is refused, and the new pair is issued
+ * once the clock has moved past it, so it is the first one valid.
  */
 export async function changePassword(ports: ProfileServicePorts, caller: Principal, body: ChangePasswordBody): Promise<TokenPair> {
   const user = await ownAccount(ports, caller);
@@ -55,9 +55,8 @@ export async function changePassword(ports: ProfileServicePorts, caller: Princip
     throw ValidationError.forFields({ old_password: [WRONG_PASSWORD] });
   }
   const passwordHash = await hashPassword(body.new_password, ports.passwordCost);
-  const cutOff = new Date((Math.floor(ports.now().getTime() / 1000) + 1) * 1000);
+  const cutOff = ports.now();
   const updated = await updateUser(ports.db, user.id, { passwordHash, tokensValidAfter: cutOff });
-  const wait = cutOff.getTime() - ports.now().getTime();
-  if (wait > 0) await ports.sleep(wait);
+  while (ports.now().getTime() <= cutOff.getTime()) await ports.sleep(1);
   return ports.issueTokens(updated);
 }

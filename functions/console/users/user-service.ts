@@ -179,10 +179,10 @@ export async function changeUser(
       isActive: changes.is_active,
       isStaff: changes.is_staff,
       isSuperuser: changes.is_superuser,
-      // A password set by an administrator ends every session the old password opened.
-      ...(changes.password !== undefined
-        ? { passwordHash: await hashPassword(changes.password, ports.passwordCost), tokensValidAfter: now }
-        : {}),
+      // A password set by an administrator ends every session the old password opened, and a
+      // deactivation ends them too, so reactivating the account does not bring them back.
+      ...(changes.password !== undefined || (changes.is_active === false && target.isActive) ? { tokensValidAfter: now } : {}),
+      ...(changes.password !== undefined ? { passwordHash: await hashPassword(changes.password, ports.passwordCost) } : {}),
     });
   } catch (error) {
     throw asIdentityError(error);
