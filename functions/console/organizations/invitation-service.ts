@@ -1,6 +1,7 @@
 // The rules of invitations: managers and invite_members holders invite (mail through the email
 // port), list, cancel and resend; the invitee reads the public details and accepts with the token,
 // as an existing user with their own bearer token or as a new account from {username, password}.
+import { passwordWeaknesses } from '#shared/auth/password-strength.ts';
 import { hashPassword } from '#shared/auth/passwords.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
@@ -200,7 +201,7 @@ async function accepterOf(
   view: InvitationView,
   caller: Principal | undefined,
   body: AcceptInvitationBody,
-  passwordHash: string | undefined,
+  password: { hash: string; weaknesses: string[] } | undefined,
 ): Promise<UserRow> {
   const email = view.invitation.inviteeIdentifier;
   if (caller !== undefined) {
@@ -215,16 +216,29 @@ async function accepterOf(
   const errors: FieldErrors = {};
   if (body.username === undefined) errors.username = ['This field is required.'];
   if (body.password === undefined) errors.password = ['This field is required.'];
+  if (password !== undefined && password.weaknesses.length > 0) errors.password = password.weaknesses;
   if (body.username !== undefined && (await findTakenIdentity(tx, { username: body.username })).usernameTaken) {
     errors.username = ['A user with that username already exists.'];
   }
   if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
   try {
-    return await insertUser(tx, { username: body.username!, email, passwordHash: passwordHash! });
+    return await insertUser(tx, { username: body.username!, email, passwordHash: password!.hash });
   } catch (error) {
     if (error instanceof UniqueViolationError) throw ValidationError.forFields({ username: ['A user with that username already exists.'] });
     throw error;
   }
+}
+
+/** The hash of a new account's password and what is wrong with it for that account, if anything. */
+async function newAccountPassword(
+  ports: InvitationServicePorts,
+  token: string,
+  body: AcceptInvitationBody,
+): Promise<{ hash: string; weaknesses: string[] }> {
+  const view = await findInvitation(ports.db, token);
+  if (view === undefined) throw new NotFoundError('Invitation not found.');
+  const weaknesses = await passwordWeaknesses(body.password!, { username: body.username, email: view.invitation.inviteeIdentifier });
+  return { hash: weaknesses.length > 0 ? '' : await hashPassword(body.password!, ports.passwordCost), weaknesses };
 }
 
 export interface Acceptance {
@@ -239,14 +253,16 @@ export async function acceptInvitation(
   body: AcceptInvitationBody,
 ): Promise<Acceptance> {
   invitationLookup(token);
-  // scrypt is slow on purpose: hash before the transaction holds the invitation's row lock.
-  const passwordHash = caller === undefined && body.password !== undefined ? await hashPassword(body.password, ports.passwordCost) : undefined;
+  // Judging and hashing a new account's password are slow on purpose: both happen before the
+  // transaction holds the invitation's row lock. The invitee's address does not change, so it is
+  // read here for the strength check without a lock.
+  const password = caller === undefined && body.password !== undefined ? await newAccountPassword(ports, token, body) : undefined;
   return ports.db.transaction(async (tx) => {
     const view = await findInvitation(tx, token, { lock: true });
     if (view === undefined) throw new NotFoundError('Invitation not found.');
     const now = ports.now();
     assertAcceptable(view, now);
-    const user = await accepterOf(ports, tx, view, caller, body, passwordHash);
+    const user = await accepterOf(ports, tx, view, caller, body, password);
     const organizationId = view.organization.id;
     const existing = await findMember(tx, organizationId, user.username);
     const member =
