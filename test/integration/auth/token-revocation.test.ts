@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer, type TokenPair } from '#shared/auth/tokens.ts';
-import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { ADMIN, startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
 
 describe('token revocation', () => {
   let app: TestApp;
@@ -55,6 +55,21 @@ describe('token revocation', () => {
       expect((await profile(first.access)).status).toBe(401);
       const verified = await app.request('POST', '/api/cloud/auth/jwt/token/verify/', { body: { token: again.body.refresh } });
       expect(verified.status).toBe(401);
+    });
+
+    it('cuts the family off on tenant hosts too', async () => {
+      // Prepare: a site, and the superuser's sign-in rotated once
+      const org = await app.request('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Family Tenancy' } });
+      const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token: admin, body: { name: 'Family Site' } });
+      expect(site.status).toBe(201);
+      const config = (access: string) => app.request('GET', '/api/sites/config/', { token: access, headers: { 'x-tenant': site.body.slug } });
+      const first = await app.login(ADMIN.username, ADMIN.password);
+      const rotated = await refresh(first.refresh);
+      expect((await config(rotated.body.access)).status).toBe(200);
+      // Act
+      expect((await refresh(first.refresh)).status).toBe(401);
+      // Assess
+      expect((await config(rotated.body.access)).status).toBe(401);
     });
 
     it('leaves the user’s other sign-ins alone', async () => {
