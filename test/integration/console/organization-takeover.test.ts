@@ -80,6 +80,12 @@ describe('organization account-takeover chain', () => {
       expect(rows).toHaveLength(0);
     });
 
+    it('gets a 400 on user_id for an id beyond the integer range, never a 500', async () => {
+      const answer = await app.request('POST', membersOf(trap), { token: mallory, body: { user_id: 1e12 } });
+      expect(answer.status).toBe(400);
+      expect(Object.keys(answer.body.errors)).toEqual(['user_id']);
+    });
+
     it('learns no username or email by looping over user ids', async () => {
       // Prepare
       const [max] = await db().rows<{ id: number }>(sql`select max(id)::int as id from platform.users`);
