@@ -201,7 +201,7 @@ async function accepterOf(
   view: InvitationView,
   caller: Principal | undefined,
   body: AcceptInvitationBody,
-  password: { hash: string; weaknesses: string[] } | undefined,
+  password: NewAccountPassword | undefined,
 ): Promise<UserRow> {
   const email = view.invitation.inviteeIdentifier;
   if (caller !== undefined) {
@@ -222,23 +222,25 @@ async function accepterOf(
   }
   if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
   try {
-    return await insertUser(tx, { username: body.username!, email, passwordHash: password!.hash });
+    // Past the field errors, the password was given and judged acceptable, so it was hashed.
+    return await insertUser(tx, { username: body.username!, email, passwordHash: password!.hash! });
   } catch (error) {
     if (error instanceof UniqueViolationError) throw ValidationError.forFields({ username: ['A user with that username already exists.'] });
     throw error;
   }
 }
 
-/** The hash of a new account's password and what is wrong with it for that account, if anything. */
-async function newAccountPassword(
-  ports: InvitationServicePorts,
-  token: string,
-  body: AcceptInvitationBody,
-): Promise<{ hash: string; weaknesses: string[] }> {
+/** What is wrong with a new account's password for that account, and its hash when nothing is. */
+interface NewAccountPassword {
+  weaknesses: string[];
+  hash: string | undefined;
+}
+
+async function newAccountPassword(ports: InvitationServicePorts, token: string, password: string, username: string | undefined): Promise<NewAccountPassword> {
   const view = await findInvitation(ports.db, token);
   if (view === undefined) throw new NotFoundError('Invitation not found.');
-  const weaknesses = await passwordWeaknesses(body.password!, { username: body.username, email: view.invitation.inviteeIdentifier });
-  return { hash: weaknesses.length > 0 ? '' : await hashPassword(body.password!, ports.passwordCost), weaknesses };
+  const weaknesses = await passwordWeaknesses(password, { username, email: view.invitation.inviteeIdentifier });
+  return { weaknesses, hash: weaknesses.length > 0 ? undefined : await hashPassword(password, ports.passwordCost) };
 }
 
 export interface Acceptance {
@@ -256,7 +258,8 @@ export async function acceptInvitation(
   // Judging and hashing a new account's password are slow on purpose: both happen before the
   // transaction holds the invitation's row lock. The invitee's address does not change, so it is
   // read here for the strength check without a lock.
-  const password = caller === undefined && body.password !== undefined ? await newAccountPassword(ports, token, body) : undefined;
+  const password =
+    caller === undefined && body.password !== undefined ? await newAccountPassword(ports, token, body.password, body.username) : undefined;
   return ports.db.transaction(async (tx) => {
     const view = await findInvitation(tx, token, { lock: true });
     if (view === undefined) throw new NotFoundError('Invitation not found.');

@@ -41,7 +41,7 @@ export interface MemberServicePorts {
 export interface MemberDetail extends MemberWithUser {
   groups: GroupRef[];
   sites: UserSitePermissions[];
-  /** Whether the caller may read this member's email; the answer leaves it out otherwise. */
+  /** Whether the caller may read this member's email; the answer shows null otherwise. */
   emailVisible: boolean;
 }
 
