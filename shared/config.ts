@@ -85,6 +85,11 @@ const settingsSchema = z.object({
   GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
   GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
+  SCHEMA_MIGRATION_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  SCHEMA_MIGRATION_WAIT_MS: z.coerce.number().int().min(0).max(28_000).default(25_000),
+  SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
+  SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
 });
 
 export interface Config {
@@ -121,6 +126,18 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
+  schemaMigrations: {
+    /** The deployed state machine; unset, migrations run through the same ASL in-process. */
+    stateMachineArn?: string;
+    /** How long a schema PATCH waits for its migration before answering 202 with the operation. */
+    waitMs: number;
+    /** lock_timeout of a migration's transaction (its row lock and its DDL locks). */
+    lockTimeoutMs: number;
+    /** How long a dropped column stays hidden (rollback restores its data) before the sweep drops it. */
+    tombstoneRetentionMs: number;
+    /** statement_timeout of each DDL statement: the spec's 30 s, which may only be lowered. */
+    ddlTimeoutMs: number;
+  };
   /** Where object bytes live: files under DATA_DIR/objects (the embedded default), or an S3 bucket. */
   objectStore: FilesystemStoreConfig | S3StoreConfig;
   /** How object bytes reach clients when they must bypass the API (deployed: Lambda payload limit). */
@@ -235,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
+    schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS, tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000, ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS },
     objectStore: objectStoreOf(s, env),
     transfers: {
       presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,
