@@ -29,7 +29,7 @@ export interface SignedInTenantContext {
 }
 
 function contextStatement(claims: TokenClaims, hint: TenantHint, fused: SQL | undefined): SQL {
-  return sql`select ${principalColumns(claims.tokenId)}, t.*,
+  return sql`select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
       ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}
     from platform.users u
     left join lateral (${tenantMatchSql(hint)}) t on true

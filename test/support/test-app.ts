@@ -42,6 +42,13 @@ export interface TestApp {
 
 export const USER_PASSWORD = 'user-password-123';
 
+/** The test app's PUBLIC_API_URL: a site's links start with `http://<slug>.api.example.test`. */
+export const PUBLIC_API_URL_TEMPLATE = 'http://{site}.api.example.test';
+
+export function sitePublicUrl(siteSlug: string): string {
+  return PUBLIC_API_URL_TEMPLATE.replace('{site}', siteSlug);
+}
+
 interface RawResponse {
   status: number;
   headers: Headers;
@@ -81,6 +88,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'SILENT',
     REQUEST_LOG: 'false',
     CORS_ORIGINS: 'http://app.example.test',
+    // Links in answers come from here, never from the Host a test sends.
+    PUBLIC_API_URL: PUBLIC_API_URL_TEMPLATE,
     ...env,
   });
   const { runtime } = await bootLocal(config, { db: database.db });
