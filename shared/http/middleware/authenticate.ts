@@ -22,7 +22,9 @@ export function authenticateMiddleware(): ApiMiddleware {
     before: async (request) => {
       const state = pipelineState(request);
       const ctx = state.ctx!;
-      const { access, host } = state.match!.route;
+      // No route: parse-request answers the 404 or 405 (after the rate limit has counted it).
+      if (state.match === undefined) return;
+      const { access, host } = state.match.route;
       if (access === 'public') return;
       const token = ctx.request.bearerToken;
       if (token === undefined) {
