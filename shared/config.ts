@@ -85,6 +85,13 @@ const settingsSchema = z.object({
   GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
   GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
+  RATE_LIMIT_ENABLED: booleanFlag.default(true),
+  RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  RATE_LIMIT_LOGIN_PER_HOUR: z.coerce.number().int().positive().default(20),
+  RATE_LIMIT_AUTHENTICATED_PER_HOUR: z.coerce.number().int().positive().default(1000),
+  RATE_LIMIT_ANONYMOUS_PER_HOUR: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().positive().default(10),
 });
 
 export interface Config {
@@ -135,6 +142,19 @@ export interface Config {
   };
   /** Microsoft Graph behind document-library buckets; undefined when not configured (such buckets are refused). */
   documentLibrary?: DocumentLibraryConfig;
+  /** Request limits of DECISIONS (the console and the general statement); undefined when switched off. */
+  rateLimit?: RateLimitConfig;
+}
+
+/** Requests allowed per window; the windows themselves are fixed (a minute, an hour). */
+export interface RateLimitConfig {
+  consolePerMinute: number;
+  consoleWritesPerMinute: number;
+  /** Login attempts per source IP and username. */
+  loginPerHour: number;
+  authenticatedPerHour: number;
+  anonymousPerHour: number;
+  anonymousPerMinute: number;
 }
 
 export interface FilesystemStoreConfig {
@@ -241,6 +261,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
     },
     documentLibrary,
+    rateLimit: s.RATE_LIMIT_ENABLED
+      ? {
+          consolePerMinute: s.RATE_LIMIT_CONSOLE_PER_MINUTE,
+          consoleWritesPerMinute: s.RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE,
+          loginPerHour: s.RATE_LIMIT_LOGIN_PER_HOUR,
+          authenticatedPerHour: s.RATE_LIMIT_AUTHENTICATED_PER_HOUR,
+          anonymousPerHour: s.RATE_LIMIT_ANONYMOUS_PER_HOUR,
+          anonymousPerMinute: s.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+        }
+      : undefined,
   };
 }
 

@@ -257,3 +257,14 @@ export type OrganizationRow = typeof organizations.$inferSelect;
 export type MemberRow = typeof organizationMembers.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
 export type DomainRow = typeof domains.$inferSelect;
+
+/**
+ * Request counters of the rate limits, one row per limit and caller (or source IP): a fixed window
+ * that starts over when a request arrives after its window ended. Every Lambda shares them.
+ */
+export const rateLimitCounters = platform.table('rate_limit_counters', {
+  key: text('key').primaryKey(),
+  /** Epoch seconds at which the current window began. */
+  windowStart: integer('window_start').notNull(),
+  hits: integer('hits').notNull(),
+});

@@ -42,6 +42,16 @@ export interface TestApp {
 
 export const USER_PASSWORD = 'user-password-123';
 
+/** Rate limits no test file reaches: on, as by default, so the whole suite runs through them. */
+export const GENEROUS_RATE_LIMITS = {
+  RATE_LIMIT_CONSOLE_PER_MINUTE: '1000000',
+  RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: '1000000',
+  RATE_LIMIT_LOGIN_PER_HOUR: '1000000',
+  RATE_LIMIT_AUTHENTICATED_PER_HOUR: '1000000',
+  RATE_LIMIT_ANONYMOUS_PER_HOUR: '1000000',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+} as const;
+
 interface RawResponse {
   status: number;
   headers: Headers;
@@ -81,6 +91,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'SILENT',
     REQUEST_LOG: 'false',
     CORS_ORIGINS: 'http://app.example.test',
+    // Limits stay on (every request is counted and gets the headers) but far above what a test file
+    // sends; the rate-limit tests pass their own numbers.
+    ...GENEROUS_RATE_LIMITS,
     ...env,
   });
   const { runtime } = await bootLocal(config, { db: database.db });
