@@ -5,6 +5,7 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { rolesRoutes } from './roles/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
@@ -42,6 +43,13 @@ export const endpointGroups: readonly EndpointGroup[] = [
     routes: dataRoutes,
     uses: [],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
+  },
+  {
+    name: 'roles',
+    entry: 'functions/roles/handler.ts',
+    routes: rolesRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./roles/handler.ts')).handler,
   },
   {
     name: 'storage',

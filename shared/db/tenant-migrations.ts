@@ -219,4 +219,51 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index objects_bucket_pending on ${schema}.objects (bucket_id, created_at) where upload_status = 'pending'`,
     ],
   },
+  {
+    version: 6,
+    name: 'app roles, site roles and role memberships',
+    statements: (schema) => [
+      // A tree per app: a parent is a role of the same app (checked by the service, which also
+      // refuses cycles); deleting a parent is the service's work (re-parent or remove children).
+      sql`create table ${schema}.app_roles (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        name varchar(100) not null,
+        slug varchar(255) not null unique,
+        description varchar(1000) not null default '',
+        parent_id integer references ${schema}.app_roles (id),
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        unique (app_id, name)
+      )`,
+      sql`create index app_roles_parent on ${schema}.app_roles (parent_id)`,
+      sql`create table ${schema}.site_roles (
+        id serial primary key,
+        name varchar(100) not null unique,
+        slug varchar(255) not null unique,
+        description varchar(1000) not null default '',
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      sql`create table ${schema}.site_role_app_roles (
+        site_role_id integer not null references ${schema}.site_roles (id) on delete cascade,
+        app_role_id integer not null references ${schema}.app_roles (id) on delete cascade,
+        primary key (site_role_id, app_role_id)
+      )`,
+      // A membership links a platform user to exactly one role; hard-deleted with its role.
+      sql`create table ${schema}.role_memberships (
+        id serial primary key,
+        user_id integer not null,
+        app_role_id integer references ${schema}.app_roles (id) on delete cascade,
+        site_role_id integer references ${schema}.site_roles (id) on delete cascade,
+        expires_at timestamptz,
+        assigned_by integer,
+        created_at timestamptz not null default now(),
+        check ((app_role_id is null) <> (site_role_id is null))
+      )`,
+      sql`create unique index role_memberships_app_role on ${schema}.role_memberships (app_role_id, user_id) where app_role_id is not null`,
+      sql`create unique index role_memberships_site_role on ${schema}.role_memberships (site_role_id, user_id) where site_role_id is not null`,
+      sql`create index role_memberships_user on ${schema}.role_memberships (user_id)`,
+    ],
+  },
 ];
