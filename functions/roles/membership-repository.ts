@@ -20,6 +20,9 @@ export interface UserRef {
   username: string;
 }
 
+/** Dates travel as ISO text: the raw statement path binds strings, not Date objects (postgres.js). */
+const isoOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
 const roleColumn = (role: RoleRef): SQL => sql.raw(role.kind === 'app_role' ? 'app_role_id' : 'site_role_id');
 
 /** Roles of either kind by slug (slugs are unique across both kinds). */
@@ -49,7 +52,7 @@ export function addMemberships(
   if (userIds.length === 0) return Promise.resolve(0);
   return db.run(sql`
     insert into ${tenantTable(site, 'role_memberships')} (user_id, ${roleColumn(role)}, expires_at, assigned_by)
-    select u, ${role.id}, ${values.expiresAt}::timestamptz, ${values.assignedBy} from unnest(${sql.param([...userIds])}::int[]) as u
+    select u, ${role.id}, ${isoOrNull(values.expiresAt)}::timestamptz, ${values.assignedBy} from unnest(${sql.param([...userIds])}::int[]) as u
     on conflict do nothing`);
 }
 
@@ -67,7 +70,7 @@ export function removeOtherMemberships(db: Queryable, site: Site, role: RoleRef,
 
 export function setMembershipExpiry(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[], expiresAt: Date | null): Promise<number> {
   if (userIds.length === 0) return Promise.resolve(0);
-  return db.run(sql`update ${tenantTable(site, 'role_memberships')} set expires_at = ${expiresAt}::timestamptz
+  return db.run(sql`update ${tenantTable(site, 'role_memberships')} set expires_at = ${isoOrNull(expiresAt)}::timestamptz
     where ${roleColumn(role)} = ${role.id} and user_id = any(${sql.param([...userIds])}::int[])`);
 }
 

@@ -165,6 +165,9 @@ describe('roles', () => {
       expect(past.status).toBe(400);
       expect(past.body.errors).toHaveProperty('expires_at');
       expect((await call('POST', '/api/assign/roles', { roles: ['staff'], usernames: ['carol'] }, viewer)).status).toBe(403);
+      const until = new Date(Date.now() + 3_600_000).toISOString();
+      expect((await call('POST', '/api/assign/roles', { roles: ['staff'], usernames: ['carol'], expires_at: until }, userManager)).status).toBe(200);
+      expect((await call('GET', '/api/roles/staff/users?username=carol')).body.data[0].expires_at).toBe(until);
     });
 
     it('lists, adds, replaces, expires and removes the users of a role', async () => {
