@@ -6,6 +6,7 @@ import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
+import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
@@ -50,6 +51,13 @@ export const endpointGroups: readonly EndpointGroup[] = [
     routes: rolesRoutes,
     uses: [],
     loadHandler: async () => (await import('./roles/handler.ts')).handler,
+  },
+  {
+    name: 'social',
+    entry: 'functions/social/handler.ts',
+    routes: socialRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./social/handler.ts')).handler,
   },
   {
     name: 'storage',

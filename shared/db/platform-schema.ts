@@ -268,3 +268,38 @@ export const rateLimitCounters = platform.table('rate_limit_counters', {
   windowStart: integer('window_start').notNull(),
   hits: integer('hits').notNull(),
 });
+
+/** Sign-in providers of the platform itself (a tenant's own are in its schema, same columns). */
+export const socialApps = platform.table(
+  'social_apps',
+  {
+    id: serial('id').primaryKey(),
+    provider: varchar('provider', { length: 50 }).notNull(),
+    providerId: varchar('provider_id', { length: 100 }).notNull().default(''),
+    name: varchar('name', { length: 255 }).notNull(),
+    clientId: varchar('client_id', { length: 255 }).notNull(),
+    secret: text('secret').notNull(),
+    key: text('key').notNull().default(''),
+    settings: jsonb('settings').notNull().default({}),
+    ...timestamps,
+  },
+  // The sign-in URL names a provider by provider_id when set, else by provider: one app per name.
+  (table) => [uniqueIndex('social_apps_login_name').on(sql`(coalesce(nullif(${table.providerId}, ''), ${table.provider}))`)],
+);
+
+/** A provider account linked to a platform user (the provider's `sub` is `uid`). */
+export const socialAccounts = platform.table(
+  'social_accounts',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    socialAppId: integer('social_app_id')
+      .notNull()
+      .references(() => socialApps.id),
+    uid: varchar('uid', { length: 255 }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('social_accounts_app_uid').on(table.socialAppId, table.uid), index('social_accounts_user').on(table.userId)],
+);

@@ -266,4 +266,33 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index role_memberships_user on ${schema}.role_memberships (user_id)`,
     ],
   },
+  {
+    version: 7,
+    name: "the site's own sign-in providers",
+    statements: (schema) => [
+      // The same columns as platform.social_apps: a tenant host's social apps are these.
+      sql`create table ${schema}.social_apps (
+        id serial primary key,
+        provider varchar(50) not null,
+        provider_id varchar(100) not null default '',
+        name varchar(255) not null,
+        client_id varchar(255) not null,
+        secret text not null,
+        key text not null default '',
+        settings jsonb not null default '{}',
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      sql`create unique index social_apps_login_name on ${schema}.social_apps ((coalesce(nullif(provider_id, ''), provider)))`,
+      sql`create table ${schema}.social_accounts (
+        id serial primary key,
+        user_id integer not null,
+        social_app_id integer not null references ${schema}.social_apps (id),
+        uid varchar(255) not null,
+        created_at timestamptz not null default now(),
+        unique (social_app_id, uid)
+      )`,
+      sql`create index social_accounts_user on ${schema}.social_accounts (user_id)`,
+    ],
+  },
 ];
