@@ -85,6 +85,7 @@ const settingsSchema = z.object({
   GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
   GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   RATE_LIMIT_ENABLED: booleanFlag.default(true),
   RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(30),
@@ -142,6 +143,11 @@ export interface Config {
   };
   /** Microsoft Graph behind document-library buckets; undefined when not configured (such buckets are refused). */
   documentLibrary?: DocumentLibraryConfig;
+  /**
+   * Whether calls to user-supplied URLs (OpenID discovery and the provider's endpoints) may reach
+   * private, loopback and link-local addresses; off except in tests and closed networks.
+   */
+  outboundAllowPrivateNetworks: boolean;
   /** Request limits of DECISIONS (the console and the general statement); undefined when switched off. */
   rateLimit?: RateLimitConfig;
 }
@@ -261,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
     },
     documentLibrary,
+    outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     rateLimit: s.RATE_LIMIT_ENABLED
       ? {
           consolePerMinute: s.RATE_LIMIT_CONSOLE_PER_MINUTE,

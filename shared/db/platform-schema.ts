@@ -303,3 +303,18 @@ export const socialAccounts = platform.table(
   },
   (table) => [uniqueIndex('social_accounts_app_uid').on(table.socialAppId, table.uid), index('social_accounts_user').on(table.userId)],
 );
+
+/**
+ * A programmatic sign-in under way: the `state` handed to the client, with the PKCE verifier and
+ * nonce it must come back with. Used once (deleted when redeemed) and short-lived.
+ */
+export const socialLoginStates = platform.table('social_login_states', {
+  state: varchar('state', { length: 128 }).primaryKey(),
+  socialAppId: integer('social_app_id').notNull(),
+  /** The site whose provider this is; null for the platform's own. */
+  siteId: integer('site_id'),
+  redirectUri: text('redirect_uri').notNull(),
+  codeVerifier: varchar('code_verifier', { length: 128 }).notNull(),
+  nonce: varchar('nonce', { length: 128 }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
