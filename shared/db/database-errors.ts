@@ -39,6 +39,17 @@ export class ForeignKeyViolationError extends ConflictError {
   }
 }
 
+/** A CHECK constraint refused a value: a 400 naming the constraint (services map it to a field). */
+export class CheckViolationError extends ValidationError {
+  constructor(
+    readonly constraint: string | undefined,
+    readonly table: string | undefined,
+    options: AppErrorOptions = {},
+  ) {
+    super(`A value breaks a constraint of the table${constraint === undefined ? '' : ` (constraint "${constraint}")`}`, options);
+  }
+}
+
 export class StatementTimeoutError extends GatewayTimeoutError {
   constructor(options: AppErrorOptions = {}) {
     super('The database statement took longer than its time limit', options);
@@ -83,6 +94,23 @@ export function readPostgresFailure(error: unknown): PostgresFailure | undefined
   return undefined;
 }
 
+/** `constraint "name"` (or nothing) for a message: which rule of the table a value broke. */
+function constraintText(failure: PostgresFailure): string {
+  return failure.constraint === undefined ? '' : ` (constraint "${failure.constraint}")`;
+}
+
+/** Field errors for the column the database named, if it named one. */
+function onColumn(failure: PostgresFailure, message: string): AppErrorOptions['fieldErrors'] {
+  return failure.column === undefined ? undefined : { [failure.column]: [message] };
+}
+
+/**
+ * SQLSTATEs of class 42 that a client's input can cause (an operator or function that does not
+ * take the field's type, a name the schema already uses or that is too long); the others in the
+ * class (syntax, unknown column or table, privileges) mean our statement is wrong: they stay 500s.
+ */
+const CLIENT_SYNTAX_RULE_CODES = new Set(['42883', '42804', '42846', '42725', '42P18', '42P10', '428C9', '42701', '42P07', '42710', '42P16', '42611', '42622', '42P17']);
+
 /** Returns the domain error for a database failure; anything unknown passes through unchanged. */
 export function mapDatabaseError(error: unknown): unknown {
   if (error instanceof AppError) return error;
@@ -93,20 +121,25 @@ export function mapDatabaseError(error: unknown): unknown {
     case '23505':
       return new UniqueViolationError(failure.constraint, failure.table, options);
     case '23503':
+    case '23001':
       return new ForeignKeyViolationError(failure.constraint, failure.table, options);
     case '23502':
-      return new ValidationError('A required value is missing', {
+      return new ValidationError(`A required value is missing${failure.column === undefined ? '' : ` (field "${failure.column}")`}`, {
         ...options,
-        fieldErrors: failure.column ? { [failure.column]: ['This field is required.'] } : undefined,
+        fieldErrors: onColumn(failure, 'This field is required.'),
       });
     case '23514':
-      return new ValidationError('A value breaks a constraint of the table', options);
+      return new CheckViolationError(failure.constraint, failure.table, options);
     case '22001':
     case '22003':
     case '22007':
     case '22008':
+    case '22015':
     case '22P02':
-      return new ValidationError('A value has the wrong form for its field', options);
+      return new ValidationError('A value has the wrong form or is out of range for its field', {
+        ...options,
+        fieldErrors: onColumn(failure, 'This value has the wrong form or is out of range.'),
+      });
     case '22021':
     case '22P05':
       // A NUL byte or a character the database encoding cannot hold came in from a client.
@@ -120,7 +153,23 @@ export function mapDatabaseError(error: unknown): unknown {
     case '53300':
     case '57P03':
       return new ServiceUnavailableError('The database is not accepting connections right now', options);
-    default:
-      return error;
   }
+  // Whole classes that only a client's values reach: data exceptions, integrity rules, limits.
+  if (failure.code.startsWith('22')) {
+    // PostgreSQL's own message stays in the log: it speaks of column types, not of the API's fields.
+    return new ValidationError('A value cannot be used here: it is malformed or out of range', {
+      ...options,
+      fieldErrors: onColumn(failure, 'This value is malformed or out of range.'),
+    });
+  }
+  if (failure.code.startsWith('23')) {
+    return new ConflictError(`The change breaks a rule of the table${constraintText(failure)}`, options);
+  }
+  if (failure.code.startsWith('54')) {
+    return new ValidationError('The request goes beyond a database limit (a value, a list or a statement is too large)', options);
+  }
+  if (CLIENT_SYNTAX_RULE_CODES.has(failure.code)) {
+    return new ValidationError('The request asks for an operation that the fields involved do not support', options);
+  }
+  return error;
 }

@@ -221,6 +221,30 @@ export const tenantMigrations: readonly TenantMigration[] = [
   },
   {
     version: 6,
+    name: 'no pattern CHECKs on materialized tables',
+    statements: (schema) => [
+      // Tables materialized before user patterns ran only on the linear-time engine (issue 12) carry
+      // `CHECK (col ~ '^(?:<pattern>)$')`, which PostgreSQL's backtracking engine runs on every write.
+      // The app checks those patterns on every write path now; the CHECKs go. The fixed yearmonth
+      // CHECK (`'^\d{4}-...'`) is not a user pattern and stays. DDL takes no parameters, and the
+      // schema is a quoted identifier from the site record, so it is written into the block's text.
+      sql`do $migration$
+        declare c record;
+        begin
+          for c in
+            select con.conname, cl.relname
+            from pg_constraint con join pg_class cl on cl.oid = con.conrelid
+            where cl.relnamespace = '${schema}'::regnamespace and con.contype = 'c'
+              and (pg_get_constraintdef(con.oid) like '%~ ''^(?:%' or pg_get_constraintdef(con.oid) like '%~ E''^(?:%')
+          loop
+            execute format('alter table %s.%I drop constraint %I', '${schema}'::regnamespace, c.relname, c.conname);
+          end loop;
+        end
+      $migration$`,
+    ],
+  },
+  {
+    version: 7,
     name: 'app roles, site roles and role memberships',
     statements: (schema) => [
       // A tree per app: a parent is a role of the same app (checked by the service, which also
@@ -267,7 +291,7 @@ export const tenantMigrations: readonly TenantMigration[] = [
     ],
   },
   {
-    version: 7,
+    version: 8,
     name: "the site's own sign-in providers",
     statements: (schema) => [
       // The same columns as platform.social_apps: a tenant host's social apps are these.

@@ -9,7 +9,8 @@ z.config({
 });
 
 export function fieldErrorsOf(error: ZodError, prefix?: string): FieldErrors {
-  const errors: FieldErrors = {};
+  // Issue paths hold client-chosen member names: no prototype for them to land on.
+  const errors = Object.create(null) as FieldErrors;
   for (const issue of error.issues) {
     const path = issue.path.map(String).join('.');
     const key = [prefix, path].filter((part) => part !== undefined && part !== '').join('.') || 'non_field_errors';

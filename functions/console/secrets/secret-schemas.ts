@@ -1,5 +1,6 @@
 // Request shapes of the secret types and secrets endpoints.
 import { z } from 'zod';
+import { jsonObject } from '#shared/http/json-object.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 /** A secret key is an identifier: safe in paths, environment-variable-like names allowed. */
@@ -18,11 +19,11 @@ const typeSlug = z
 const appSlug = z.string().min(1).max(100);
 const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');
 
-// z.json() alone answers a missing value with a bare "Invalid input".
+// Not z.json(): it copies objects, and a `__proto__` member would vanish from the stored value. The
+// body came from JSON.parse, so it is JSON already.
 const jsonValue = z
   .unknown()
   .refine((value) => value !== undefined, { message: 'This field is required.', abort: true })
-  .pipe(z.json())
   .refine(
     (value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_VALUE_BYTES,
     `The value may not be larger than ${MAX_VALUE_BYTES} bytes as JSON.`,
@@ -36,7 +37,7 @@ const secretTypeFields = {
   name: z.string().trim().min(1, 'This field may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'),
   description: description.optional(),
   /** A JSON Schema document; checked with ajv in the service. `{}` accepts any value. */
-  schema: z.record(z.string(), z.json()).optional(),
+  schema: jsonObject('The schema must be a JSON object.').optional(),
 };
 
 export const createSecretTypeBody = z.object({ slug: typeSlug, ...secretTypeFields });

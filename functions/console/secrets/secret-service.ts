@@ -25,7 +25,7 @@ import {
 } from './secret-repository.ts';
 import type { CreateSecretBody, HistoryQuery, ListSecretsQuery, ReplaceSecretBody } from './secret-schemas.ts';
 import { openSecretValue, sealSecretValue, type SecretsPorts } from './secret-values.ts';
-import { valueProblems } from './value-schema.ts';
+import { InvalidSchemaError, valueProblems } from './value-schema.ts';
 
 export interface OpenedSecret {
   secret: SecretRow;
@@ -56,7 +56,16 @@ async function typeById(ports: SecretsPorts, site: Tenant, secret: SecretRow): P
 
 function assertSatisfies(type: SecretTypeRow | null, value: unknown): void {
   if (type === null) return;
-  const problems = valueProblems(type.schema, value);
+  let problems: string[];
+  try {
+    problems = valueProblems(type.schema, value);
+  } catch (error) {
+    // A schema saved before its patterns had to run on the linear-time engine: the type needs fixing.
+    if (error instanceof InvalidSchemaError) {
+      throw ValidationError.forFields({ secret_type: [`The schema of secret type "${type.slug}" cannot be used: ${error.message} Replace the type's schema.`] });
+    }
+    throw error;
+  }
   if (problems.length > 0) throw ValidationError.forFields({ value: problems }, `The value does not satisfy the schema of secret type "${type.slug}".`);
 }
 

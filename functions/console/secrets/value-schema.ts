@@ -2,8 +2,11 @@
 // compiles it (meta-schema valid, no unknown keywords, no references it would have to fetch), and a
 // secret value must satisfy its type's schema. Each schema gets an Ajv instance of its own, so one
 // tenant's `$id` cannot clash with another's and dropping a cached validator frees everything.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+// Every `pattern` and `patternProperties` of a schema runs on the linear-time engine of
+// user-patterns.ts (ajv's `code.regExp`), so a tenant's pattern cannot hold the process.
+import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { compileUserPattern, UserPatternError } from '#shared/text/user-patterns.ts';
 
 /** Limits on a schema document: it is compiled to code, so its size bounds the work. */
 export const MAX_SCHEMA_BYTES = 32 * 1024;
@@ -19,8 +22,23 @@ export class InvalidSchemaError extends Error {
   }
 }
 
+/** JSON Schema's `pattern` is a search (unanchored); ajv asks once per pattern, at compile time. */
+const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => compileUserPattern(pattern, { match: 'search' }), {
+  code: 'compileUserPattern',
+});
+
 function newAjv(): Ajv {
-  const ajv = new Ajv({ strict: true, strictTypes: false, strictTuples: false, allErrors: false, logger: false });
+  const ajv = new Ajv({
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    allErrors: false,
+    logger: false,
+    code: { regExp: linearTimeEngine },
+    // Its strict check runs each patternProperties pattern through V8's RegExp over the schema's
+    // property names at compile time: both come from the client.
+    allowMatchingProperties: true,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -45,6 +63,7 @@ export function validatorFor(schema: unknown): ValidateFunction {
   try {
     validate = ajv.compile(schema);
   } catch (error) {
+    if (error instanceof UserPatternError) throw new InvalidSchemaError([error.message]);
     throw new InvalidSchemaError([error instanceof Error ? error.message : 'The schema cannot be compiled.']);
   }
   if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!);

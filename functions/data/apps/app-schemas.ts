@@ -1,5 +1,6 @@
 // Request shapes of the apps and datasources endpoints.
 import { z } from 'zod';
+import { jsonObject } from '#shared/http/json-object.ts';
 
 const name = z.string().trim().min(1, 'This field may not be blank.').max(255, 'Ensure this field has no more than 255 characters.');
 const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');
@@ -22,7 +23,8 @@ export const PROVIDER_TYPES = ['flat_table', 'jsonb', 'mongodb'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /** Keys per DECISIONS: `allow_data_loss` for all; `mongodb` also `database`, `connection_secret`. */
-const providerConfig = z.record(z.string(), z.json());
+// As sent, so a `__proto__` key is refused like any unknown key instead of vanishing in a copy.
+const providerConfig = jsonObject();
 
 export const datasourceParams = appParams.extend({ datasource_slug: z.string().min(1).max(100) });
 export type DatasourceParams = z.infer<typeof datasourceParams>;

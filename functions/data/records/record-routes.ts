@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { JsonText, noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
+import { jsonObject } from '#shared/http/json-object.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { assertMayWriteRecords } from './record-access.ts';
@@ -29,8 +30,9 @@ import { queryError } from './query/query-error.ts';
 const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
 const recordParams = tableParams.extend({ id: z.string().min(1).max(200) });
 /** One record or an array of them; the record service validates every field against the table. */
-const recordsBody = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()).max(10_000)]);
-const patchesBody = z.array(z.record(z.string(), z.unknown())).min(1).max(10_000);
+// `jsonObject`, not `z.record`: a record's keys reach the validator as sent, `__proto__` included.
+const recordsBody = z.union([jsonObject(), z.array(z.unknown()).max(10_000)]);
+const patchesBody = z.array(jsonObject()).min(1).max(10_000);
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'data' } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
@@ -159,7 +161,7 @@ export const patchRecordRoute = defineRoute({
   path: `${TABLE_PATH}{id}/`,
   summary: 'Update some fields of one record',
   params: recordParams,
-  body: z.record(z.string(), z.unknown()),
+  body: jsonObject(),
   envelope: 'bare',
   handler: async (ctx, { params, body }) => ({
     data: await patchRecord(ctx.runtime.db, await tableFor(ctx, params, true), params.id, body),

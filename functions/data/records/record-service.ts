@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
-import { ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
+import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseScalar } from './query/field-sql.ts';
@@ -14,7 +14,7 @@ import type { FusedRead } from './fused-reads.ts';
 import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
-import { validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
+import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
 
 export type DataRecord = Record<string, unknown>;
 
@@ -47,6 +47,7 @@ async function mappingConstraints<T>(table: TableDescriptor, work: () => Promise
       const message = error instanceof UniqueViolationError ? 'A record with this value already exists.' : 'The referenced record does not exist.';
       throw validationFailed({ [field]: [message] });
     }
+    if (error instanceof CheckViolationError) throw validationFailed({ [fieldOfConstraint(table, error.constraint)]: [`${error.message}.`] });
     if (error instanceof ValidationError && error.message !== 'Validation failed') {
       throw validationFailed(error.fieldErrors ?? { non_field_errors: [error.message] });
     }
@@ -201,7 +202,7 @@ export async function patchRecord(db: Queryable, table: TableDescriptor, id: str
   if (values![key.name] !== undefined && String(values![key.name]) !== keyValue) {
     throw validationFailed({ [key.name]: ['The key cannot be changed.'] });
   }
-  const row = { ...values, [key.name]: key.type === 'integer' ? Number(keyValue) : keyValue };
+  const row = Object.assign(newRecordValues(), values, { [key.name]: key.type === 'integer' ? Number(keyValue) : keyValue });
   const [updated] = await mappingConstraints(table, () => db.rows(updateSql(table, [row])));
   if (!updated) throw notFound(table, id);
   return json(updated.record);

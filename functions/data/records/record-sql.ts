@@ -7,7 +7,9 @@ import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, table
 import { recordJson, softDeleteCondition } from './query/compile.ts';
 import type { RecordValues } from './record-validation.ts';
 
-const ELEMENT = sql.raw('x');
+// Upper case and quoted: field names are lower case, so no column of the table can shadow it (a
+// field named `x` once turned `x ? 'f'` into a test on that column).
+const ELEMENT = sql.raw('"X"');
 
 export function fieldOf(table: TableDescriptor, name: string): FieldDescriptor {
   const field = table.fields.find((candidate) => candidate.name === name);

@@ -11,6 +11,11 @@ export const VALIDATION_FAILED = 'Validation failed';
 export type RecordValues = Record<string, unknown>;
 export type WriteMode = 'create' | 'patch';
 
+/** Values keyed by field name, without a prototype whose members would read as fields. */
+export function newRecordValues(): RecordValues {
+  return Object.create(null) as RecordValues;
+}
+
 export function validationFailed(details: FieldErrors): ValidationError {
   return new ValidationError(VALIDATION_FAILED, { fieldErrors: details });
 }
@@ -22,11 +27,12 @@ export function validationFailed(details: FieldErrors): ValidationError {
 export function validateRecord(table: TableDescriptor, input: unknown, mode: WriteMode, errors: FieldErrors, prefix = ''): RecordValues {
   const problems = recordProblems(table, input, { partial: mode === 'patch' });
   for (const field in problems) (errors[`${prefix}${field}`] ??= []).push(...problems[field]!);
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return {};
+  const values = newRecordValues();
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return values;
   const body = input as RecordValues;
-  const values: RecordValues = {};
   for (const field of table.fields) {
-    let value = body[field.name];
+    // Own members only: a field named `constructor` that the body omits is absent, not Object.
+    let value = Object.hasOwn(body, field.name) ? body[field.name] : undefined;
     if (value === undefined && mode === 'create') {
       if (field.default !== undefined) value = field.default;
       else if (field.generated === 'uuid') value = randomUUID();
@@ -38,7 +44,7 @@ export function validateRecord(table: TableDescriptor, input: unknown, mode: Wri
 
 /** Validates a single body or each element of an array; throws the collected errors at once. */
 export function validateRecords(table: TableDescriptor, inputs: unknown[], mode: WriteMode, indexed: boolean): RecordValues[] {
-  const errors: FieldErrors = {};
+  const errors = Object.create(null) as FieldErrors;
   const values = inputs.map((input, index) => validateRecord(table, input, mode, errors, indexed ? `${index}.` : ''));
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   return values;

@@ -6,7 +6,6 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';
-import { anchoredPattern } from './record-validation.ts';
 import { JSONB_DATA_COLUMN, SEARCH_CONFIGURATION, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
 import { isSafeIdentifier, type CompiledTable, type IndexSpec } from './table-schema.ts';
 
@@ -84,7 +83,8 @@ function checksOf(table: string, field: FieldDescriptor): SQL[] {
   const length = field.type === 'array' ? sql`jsonb_array_length(${col})` : sql`char_length(${col})`;
   if (c.minLength !== undefined) checks.push(named('min_length', sql`${length} >= ${sqlLiteral(c.minLength)}`));
   if (c.maxLength !== undefined) checks.push(named('max_length', sql`${length} <= ${sqlLiteral(c.maxLength)}`));
-  if (c.pattern !== undefined) checks.push(named('pattern', sql`${col} ~ ${sqlLiteral(anchoredPattern(c.pattern))}`));
+  // No CHECK for `pattern`: PostgreSQL's regex engine backtracks (on backreferences, for one) and reads
+  // a different dialect; user patterns run only on the linear-time engine, in the app, on every write.
   if (c.enum !== undefined && ['text', 'bigint', 'double precision', 'integer', 'boolean', 'date', 'time', 'timestamptz'].includes(columnType(field))) {
     checks.push(named('enum', sql`${col} in (${sql.join(c.enum.map((v) => typedLiteral(field, v)), sql`, `)})`));
   }

@@ -3,6 +3,7 @@
 // has passed the safe-identifier check.
 import { createHash } from 'node:crypto';
 import { ValidationError } from '#shared/errors.ts';
+import { userPatternProblem } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { typeProblem } from './record-validation.ts';
 import {
@@ -24,6 +25,15 @@ export const ON_DELETE_ACTIONS = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAUL
 export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
 export const INDEX_METHODS = ['btree', 'hash', 'gin', 'gist', 'brin'] as const;
 export type IndexMethod = (typeof INDEX_METHODS)[number];
+/**
+ * Field names a table cannot have, with the reason. PostgreSQL's system columns exist on every
+ * table, so a column of that name cannot be created (42701 at materialize); `oid` was one until
+ * PostgreSQL 12. `__proto__` cannot be a member of a JavaScript object that clients build.
+ */
+export const RESERVED_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
+  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [name, 'PostgreSQL uses it for a system column']),
+  ['__proto__', 'JavaScript clients cannot hold a member of that name'],
+]);
 /** Added when a schema declares no primary key and has no `id` field (DECISIONS: string key → UUID). */
 export const DEFAULT_KEY_FIELD = 'id';
 
@@ -56,6 +66,12 @@ export interface CompileTarget {
   name?: string;
   /** The compiled descriptor of another table of the same app, or undefined when there is none. */
   resolveTable?: (name: string) => TableDescriptor | undefined;
+  /**
+   * The schema was saved earlier (a table being read, not saved): a pattern the linear-time engine
+   * cannot run, accepted before that was the rule, is kept, so the table stays readable and writes
+   * to that field are refused naming it, instead of the whole table answering 400.
+   */
+  storedSchema?: boolean;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -97,7 +113,7 @@ export function schemaHash(schema: unknown): string {
 const NUMERIC_TYPES = new Set<FieldType>(['number', 'integer', 'year']);
 const ORDERED_TEXT_TYPES = new Set<FieldType>(['date', 'time', 'datetime', 'yearmonth']);
 
-function compileConstraints(field: string, type: FieldType, raw: unknown, problems: string[]): FieldConstraints {
+function compileConstraints(field: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
   if (raw === undefined) return {};
   if (!isPlainObject(raw)) {
     problems.push(`Field "${field}": constraints must be an object.`);
@@ -126,14 +142,12 @@ function compileConstraints(field: string, type: FieldType, raw: unknown, proble
         break;
       case 'pattern':
         if (type !== 'string') problems.push(`Field "${field}": pattern applies only to string fields.`);
-        else if (typeof value !== 'string' || value.length > 1000) problems.push(`Field "${field}": pattern must be a regular expression string.`);
+        else if (typeof value !== 'string') problems.push(`Field "${field}": pattern must be a regular expression string.`);
         else {
-          try {
-            new RegExp(value, 'u');
-            c.pattern = value;
-          } catch {
-            problems.push(`Field "${field}": pattern ${shown(value)} is not a valid regular expression.`);
-          }
+          // Refused here, when the schema is saved, rather than at the first write.
+          const problem = userPatternProblem(value, { match: 'whole' });
+          if (problem === undefined || storedSchema) c.pattern = value;
+          else problems.push(`Field "${field}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
       case 'enum':
@@ -176,7 +190,7 @@ interface FieldsResult {
   search?: { sourceFields: string[] };
 }
 
-function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
+function compileFields(rawFields: unknown, problems: string[], storedSchema: boolean): FieldsResult {
   if (!Array.isArray(rawFields) || rawFields.length === 0) {
     problems.push('The schema needs a non-empty "fields" list.');
     return { fields: [] };
@@ -195,6 +209,9 @@ function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
       return void problems.push(
         `Field name ${shown(name)} is not valid: use lower-case letters, digits and _, starting with a letter or _, at most ${MAX_IDENTIFIER_LENGTH} characters.`,
       );
+    }
+    if (RESERVED_FIELD_NAMES.has(name)) {
+      return void problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
     }
     if (seen.has(name)) return void problems.push(`Field "${name}" is defined more than once.`);
     seen.add(name);
@@ -221,7 +238,7 @@ function compileFields(rawFields: unknown, problems: string[]): FieldsResult {
         );
       }
     }
-    const constraints = compileConstraints(name, fieldType, raw.constraints, problems);
+    const constraints = compileConstraints(name, fieldType, raw.constraints, problems, storedSchema);
     const field: FieldDescriptor = { name, type: fieldType, constraints };
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
@@ -342,7 +359,7 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
 export function analyzeTableSchema(schema: unknown, target: CompileTarget): { compiled: CompiledTable } | { problems: string[] } {
   const problems: string[] = [];
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
-  const { fields, search } = compileFields(schema.fields, problems);
+  const { fields, search } = compileFields(schema.fields, problems, target.storedSchema === true);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));
   let primaryKey: string[] | undefined;

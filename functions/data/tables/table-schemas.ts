@@ -1,9 +1,12 @@
 // Request shapes of the datatables endpoints. The Table Schema itself is checked by table-schema.ts
 // so that its errors come back as `{json_schema: [...]}`.
 import { z } from 'zod';
+import { jsonObject } from '#shared/http/json-object.ts';
 
 const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');
-const jsonSchema = z.record(z.string(), z.json(), { message: 'The table schema must be a JSON object.' });
+// As sent: z.record would copy it, and a `__proto__` member would become the copy's prototype, so
+// the schema compiled (reading through it) and the schema stored (own members only) would differ.
+const jsonSchema = jsonObject('The table schema must be a JSON object.');
 
 export const datasourceTablesParams = z.object({ app_slug: z.string().min(1).max(100), datasource_slug: z.string().min(1).max(100) });
 export type DatasourceTablesParams = z.infer<typeof datasourceTablesParams>;
@@ -30,5 +33,6 @@ export const patchTableBody = z.object({ description: description.optional(), js
 export type PatchTableBody = z.infer<typeof patchTableBody>;
 export const replaceTableBody = z.object({ description: description.optional(), json_schema: jsonSchema });
 
-export const validateDataBody = z.object({ data: z.array(z.json()).max(10_000, 'At most 10000 rows per request.') });
+// Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it).
+export const validateDataBody = z.object({ data: z.array(z.unknown()).max(10_000, 'At most 10000 rows per request.') });
 export type ValidateDataBody = z.infer<typeof validateDataBody>;

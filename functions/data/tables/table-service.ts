@@ -29,14 +29,14 @@ export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | '
     resolveTable: (name) => {
       const other = appTables.find((t) => t.name === name && t.name !== table.name);
       if (other === undefined) return undefined;
-      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider });
+      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider, storedSchema: true });
       return 'compiled' in result ? result.compiled.descriptor : undefined;
     },
   };
 }
 
 export async function compiledTable(db: Queryable, site: Tenant, table: DatatableRow): Promise<CompiledTable> {
-  return compileTable(table.json_schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
+  return compileTable(table.json_schema, { ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)), storedSchema: true });
 }
 
 /** A table by app and name, optionally inside a given datasource (the long URL form). */

@@ -10,6 +10,7 @@ import {
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { typeProblem } from '#functions/data/tables/record-validation.ts';
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
@@ -143,7 +144,8 @@ export function parseScalar(field: FieldDescriptor, raw: string): string | undef
         return undefined;
       }
     case 'duration':
-      return /^P(?!$)(\d+(\.\d+)?[YMWD])*(T(\d+(\.\d+)?[HMS])+)?$/.test(raw) ? raw : undefined;
+      // The record rule, range included: `P99999999999Y` would be PostgreSQL's 22015.
+      return typeProblem(field, raw) === undefined ? raw : undefined;
     default:
       if (field.format === 'uuid') return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw) ? raw : undefined;
       return raw;

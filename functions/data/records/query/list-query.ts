@@ -44,6 +44,16 @@ const CONTROL = new Set([
 ]);
 const AGGREGATE = /^(count|count_distinct|sum|avg|min|max)\(\s*(\*|[a-z_][a-z0-9_]*)\s*\)$/;
 const NUMERIC_TYPES = new Set(['number', 'integer', 'year']);
+/** Types PostgreSQL's min() and max() take: booleans, JSON values and UUIDs have no such aggregate. */
+const ORDERED_TYPES = new Set(['string', 'number', 'integer', 'year', 'date', 'time', 'datetime', 'yearmonth', 'duration']);
+
+function isOrdered(field: FieldDescriptor): boolean {
+  return ORDERED_TYPES.has(field.type) && !(field.type === 'string' && field.format === 'uuid');
+}
+
+function orderlessKind(field: FieldDescriptor): string {
+  return field.type === 'string' ? 'a uuid string' : `of type ${field.type}`;
+}
 
 export type QueryEntries = Iterable<[string, string]>;
 
@@ -86,6 +96,9 @@ function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
     const field = fieldNamed(table, '_aggregate', match[2]!);
     if ((fn === 'sum' || fn === 'avg') && !NUMERIC_TYPES.has(field.type)) {
       throw queryError('_aggregate', `${fn}(${field.name}) needs a number or integer field`);
+    }
+    if ((fn === 'min' || fn === 'max') && !isOrdered(field)) {
+      throw queryError('_aggregate', `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`);
     }
     return { fn, field, alias: `${fn}_${field.name}` };
   });
