@@ -10,7 +10,7 @@ import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
-export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library';
+export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library' | 'schema-migrations';
 
 export interface EndpointGroup {
   name: string;
@@ -42,7 +42,8 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'data',
     entry: 'functions/data/handler.ts',
     routes: dataRoutes,
-    uses: [],
+    // A schema PATCH starts the schema-migration state machine.
+    uses: ['schema-migrations'],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
   },
   {

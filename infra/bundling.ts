@@ -35,5 +35,7 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
   return {
     ...(uses.includes('object-store') ? {} : { 'process.env.TESSERA_BUNDLE_OBJECT_STORE': excluded }),
     ...(uses.includes('email') ? {} : { 'process.env.TESSERA_BUNDLE_EMAIL': excluded }),
+    // No Lambda runs a state machine in-process: Step Functions does (aws-local-stepfunctions is local only).
+    'process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS': excluded,
   };
 }

@@ -24,6 +24,25 @@ const seconds = z.coerce.number().int().positive();
  */
 export const LAMBDA_DIRECT_TRANSFER_MAX_BYTES = 4 * 1024 * 1024;
 
+/** A URL once `{site}` is filled in, over http or https. */
+function isPublicUrlTemplate(value: string): boolean {
+  try {
+    const url = new URL(value.replaceAll('{site}', 'site'));
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Each site answers on its own `<slug>.<PLATFORM_DOMAIN>` (registered when the site is created):
+ * over https when deployed, over http on the dev server's port locally.
+ */
+function defaultPublicApiUrl(platformDomain: string, port: number, env: NodeJS.ProcessEnv): string {
+  if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) return `https://{site}.${platformDomain}`;
+  return `http://{site}.${platformDomain}:${port}`;
+}
+
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -38,6 +57,10 @@ const settingsSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8).optional(),
   ADMIN_PASSWORD_SECRET_ARN: z.string().min(1).optional(),
   PLATFORM_DOMAIN: z.string().min(1).default('localhost'),
+  PUBLIC_API_URL: z
+    .string()
+    .refine(isPublicUrlTemplate, 'must be an http(s) URL, optionally with {site} standing for the site slug')
+    .optional(),
   CORS_ORIGINS: commaList.default(['http://localhost:3000', 'http://localhost:5173']),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(900),
   REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 3600),
@@ -85,6 +108,11 @@ const settingsSchema = z.object({
   GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
   GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
+  SCHEMA_MIGRATION_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  SCHEMA_MIGRATION_WAIT_MS: z.coerce.number().int().min(0).max(28_000).default(25_000),
+  SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
+  SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   RATE_LIMIT_ENABLED: booleanFlag.default(true),
   RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
@@ -108,6 +136,11 @@ export interface Config {
   };
   admin: { username: string; email: string; password?: string; passwordSecretArn?: string };
   platformDomain: string;
+  /**
+   * Base of the API's own URLs in answers (`file_url`, `complete_url`): `{site}` stands for the
+   * site's slug. Links never come from the request's Host header.
+   */
+  publicApiUrl: string;
   corsOrigins: string[];
   tokens: {
     accessTtlSeconds: number;
@@ -129,6 +162,18 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
+  schemaMigrations: {
+    /** The deployed state machine; unset, migrations run through the same ASL in-process. */
+    stateMachineArn?: string;
+    /** How long a schema PATCH waits for its migration before answering 202 with the operation. */
+    waitMs: number;
+    /** lock_timeout of a migration's transaction (its row lock and its DDL locks). */
+    lockTimeoutMs: number;
+    /** How long a dropped column stays hidden (rollback restores its data) before the sweep drops it. */
+    tombstoneRetentionMs: number;
+    /** statement_timeout of each DDL statement: the spec's 30 s, which may only be lowered. */
+    ddlTimeoutMs: number;
+  };
   /** Where object bytes live: files under DATA_DIR/objects (the embedded default), or an S3 bucket. */
   objectStore: FilesystemStoreConfig | S3StoreConfig;
   /** How object bytes reach clients when they must bypass the API (deployed: Lambda payload limit). */
@@ -246,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       passwordSecretArn: s.ADMIN_PASSWORD_SECRET_ARN,
     },
     platformDomain: s.PLATFORM_DOMAIN,
+    publicApiUrl: (s.PUBLIC_API_URL ?? defaultPublicApiUrl(s.PLATFORM_DOMAIN, s.PORT, env)).replace(/\/+$/, ''),
     corsOrigins: s.CORS_ORIGINS,
     tokens: {
       accessTtlSeconds: s.ACCESS_TOKEN_TTL_SECONDS,
@@ -261,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
+    schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS, tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000, ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS },
     objectStore: objectStoreOf(s, env),
     transfers: {
       presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,

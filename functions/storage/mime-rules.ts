@@ -1,6 +1,6 @@
 // MIME types in storage: the allow-list patterns of a bucket (`type/subtype`, `type/*`, `*/*`),
 // the type an upload is stored with, and what a type means when served (active content that a
-// browser would execute, Office documents that a document library can edit).
+// browser may show inline, Office documents that a document library can edit).
 import mime from 'mime-types';
 
 /** A pattern as the spec words it: alphanumeric start, then letters, digits, `-`, `+`, `.`. */
@@ -42,37 +42,44 @@ export function mimeTypeFromName(filename: string): string {
 
 /**
  * The type an upload is stored with: the one the client sent when it names a real type, else the
- * one its file name suggests. Undefined when the client sent something that is not a media type.
+ * one its file name suggests. Undefined when the client sent something that is not a media type,
+ * or a wildcard.
  */
 export function uploadMimeType(sent: string | undefined, filename: string): string | undefined {
   if (sent === undefined || sent.trim() === '') return mimeTypeFromName(filename);
   const essence = mimeEssence(sent);
-  if (essence === undefined) return undefined;
+  // A file has one type: `image/*` or `*/*` is a pattern, not what a file is.
+  if (essence === undefined || essence.includes('*')) return undefined;
   return essence === FALLBACK_MIME_TYPE ? mimeTypeFromName(filename) : essence;
 }
 
-const ACTIVE_TYPES = new Set([
-  'text/html',
-  'application/xhtml+xml',
-  'image/svg+xml',
-  'text/xml',
-  'application/xml',
-  'text/xsl',
-  'text/javascript',
-  'application/javascript',
-  'application/x-javascript',
-  'text/x-javascript',
-  'text/ecmascript',
-  'application/ecmascript',
-  'application/x-ecmascript',
-  'text/jscript',
-  'application/x-shockwave-flash',
-  'multipart/x-mixed-replace',
+/**
+ * Raster images a browser only ever paints; never SVG (a document that runs script). With every
+ * audio and video type and plain text, the types a download may show in the browser.
+ */
+const INLINE_IMAGE_TYPES = new Set([
+  'image/apng',
+  'image/avif',
+  'image/bmp',
+  'image/gif',
+  'image/heic',
+  'image/heif',
+  'image/jpeg',
+  'image/png',
+  'image/tiff',
+  'image/vnd.microsoft.icon',
+  'image/webp',
+  'image/x-icon',
 ]);
 
-/** Types a browser executes or renders as a document that could run script: served as attachments. */
-export function isActiveContent(mimetype: string): boolean {
-  return ACTIVE_TYPES.has(mimetype) || mimetype.endsWith('+xml');
+/**
+ * Whether a download of this type may be shown inline. Everything else (HTML, SVG, script, XML,
+ * PDF, multipart/related, Office documents, unknown types) is served as an attachment under a
+ * sandboxing CSP: an allow-list, so a type nobody thought of is never rendered on the API's host.
+ */
+export function servedInline(mimetype: string): boolean {
+  const [type] = mimetype.split('/', 1);
+  return INLINE_IMAGE_TYPES.has(mimetype) || type === 'audio' || type === 'video' || mimetype === 'text/plain';
 }
 
 /** Word processing, spreadsheet and presentation types, which a browser edit mode supports. */

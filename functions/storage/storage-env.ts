@@ -1,8 +1,9 @@
 // What the storage services work with: the database, the stores of bytes (the object store, and the
 // document library when one is configured), the site, who is calling and where the API is reached
-// (for `file_url`). Routes build it from their request context.
+// (for `file_url`, from configuration). Routes build it from their request context.
 import type { Config } from '#shared/config.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import { sitePublicOrigin } from '#shared/http/public-url.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import type { RequestLog } from '#shared/logger.ts';
 import type { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
@@ -33,7 +34,7 @@ export interface ByteStores {
 export interface StorageEnv extends ByteStores {
   db: Queryable;
   caller: StorageCaller;
-  /** `https://host` of the request, for the API URLs of objects. */
+  /** The site's public API origin (PUBLIC_API_URL), for the API URLs of objects; never the request's Host. */
   origin: string;
   log: RequestLog;
   /** Presigned URL lifetime, and the largest object the API carries itself (presigned above it). */
@@ -57,7 +58,7 @@ export function storageEnv(ctx: RequestContext): StorageEnv {
     documentLibrary: ctx.runtime.documentLibrary,
     site: ctx.site,
     caller: storageCaller(ctx.principal, ctx.hasSiteAccess),
-    origin: ctx.request.origin,
+    origin: sitePublicOrigin(ctx.runtime.config, ctx.site.slug),
     log: ctx.log,
     transfers: ctx.runtime.config.transfers,
   };

@@ -11,6 +11,7 @@ import type { EndpointGroup } from '#functions/groups.ts';
 import { capabilityDefines } from '#infra/bundling.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
+import { SchemaMigration } from './schema-migration.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -44,6 +45,7 @@ export class ApiStack extends Stack {
   readonly httpApi: HttpApi;
   /** The Lambda of each endpoint group, by group name. */
   readonly functions: ReadonlyMap<string, TesseraFunction>;
+  readonly schemaMigration: SchemaMigration;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -61,6 +63,8 @@ export class ApiStack extends Stack {
       throttlingRateLimit: STAGE_THROTTLE.rateLimitPerSecond,
       throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
     };
+
+    this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', { vpc: props.vpc, database: props.database, settings: props.settings });
 
     const functions = new Map<string, TesseraFunction>();
     for (const group of props.groups) {
@@ -85,6 +89,7 @@ export class ApiStack extends Stack {
       if (group.uses.includes('document-library') && props.settings.documentLibrary !== undefined) {
         fn.bindDocumentLibrary(props.settings.documentLibrary);
       }
+      if (group.uses.includes('schema-migrations')) this.schemaMigration.grantStart(fn);
       functions.set(group.name, fn);
 
       // One invoke permission per function for the whole API rather than one per route, which

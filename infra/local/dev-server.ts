@@ -10,14 +10,11 @@ import { endpointGroups } from '#functions/groups.ts';
 import { canonicalPath } from '#shared/rate-limit/limits.ts';
 import { openStreamingChannel, takeReplyStream } from '#shared/http/body-streams.ts';
 import { errorBody } from '#shared/http/envelopes.ts';
-import { PayloadTooLargeError, type AppError } from '#shared/errors.ts';
+import { MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';
 import { systemLog, describeError } from '#shared/logger.ts';
 import { gatewayEvent, lambdaContext } from './gateway-event.ts';
-
-/** API Gateway and Lambda refuse synchronous payloads above about 6 MB; so does the dev server. */
-const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
 interface LoadedGroup {
   name: string;
@@ -33,30 +30,48 @@ export interface DevServer {
 
 const NO_BODY = Buffer.alloc(0);
 
+/** Content-Length when the client sent a well-formed one. */
+function announcedLength(request: IncomingMessage): number | undefined {
+  const length = request.headers['content-length'];
+  return length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+}
+
+/**
+ * The body of a route that does not stream, buffered up to one byte past the platform's limit: the
+ * handler chain answers 413 for such a body (as deployed), so the dev server never decides it. The
+ * rest of an oversized body is read off the wire and dropped, so the client gets that answer
+ * instead of a reset connection. A body announced over the limit is not read at all.
+ */
 function readBody(request: IncomingMessage): Promise<Buffer> {
   // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): most GETs.
-  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
-  if (encoding === undefined && (length === undefined || length === '0')) return Promise.resolve(NO_BODY);
+  const { 'transfer-encoding': encoding } = request.headers;
+  const announced = announcedLength(request);
+  if (encoding === undefined && (announced === undefined || announced === 0)) return Promise.resolve(NO_BODY);
+  if (announced !== undefined && announced > MAX_REQUEST_BODY_BYTES) return Promise.resolve(NO_BODY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new PayloadTooLargeError(`Request body is larger than ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-        return;
+    const onData = (chunk: Buffer) => {
+      const room = MAX_REQUEST_BODY_BYTES + 1 - size;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      size += Math.min(chunk.length, room);
+      if (size > MAX_REQUEST_BODY_BYTES) {
+        request.off('data', onData);
+        request.resume();
+        resolve(Buffer.concat(chunks));
       }
-      chunks.push(chunk);
-    });
+    };
+    request.on('data', onData);
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }
 
-function sendError(response: ServerResponse, error: AppError): void {
-  response.writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(errorBody(error, 'generic')));
+/** streamsBody for a request before it is served (unknown paths do not stream). */
+function streamsBodyOf(groups: LoadedGroup[], request: IncomingMessage): boolean {
+  const path = (request.url ?? '/').split('?', 1)[0]!;
+  const group = groups.find((candidate) => candidate.router.handles(path));
+  return group !== undefined && streamsBody(group, (request.method ?? 'GET').toUpperCase(), path);
 }
 
 /** Whether the route this request reaches takes its body as a stream (unknown routes do not). */
@@ -116,6 +131,12 @@ async function serve(groups: LoadedGroup[], request: IncomingMessage, response: 
   });
   openStreamingChannel(event, requestStream);
   const result = await group.handler(event, lambdaContext(group.name));
+  if (requestStream === undefined && !request.complete) {
+    // A body over the limit, refused by the chain (413) before it was read to the end: the
+    // connection closes after the answer, the rest of the body is dropped as it comes.
+    response.shouldKeepAlive = false;
+    request.resume();
+  }
   if (requestStream !== undefined && !request.readableEnded) {
     // The handler answered without reading the whole body (a refused upload): read the rest off
     // the wire and drop it, so the client gets the answer and the connection stays usable.
@@ -147,16 +168,19 @@ export async function startDevServer(port: number, host = '127.0.0.1'): Promise<
       handler: await group.loadHandler(),
     })),
   );
-  const server = createServer((request, response) => {
+  const answer = (request: IncomingMessage, response: ServerResponse) => {
     serve(groups, request, response).catch((error: unknown) => {
-      if (error instanceof PayloadTooLargeError) {
-        sendError(response, error);
-        return;
-      }
       systemLog.error('dev server failed to answer', describeError(error));
       if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
       response.end(JSON.stringify({ status: 'error', code: 'INTERNAL_ERROR', message: 'Internal server error' }));
     });
+  };
+  const server = createServer(answer);
+  // `Expect: 100-continue`: a body announced over the limit is never invited; the chain answers 413.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const announced = announcedLength(request);
+    if (announced === undefined || announced <= MAX_REQUEST_BODY_BYTES || streamsBodyOf(groups, request)) response.writeContinue();
+    answer(request, response);
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

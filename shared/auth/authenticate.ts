@@ -17,7 +17,8 @@ export interface PrincipalRow extends Record<string, unknown> {
   is_superuser: boolean;
   is_active: boolean;
   is_deleted: boolean;
-  valid_after_seconds: number | null;
+  /** `tokens_valid_after` in epoch milliseconds (with any microseconds as a fraction). */
+  valid_after_ms: number | null;
   revoked: boolean;
   permissions: string[];
   /** The rate-limit counts, when the statement counted the request too. */
@@ -31,22 +32,28 @@ export function assertAccountUsable(user: { isActive: boolean; isDeleted: boolea
   }
 }
 
-/** Refuses tokens issued before the user's `tokens_valid_after` (set on password change or delete). */
-export function assertIssuedAfter(claims: TokenClaims, validAfterSeconds: number | null): void {
-  if (validAfterSeconds !== null && claims.issuedAt.getTime() / 1000 < validAfterSeconds) {
+/**
+ * Refuses tokens not issued strictly after the user's `tokens_valid_after` (set when an
+ * administrator sets the password, on a password change, a deactivation and a soft delete).
+ * Compared to the millisecond: a token from the same second as the cut-off but before it is
+ * refused, one issued after it is not; one from the very same millisecond is refused, as the
+ * order of the two cannot be told.
+ */
+export function assertIssuedAfter(claims: TokenClaims, validAfterMs: number | null): void {
+  if (validAfterMs !== null && claims.issuedAt.getTime() <= validAfterMs) {
     throw new InvalidTokenError('Token was issued before the account credentials changed');
   }
 }
 
 /**
- * The caller's columns: the user aliased `u`, whether this token was revoked, and the user's
- * permissions, direct and through groups. Tenant requests read them in the same statement as the
- * site (see shared/tenancy/tenant-context.ts).
+ * The caller's columns: the user aliased `u`, whether this token or its family was revoked, and the
+ * user's permissions, direct and through groups. Tenant requests read them in the same statement
+ * as the site (see shared/tenancy/tenant-context.ts).
  */
-export function principalColumns(tokenId: string): SQL {
+export function principalColumns(tokenId: string, familyId?: string): SQL {
   return sql`u.id, u.uuid::text as uuid, u.username, u.email, u.is_staff, u.is_superuser, u.is_active, u.is_deleted,
-      floor(extract(epoch from u.tokens_valid_after))::int as valid_after_seconds,
-      exists(select 1 from platform.revoked_tokens r where r.jti = ${tokenId}) as revoked,
+      (extract(epoch from u.tokens_valid_after) * 1000)::float8 as valid_after_ms,
+      exists(select 1 from platform.revoked_tokens r where r.jti in (${tokenId}, ${familyId ?? null})) as revoked,
       array(
         select p.codename from platform.permissions p
         where p.id in (
@@ -63,9 +70,9 @@ export function principalColumns(tokenId: string): SQL {
  * The one query behind every authenticated platform request; with `counting`, it adds the request
  * to the caller's rate limits in the same statement. The users-list benchmark's baseline runs it too.
  */
-export function principalStatement(subject: string, tokenId: string, counting?: CountingSql): SQL {
-  if (counting === undefined) return sql`select ${principalColumns(tokenId)} from platform.users u where u.uuid = ${subject}`;
-  return sql`${counting.withClause} select ${principalColumns(tokenId)}, ${counting.column} from platform.users u where u.uuid = ${subject}`;
+export function principalStatement(subject: string, tokenId: string, familyId?: string, counting?: CountingSql): SQL {
+  if (counting === undefined) return sql`select ${principalColumns(tokenId, familyId)} from platform.users u where u.uuid = ${subject}`;
+  return sql`${counting.withClause} select ${principalColumns(tokenId, familyId)}, ${counting.column} from platform.users u where u.uuid = ${subject}`;
 }
 
 /** The caller from their row, or the 401 that the token deserves: unknown user, revoked, disabled, stale. */
@@ -73,7 +80,7 @@ export function principalFromRow(row: PrincipalRow | undefined, claims: TokenCla
   if (row === undefined) throw new InvalidTokenError('Token user not found');
   if (row.revoked) throw new InvalidTokenError('Token has been revoked');
   assertAccountUsable({ isActive: row.is_active, isDeleted: row.is_deleted });
-  assertIssuedAfter(claims, row.valid_after_seconds);
+  assertIssuedAfter(claims, row.valid_after_ms === null ? null : Number(row.valid_after_ms));
   return {
     id: row.id,
     uuid: row.uuid,
@@ -89,7 +96,9 @@ export function principalFromRow(row: PrincipalRow | undefined, claims: TokenCla
 
 export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, token: string, counting?: CallerCounting): Promise<Principal> {
   const claims = await tokens.verify(token, 'access');
-  const [row] = await db.rows<PrincipalRow>(principalStatement(claims.subject, claims.tokenId, counting?.sqlFor(claims.subject)));
+  const [row] = await db.rows<PrincipalRow>(
+    principalStatement(claims.subject, claims.tokenId, claims.familyId, counting?.sqlFor(claims.subject)),
+  );
   counting?.settle(row?.rate_limit);
   return principalFromRow(row, claims);
 }

@@ -1,5 +1,6 @@
 // The token blacklist. Revoking is an insert that reports whether this call revoked the token, so
-// a refresh token can be claimed exactly once even when two refreshes race.
+// a refresh token can be claimed exactly once even when two refreshes race. A revoked family (every
+// token of one sign-in) is a row of its own, `token_type` `family` with the family id as `jti`.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { revokedTokens } from '#shared/db/platform-schema.ts';
@@ -17,8 +18,19 @@ export async function revokeToken(db: Queryable, claims: TokenClaims, userId: nu
   return inserted.length === 1;
 }
 
-export async function isTokenRevoked(db: Queryable, tokenId: string): Promise<boolean> {
-  const rows = await db.rows(sql`select 1 from platform.revoked_tokens where jti = ${tokenId}`);
+/**
+ * Revokes every token of a family. `expiresAt` must cover the longest-lived token it may hold (the
+ * refresh lifetime from now), after which the row can be purged like any other.
+ */
+export async function revokeFamily(db: Queryable, familyId: string, userId: number | null, expiresAt: Date): Promise<void> {
+  await db.query((orm) =>
+    orm.insert(revokedTokens).values({ jti: familyId, userId, tokenType: 'family', expiresAt }).onConflictDoNothing(),
+  );
+}
+
+/** Whether the token, or the family it belongs to, was revoked. */
+export async function isTokenRevoked(db: Queryable, tokenId: string, familyId?: string): Promise<boolean> {
+  const rows = await db.rows(sql`select 1 from platform.revoked_tokens where jti in (${tokenId}, ${familyId ?? null})`);
   return rows.length > 0;
 }
 

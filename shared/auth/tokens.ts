@@ -1,5 +1,8 @@
 // Issues and verifies the platform's JWTs. The algorithm is pinned on verify, `exp`, `iat`, `jti`
 // and the token type are required, and a refresh token is never accepted where an access token is.
+// Tokens carry the issuing instant in milliseconds (`iat_ms`, beside the whole-second `iat` that
+// JWT consumers expect), so a revocation cut-off in the same second as a sign-in still tells
+// them apart, and a family id (`fam`) shared by every token descended from one sign-in.
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import { InvalidTokenError } from '#shared/errors.ts';
@@ -18,8 +21,11 @@ export interface TokenClaims {
   subject: string;
   tokenId: string;
   type: TokenType;
+  /** To the millisecond (`iat_ms`); tokens without it count from the start of their `iat` second. */
   issuedAt: Date;
   expiresAt: Date;
+  /** The sign-in this token descends from; rotation keeps it, reuse of a rotated token revokes it. */
+  familyId?: string;
 }
 
 /** A signed, short-lived statement for one purpose other than signing in (a document-access ticket). */
@@ -49,6 +55,18 @@ function checkedType(claims: TokenClaims, expectedType: TokenType | undefined): 
 
 interface PlatformPayload extends JWTPayload {
   token_type?: unknown;
+  iat_ms?: unknown;
+  fam?: unknown;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `iat_ms` when it is an integer inside the `iat` second, else the start of that second. */
+function issuedAtOf(payload: PlatformPayload): Date {
+  const seconds = payload.iat!;
+  const ms = payload.iat_ms;
+  if (typeof ms === 'number' && Number.isSafeInteger(ms) && Math.floor(ms / 1000) === seconds) return new Date(ms);
+  return new Date(seconds * 1000);
 }
 
 /**
@@ -70,9 +88,10 @@ export class TokenIssuer {
 
   /** Signs `payload` for `subject`, valid for `ttlSeconds` from now, with a fresh `jti`. */
   private async sign(payload: JWTPayload, subject: string, ttlSeconds: number): Promise<{ token: string; tokenId: string; issuedAt: Date; expiresAt: Date }> {
-    const issuedAtSeconds = Math.floor(this.now().getTime() / 1000);
+    const issuedAtMs = this.now().getTime();
+    const issuedAtSeconds = Math.floor(issuedAtMs / 1000);
     const tokenId = randomUUID();
-    const token = await new SignJWT(payload)
+    const token = await new SignJWT({ ...payload, iat_ms: issuedAtMs })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.keys.kid, typ: 'JWT' })
       .setSubject(subject)
       .setIssuer(this.settings.issuer)
@@ -80,7 +99,7 @@ export class TokenIssuer {
       .setIssuedAt(issuedAtSeconds)
       .setExpirationTime(issuedAtSeconds + ttlSeconds)
       .sign(this.keys.privateKey);
-    return { token, tokenId, issuedAt: new Date(issuedAtSeconds * 1000), expiresAt: new Date((issuedAtSeconds + ttlSeconds) * 1000) };
+    return { token, tokenId, issuedAt: new Date(issuedAtMs), expiresAt: new Date((issuedAtSeconds + ttlSeconds) * 1000) };
   }
 
   /** The payload of a token whose signature, algorithm, issuer and lifetime hold; else INVALID_TOKEN. */
@@ -98,16 +117,17 @@ export class TokenIssuer {
     }
   }
 
-  private async issue(subject: string, username: string, type: TokenType): Promise<IssuedToken> {
+  private async issue(subject: string, username: string, type: TokenType, familyId: string): Promise<IssuedToken> {
     const ttl = type === 'access' ? this.settings.accessTtlSeconds : this.settings.refreshTtlSeconds;
-    const { token, tokenId, issuedAt, expiresAt } = await this.sign({ token_type: type, username }, subject, ttl);
-    return { token, claims: { subject, tokenId, type, issuedAt, expiresAt } };
+    const { token, tokenId, issuedAt, expiresAt } = await this.sign({ token_type: type, username, fam: familyId }, subject, ttl);
+    return { token, claims: { subject, tokenId, type, issuedAt, expiresAt, familyId } };
   }
 
-  async issuePair(user: { uuid: string; username: string }): Promise<TokenPair> {
+  /** A fresh pair: of a new family (a sign-in), or of `familyId` when a refresh rotates it. */
+  async issuePair(user: { uuid: string; username: string }, familyId: string = randomUUID()): Promise<TokenPair> {
     return {
-      access: await this.issue(user.uuid, user.username, 'access'),
-      refresh: await this.issue(user.uuid, user.username, 'refresh'),
+      access: await this.issue(user.uuid, user.username, 'access', familyId),
+      refresh: await this.issue(user.uuid, user.username, 'refresh', familyId),
     };
   }
 
@@ -128,12 +148,15 @@ export class TokenIssuer {
     const payload = await this.verified(token, 'Token');
     const type = payload.token_type;
     if (type !== 'access' && type !== 'refresh') throw new InvalidTokenError('Token has no valid type');
+    // Our own signature vouches for `fam`, but it reaches SQL as a uuid: anything else is no family.
+    const familyId = typeof payload.fam === 'string' && UUID_PATTERN.test(payload.fam) ? payload.fam : undefined;
     return {
       subject: payload.sub!,
       tokenId: payload.jti!,
       type,
-      issuedAt: new Date(payload.iat! * 1000),
+      issuedAt: issuedAtOf(payload),
       expiresAt: new Date(payload.exp! * 1000),
+      ...(familyId === undefined ? {} : { familyId }),
     };
   }
 
@@ -150,7 +173,7 @@ export class TokenIssuer {
   async verifyTicket(token: string, purpose: string): Promise<TicketClaims> {
     const payload = await this.verified(token, 'Ticket');
     if (payload.token_type !== purpose) throw new InvalidTokenError('Ticket is not for this purpose');
-    const { token_type: _type, sub, jti, exp, iat: _iat, iss: _iss, ...claims } = payload;
+    const { token_type: _type, sub, jti, exp, iat: _iat, iat_ms: _iatMs, iss: _iss, ...claims } = payload;
     return { subject: sub!, tokenId: jti!, expiresAt: new Date(exp! * 1000), claims };
   }
 

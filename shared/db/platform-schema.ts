@@ -100,7 +100,11 @@ export const userPermissions = platform.table(
   (table) => [primaryKey({ columns: [table.userId, table.permissionId] })],
 );
 
-/** Revoked token ids (refresh tokens after rotation or logout, access tokens at logout). */
+/**
+ * Revoked token ids (refresh tokens after rotation or logout, access tokens at logout), and revoked
+ * token families (`token_type` `family`, `jti` the family id): every token descended from one
+ * sign-in, cut off at once when a rotated refresh token is used again.
+ */
 export const revokedTokens = platform.table(
   'revoked_tokens',
   {
@@ -123,6 +127,14 @@ export const organizations = platform.table('organizations', {
   modified: timestamp('modified', { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * Origins of a membership: `creator` founded the organization, `invitation` accepted one,
+ * `authorised` was added directly by a superuser, a staff user or an admin of an organization the
+ * user already belonged to; `unknown` predates the record.
+ */
+export const MEMBERSHIP_ORIGINS = ['creator', 'invitation', 'authorised', 'unknown'] as const;
+export type MembershipOrigin = (typeof MEMBERSHIP_ORIGINS)[number];
+
 export const organizationMembers = platform.table(
   'organization_members',
   {
@@ -138,6 +150,12 @@ export const organizationMembers = platform.table(
     isOwner: boolean('is_owner').notNull().default(false),
     /** Organization-level permission codenames granted to this member (for example `invite_members`). */
     permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * How the membership was made (see MEMBERSHIP_ORIGINS): the organization-delete cascade
+     * soft-deletes only users who joined with consent or were added by someone with authority
+     * over them. Rows older than this column are `unknown` and never cascade.
+     */
+    joinedVia: varchar('joined_via', { length: 20 }).notNull().default('unknown'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [

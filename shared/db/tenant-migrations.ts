@@ -245,6 +245,40 @@ export const tenantMigrations: readonly TenantMigration[] = [
   },
   {
     version: 7,
+    name: 'schema migrations: their plan, base and target, and one running migration per table',
+    statements: (schema) => [
+      // What a migration's tasks (run by a state machine, possibly in another process) need to carry
+      // it out and to roll it back: the schema before and after, the base hash the plan was made on,
+      // and the plan's steps with their phases. `error_code` keeps the failure's kind for the answer;
+      // `applied_at` is written in the transaction that changes the table, so a failure after it is
+      // known to have come after the change committed.
+      sql`alter table ${schema}.schema_operations
+        add column base_schema_hash char(64),
+        add column target_schema_hash char(64),
+        add column previous_schema jsonb,
+        add column target_schema jsonb,
+        add column steps jsonb not null default '[]'::jsonb,
+        add column error_code varchar(40),
+        add column applied_at timestamptz,
+        add column rolled_back_at timestamptz,
+        add column tombstones_swept_at timestamptz`,
+      // The migration lock between the state machine's steps: at most one running migration per table.
+      sql`create unique index schema_operations_one_running on ${schema}.schema_operations (datatable_id)
+        where status = 'IN_PROGRESS'`,
+      // Whether a text value casts to a type, for the preflight of a type change on PostgreSQL 15
+      // (16 has pg_input_is_valid). The type name comes only from the planner's closed list.
+      sql`create function ${schema}.tessera_castable(value text, type_name text) returns boolean
+        language plpgsql immutable as $$
+        begin
+          execute format('select %L::%s', value, type_name);
+          return true;
+        exception when others then
+          return false;
+        end $$`,
+    ],
+  },
+  {
+    version: 8,
     name: 'app roles, site roles and role memberships',
     statements: (schema) => [
       // A tree per app: a parent is a role of the same app (checked by the service, which also
@@ -291,7 +325,7 @@ export const tenantMigrations: readonly TenantMigration[] = [
     ],
   },
   {
-    version: 8,
+    version: 9,
     name: "the site's own sign-in providers",
     statements: (schema) => [
       // The same columns as platform.social_apps: a tenant host's social apps are these.

@@ -30,7 +30,7 @@ export interface SignedInTenantContext {
 }
 
 function contextStatement(claims: TokenClaims, hint: TenantHint, fused: SQL | undefined, counting: CountingSql | undefined): SQL {
-  return sql`${counting === undefined ? sql`` : counting.withClause} select ${principalColumns(claims.tokenId)}, t.*,
+  return sql`${counting === undefined ? sql`` : counting.withClause} select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
       ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}${
         counting === undefined ? sql`` : sql`, ${counting.column}`
       }

@@ -47,6 +47,8 @@ export interface DataPlatform {
   headers: Record<string, string>;
   tenant: Tenant;
   call(method: string, path: string, body?: unknown): Promise<Answer>;
+  /** As the site's administrator (table definitions and schema changes). */
+  callAsAdmin(method: string, path: string, body?: unknown): Promise<Answer>;
   /** Defines `name` (flat_table) and materializes it; answers the physical table, quoted. */
   createTable(name: string, schema: unknown): Promise<{ physical: string; descriptor: TableDescriptor }>;
   /** Records the statements the platform runs while `work` runs (nothing else may run meanwhile). */
@@ -166,6 +168,7 @@ export async function startDataPlatform(): Promise<DataPlatform> {
       headers: { authorization: `Bearer ${member}`, ...tenantHeaders },
       tenant,
       call: (method, path, body) => api(method, path, { token: member, body, headers: tenantHeaders }),
+      callAsAdmin: asAdmin,
       createTable: async (name, schema) => {
         expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/main/datatables/`, { name, json_schema: schema }), 201, `table ${name}`);
         expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datatables/${name}/materialize/`), 200, `materialize ${name}`);

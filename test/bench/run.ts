@@ -41,6 +41,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./storage-transfer.ts')).benchStorageTransfer(),
   },
   {
+    name: 'schema',
+    summary: 'ms of a PATCH adding a nullable column and of one renaming a column on a 1M-row table (target < 200 ms), and the NOT NULL preflight over 1M rows',
+    run: async () => (await import('./schema-migration.ts')).benchSchemaMigration(),
+  },
+  {
     name: 'patterns',
     summary: 'µs per value of user patterns (a+)+$, (a|aa)+$, (.*a){20} on the linear-time engine at 100 to 100k characters, vs V8 RegExp on short values',
     run: async () => (await import('./patterns.ts')).benchPatterns(),

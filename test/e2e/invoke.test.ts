@@ -79,7 +79,9 @@ describe('npm run invoke', () => {
     expect(one.username).toMatch(/^user-/);
     expect(two.username).toMatch(/^user-/);
     expect(one.username).not.toBe(two.username);
-  });
+    // Two fresh processes, each loading and ranking the password-strength dictionaries once
+    // (about a second each on a busy machine) on top of starting up.
+  }, 60_000);
 
   it('fails with the list of fixtures for an unknown fixture', async () => {
     const result = await invoke(dataDir, 'console', 'no-such-fixture');

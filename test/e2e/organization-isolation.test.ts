@@ -35,7 +35,11 @@ describe('organization isolation', () => {
 
     const created = await ok(app.request('POST', '/api/cloud/organizations/', { ...asAdmin, body: { name: `${name} Corp` } }), 201);
     const org = created.body.data as { slug: string; uuid: string };
-    await ok(app.request('POST', `/api/cloud/organizations/${org.slug}/members/`, { ...asAdmin, body: { user_slug: `${name}-member` } }), 201);
+    // Adding an existing user directly needs authority over them: the superuser's.
+    await ok(
+      app.request('POST', `/api/cloud/organizations/${org.slug}/members/`, { token: await app.adminToken(), body: { user_slug: `${name}-member` } }),
+      201,
+    );
     const site = (
       await ok(app.request('POST', `/api/cloud/organizations/${org.slug}/sites/`, { ...asAdmin, body: { name: `${name} Site` } }), 201)
     ).body as { slug: string; uuid: string };

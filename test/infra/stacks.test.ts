@@ -25,9 +25,14 @@ beforeAll(() => {
 const idOf = (construct: { node: { defaultChild?: unknown } }, stack: { getLogicalId(element: never): string }): string =>
   stack.getLogicalId(construct.node.defaultChild as never);
 
+/** The schema-migration state machine's task Lambda lives in the API stack but serves no routes. */
+const TASK_SERVICES = ['tessera-schema-migration'];
+
 function apiFunctionsByGroup(): Map<string, { id: string; fn: Resource }> {
   return new Map(
-    Object.entries(tesseraFunctions(synthesized.api)).map(([id, fn]) => [serviceNameOf(fn).replace(/^tessera-/, ''), { id, fn }]),
+    Object.entries(tesseraFunctions(synthesized.api))
+      .filter(([, fn]) => !TASK_SERVICES.includes(serviceNameOf(fn)))
+      .map(([id, fn]) => [serviceNameOf(fn).replace(/^tessera-/, ''), { id, fn }]),
   );
 }
 
@@ -42,6 +47,7 @@ function secretIdsWith(action: string, statements: PolicyStatement[]): string[] 
 describe('Lambda functions', () => {
   it('deploys one function per endpoint group and the migrate function', () => {
     expect([...apiFunctionsByGroup().keys()].sort()).toEqual(endpointGroups.map((group) => group.name).sort());
+    expect(Object.values(tesseraFunctions(synthesized.api)).map(serviceNameOf).filter((name) => TASK_SERVICES.includes(name))).toEqual(TASK_SERVICES);
     expect(Object.values(tesseraFunctions(synthesized.data)).map(serviceNameOf)).toEqual(['tessera-migrate']);
   });
 
@@ -71,9 +77,9 @@ describe('Lambda functions', () => {
   it('passes deploy settings from CDK context to the functions', () => {
     const custom = synthesizeTessera({ 'tessera:platformDomain': 'tessera.example.org', 'tessera:logLevel': 'WARN' });
     for (const fn of Object.values(tesseraFunctions(custom.api))) {
-      expect(fn.Properties!.Environment).toEqual({
-        Variables: expect.objectContaining({ PLATFORM_DOMAIN: 'tessera.example.org', LOG_LEVEL: 'WARN' }),
-      });
+      // The migration task Lambda answers no HTTP request: it needs the log level, not the domain.
+      const expected = TASK_SERVICES.includes(serviceNameOf(fn)) ? { LOG_LEVEL: 'WARN' } : { PLATFORM_DOMAIN: 'tessera.example.org', LOG_LEVEL: 'WARN' };
+      expect(fn.Properties!.Environment).toEqual({ Variables: expect.objectContaining(expected) });
     }
   });
 });
@@ -107,7 +113,8 @@ describe('database', () => {
     const ingress = Object.values(resourcesOf(synthesized.api, 'AWS::EC2::SecurityGroupIngress')).filter(
       (rule) => referencedId(rule.Properties!.GroupId, synthesized.data) === proxyGroupId,
     );
-    expect(ingress).toHaveLength(endpointGroups.length);
+    // Every group's function and the schema-migration task function.
+    expect(ingress).toHaveLength(endpointGroups.length + TASK_SERVICES.length);
     for (const rule of ingress) expect(rule.Properties).toMatchObject({ FromPort: 5432, ToPort: 5432 });
   });
 });

@@ -42,6 +42,13 @@ export interface TestApp {
 
 export const USER_PASSWORD = 'user-password-123';
 
+/** The test app's PUBLIC_API_URL: a site's links start with `http://<slug>.api.example.test`. */
+export const PUBLIC_API_URL_TEMPLATE = 'http://{site}.api.example.test';
+
+export function sitePublicUrl(siteSlug: string): string {
+  return PUBLIC_API_URL_TEMPLATE.replace('{site}', siteSlug);
+}
+
 /** Rate limits no test file reaches: on, as by default, so the whole suite runs through them. */
 export const GENEROUS_RATE_LIMITS = {
   RATE_LIMIT_CONSOLE_PER_MINUTE: '1000000',
@@ -91,6 +98,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'SILENT',
     REQUEST_LOG: 'false',
     CORS_ORIGINS: 'http://app.example.test',
+    // Links in answers come from here, never from the Host a test sends.
+    PUBLIC_API_URL: PUBLIC_API_URL_TEMPLATE,
     // Limits stay on (every request is counted and gets the headers) but far above what a test file
     // sends; the rate-limit tests pass their own numbers.
     ...GENEROUS_RATE_LIMITS,

@@ -21,6 +21,14 @@ describe('configuration', () => {
     expect(config.database.url).toBeUndefined();
   });
 
+  it('builds public API URLs from the site slug and PLATFORM_DOMAIN unless PUBLIC_API_URL says otherwise', () => {
+    expect(loadConfig({ PORT: '9000' }).publicApiUrl).toBe('http://{site}.localhost:9000');
+    expect(loadConfig({ PLATFORM_DOMAIN: 'example.com', AWS_LAMBDA_FUNCTION_NAME: 'storage' }).publicApiUrl).toBe('https://{site}.example.com');
+    expect(loadConfig({ PUBLIC_API_URL: 'https://api.example.com/v1/' }).publicApiUrl).toBe('https://api.example.com/v1');
+    expect(() => loadConfig({ PUBLIC_API_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_API_URL/);
+    expect(() => loadConfig({ PUBLIC_API_URL: 'not a url' })).toThrow(/PUBLIC_API_URL/);
+  });
+
   it('names every invalid variable at once', () => {
     let caught: unknown;
     try {

@@ -1,6 +1,7 @@
 // The rules of invitations: managers and invite_members holders invite (mail through the email
 // port), list, cancel and resend; the invitee reads the public details and accepts with the token,
 // as an existing user with their own bearer token or as a new account from {username, password}.
+import { passwordWeaknesses } from '#shared/auth/password-strength.ts';
 import { hashPassword } from '#shared/auth/passwords.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
@@ -200,7 +201,7 @@ async function accepterOf(
   view: InvitationView,
   caller: Principal | undefined,
   body: AcceptInvitationBody,
-  passwordHash: string | undefined,
+  password: NewAccountPassword | undefined,
 ): Promise<UserRow> {
   const email = view.invitation.inviteeIdentifier;
   if (caller !== undefined) {
@@ -215,16 +216,31 @@ async function accepterOf(
   const errors: FieldErrors = {};
   if (body.username === undefined) errors.username = ['This field is required.'];
   if (body.password === undefined) errors.password = ['This field is required.'];
+  if (password !== undefined && password.weaknesses.length > 0) errors.password = password.weaknesses;
   if (body.username !== undefined && (await findTakenIdentity(tx, { username: body.username })).usernameTaken) {
     errors.username = ['A user with that username already exists.'];
   }
   if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
   try {
-    return await insertUser(tx, { username: body.username!, email, passwordHash: passwordHash! });
+    // Past the field errors, the password was given and judged acceptable, so it was hashed.
+    return await insertUser(tx, { username: body.username!, email, passwordHash: password!.hash! });
   } catch (error) {
     if (error instanceof UniqueViolationError) throw ValidationError.forFields({ username: ['A user with that username already exists.'] });
     throw error;
   }
+}
+
+/** What is wrong with a new account's password for that account, and its hash when nothing is. */
+interface NewAccountPassword {
+  weaknesses: string[];
+  hash: string | undefined;
+}
+
+async function newAccountPassword(ports: InvitationServicePorts, token: string, password: string, username: string | undefined): Promise<NewAccountPassword> {
+  const view = await findInvitation(ports.db, token);
+  if (view === undefined) throw new NotFoundError('Invitation not found.');
+  const weaknesses = await passwordWeaknesses(password, { username, email: view.invitation.inviteeIdentifier });
+  return { weaknesses, hash: weaknesses.length > 0 ? undefined : await hashPassword(password, ports.passwordCost) };
 }
 
 export interface Acceptance {
@@ -239,19 +255,28 @@ export async function acceptInvitation(
   body: AcceptInvitationBody,
 ): Promise<Acceptance> {
   invitationLookup(token);
-  // scrypt is slow on purpose: hash before the transaction holds the invitation's row lock.
-  const passwordHash = caller === undefined && body.password !== undefined ? await hashPassword(body.password, ports.passwordCost) : undefined;
+  // Judging and hashing a new account's password are slow on purpose: both happen before the
+  // transaction holds the invitation's row lock. The invitee's address does not change, so it is
+  // read here for the strength check without a lock.
+  const password =
+    caller === undefined && body.password !== undefined ? await newAccountPassword(ports, token, body.password, body.username) : undefined;
   return ports.db.transaction(async (tx) => {
     const view = await findInvitation(tx, token, { lock: true });
     if (view === undefined) throw new NotFoundError('Invitation not found.');
     const now = ports.now();
     assertAcceptable(view, now);
-    const user = await accepterOf(ports, tx, view, caller, body, passwordHash);
+    const user = await accepterOf(ports, tx, view, caller, body, password);
     const organizationId = view.organization.id;
     const existing = await findMember(tx, organizationId, user.username);
     const member =
       existing === undefined
-        ? await insertMember(tx, { organizationId, userId: user.id, isAdmin: false, permissions: view.invitation.permissions })
+        ? await insertMember(tx, {
+            organizationId,
+            userId: user.id,
+            isAdmin: false,
+            permissions: view.invitation.permissions,
+            joinedVia: 'invitation',
+          })
         : await updateMember(tx, existing.member.id, {
             permissions: [...new Set([...existing.member.permissions, ...view.invitation.permissions])],
           });

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
-import { organizationMembers, users, type MemberRow, type UserRow } from '#shared/db/platform-schema.ts';
+import { organizationMembers, users, type MemberRow, type MembershipOrigin, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import type { MemberOrderingField } from './member-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
@@ -19,6 +19,8 @@ export interface MemberListFilter {
   userIsDeleted?: boolean;
   isAdmin?: boolean;
   search?: string;
+  /** Whether `search` also matches emails (only for callers who may read them all). */
+  searchEmails: boolean;
   ordering: Array<{ field: MemberOrderingField; descending: boolean }>;
   page: PageRequest;
 }
@@ -42,7 +44,12 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
   if (filter.search !== undefined && filter.search !== '') {
     const pattern = containsPattern(filter.search);
     conditions.push(
-      or(ilike(users.username, pattern), ilike(users.email, pattern), ilike(users.firstName, pattern), ilike(users.lastName, pattern)),
+      or(
+        ilike(users.username, pattern),
+        filter.searchEmails ? ilike(users.email, pattern) : undefined,
+        ilike(users.firstName, pattern),
+        ilike(users.lastName, pattern),
+      ),
     );
   }
   const where = and(...conditions);
@@ -93,7 +100,7 @@ export async function findUserById(db: Queryable, userId: number): Promise<UserR
 
 export async function insertMember(
   db: Queryable,
-  values: { organizationId: number; userId: number; isAdmin: boolean; permissions: string[] },
+  values: { organizationId: number; userId: number; isAdmin: boolean; permissions: string[]; joinedVia: MembershipOrigin },
 ): Promise<MemberRow> {
   const [member] = await db.query((orm) => orm.insert(organizationMembers).values(values).returning());
   return member!;

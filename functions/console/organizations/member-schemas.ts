@@ -32,7 +32,8 @@ export const addMemberBody = z
   .object({
     user_slug: userIdentifier.optional(),
     // The spec names it user_id but gives the username; a numeric id is taken too.
-    user_id: z.union([userIdentifier, z.number().int().positive()]).optional(),
+    // Ids are PostgreSQL integers: a larger number is a 400 here, not an out-of-range error later.
+    user_id: z.union([userIdentifier, z.number().int().positive().max(2_147_483_647)]).optional(),
     group_ids: groupIds.optional(),
     sites: z.array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() })).max(100).optional(),
     is_admin: z.boolean().optional(),

@@ -1,13 +1,16 @@
 // The rules of the members endpoints: members see the member list, managers (superusers, admins,
 // owners, manage_organization holders) change it, and an organization always keeps one admin.
-import type { Principal } from '#shared/auth/principal.ts';
+// Adding an existing user directly needs authority over that user (access/user-authority.ts);
+// to anyone else the user does not exist, and they invite instead.
+import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { UserRow } from '#shared/db/platform-schema.ts';
-import { BusinessLogicError, ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
+import { BusinessLogicError, ConflictError, NotFoundError } from '#shared/errors.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { findUser } from '../users/user-repository.ts';
-import { organizationForAction, visibleOrganization } from '../access/organization-access.ts';
+import { organizationForAction, visibleOrganization, type OrganizationStanding } from '../access/organization-access.ts';
+import { administersEveryone, administersUser, readableEmails } from '../access/user-authority.ts';
 import {
   addSiteGrants,
   addMemberGroups,
@@ -38,20 +41,44 @@ export interface MemberServicePorts {
 export interface MemberDetail extends MemberWithUser {
   groups: GroupRef[];
   sites: UserSitePermissions[];
+  /** Whether the caller may read this member's email; the answer shows null otherwise. */
+  emailVisible: boolean;
 }
 
 const LAST_ADMIN = 'An organization must keep at least one admin.';
+// One message for a user who does not exist and one the caller has no authority over, so the
+// answer never tells them apart.
+const NO_SUCH_USER = 'User not found.';
 
-async function withDetails(db: Queryable, organizationId: number, rows: MemberWithUser[]): Promise<MemberDetail[]> {
+async function withDetails(db: Queryable, caller: Principal, organizationId: number, rows: MemberWithUser[]): Promise<MemberDetail[]> {
   const userIds = rows.map((row) => row.user.id);
   const memberIds = rows.map((row) => row.member.id);
-  const [groups, sites] = await Promise.all([groupsOfMembers(db, memberIds), sitesOfUsersInOrganization(db, organizationId, userIds)]);
-  return rows.map((row) => ({ ...row, groups: groups.get(row.member.id) ?? [], sites: sites.get(row.user.id) ?? [] }));
+  const [groups, sites, emails] = await Promise.all([
+    groupsOfMembers(db, memberIds),
+    sitesOfUsersInOrganization(db, organizationId, userIds),
+    readableEmails(db, caller, userIds),
+  ]);
+  return rows.map((row) => ({
+    ...row,
+    groups: groups.get(row.member.id) ?? [],
+    sites: sites.get(row.user.id) ?? [],
+    emailVisible: emails.has(row.user.id),
+  }));
 }
 
-async function detailOf(db: Queryable, organizationId: number, row: MemberWithUser): Promise<MemberDetail> {
-  const [detail] = await withDetails(db, organizationId, [row]);
+async function detailOf(db: Queryable, caller: Principal, organizationId: number, row: MemberWithUser): Promise<MemberDetail> {
+  const [detail] = await withDetails(db, caller, organizationId, [row]);
   return detail!;
+}
+
+/**
+ * Whether the caller reads every member's email here, so `search` may look at emails: global
+ * readers and the organization's admins and owner. Others search names only, or a search would
+ * tell them what the hidden emails contain.
+ */
+function readsEveryEmail(caller: Principal, standing: OrganizationStanding): boolean {
+  if (administersEveryone(caller) || hasPermission(caller, 'view_user')) return true;
+  return standing.membership?.isAdmin === true || standing.membership?.isOwner === true;
 }
 
 async function existingMember(db: Queryable, organizationId: number, username: string): Promise<MemberWithUser> {
@@ -68,31 +95,37 @@ export async function listOrganizationMembers(ports: MemberServicePorts, caller:
     userIsDeleted: query.user__is_deleted,
     isAdmin: query.is_admin,
     search: query.search,
+    searchEmails: readsEveryEmail(caller, standing),
     ordering: query.ordering ?? [],
     page: toPageRequest(query),
   });
-  return { rows: await withDetails(ports.db, standing.organization.id, page.rows), total: page.total };
+  return { rows: await withDetails(ports.db, caller, standing.organization.id, page.rows), total: page.total };
 }
 
 export async function getMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, username: string): Promise<MemberDetail> {
   const standing = await visibleOrganization(ports.db, caller, orgSlug);
-  return detailOf(ports.db, standing.organization.id, await existingMember(ports.db, standing.organization.id, username));
+  return detailOf(ports.db, caller, standing.organization.id, await existingMember(ports.db, standing.organization.id, username));
 }
 
-async function userToAdd(db: Queryable, body: AddMemberBody): Promise<UserRow> {
-  const field = body.user_slug !== undefined ? 'user_slug' : 'user_id';
+/**
+ * The user named by the body, when the caller may add them directly. A user who does not exist,
+ * is soft-deleted, or is beyond the caller's authority is the same 404; a member of this
+ * organization (whom its managers see in the member list anyway) is a 409.
+ */
+async function userToAdd(db: Queryable, caller: Principal, organizationId: number, body: AddMemberBody): Promise<UserRow> {
   const identifier = body.user_slug ?? body.user_id!;
   const user = typeof identifier === 'number' ? await findUserById(db, identifier) : await findUser(db, identifier);
-  if (user === undefined || user.isDeleted) throw ValidationError.forFields({ [field]: ['User not found.'] });
+  if (user === undefined || user.isDeleted) throw new NotFoundError(NO_SUCH_USER);
+  if ((await findMember(db, organizationId, user.username)) !== undefined) {
+    throw new ConflictError('This user is already a member of the organization.');
+  }
+  if (!(await administersUser(db, caller, user.id))) throw new NotFoundError(NO_SUCH_USER);
   return user;
 }
 
 export async function addMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, body: AddMemberBody): Promise<MemberDetail> {
   const { organization } = await organizationForAction(ports.db, caller, orgSlug);
-  const user = await userToAdd(ports.db, body);
-  if ((await findMember(ports.db, organization.id, user.username)) !== undefined) {
-    throw new ConflictError('This user is already a member of the organization.');
-  }
+  const user = await userToAdd(ports.db, caller, organization.id, body);
   const groups = await resolveGroups(ports.db, body.group_ids ?? [], 'group_ids');
   const siteGrants = await resolveSiteGrants(
     ports.db,
@@ -108,6 +141,7 @@ export async function addMember(ports: MemberServicePorts, caller: Principal, or
         userId: user.id,
         isAdmin: body.is_admin ?? false,
         permissions: [...new Set(body.permissions ?? [])],
+        joinedVia: 'authorised',
       });
       await addMemberGroups(tx, member.id, groups.map((group) => group.id));
       await addSiteGrants(tx, user.id, siteGrants);
@@ -116,7 +150,7 @@ export async function addMember(ports: MemberServicePorts, caller: Principal, or
     if (error instanceof UniqueViolationError) throw new ConflictError('This user is already a member of the organization.');
     throw error;
   }
-  return detailOf(ports.db, organization.id, await existingMember(ports.db, organization.id, user.username));
+  return detailOf(ports.db, caller, organization.id, await existingMember(ports.db, organization.id, user.username));
 }
 
 /** Refuses to leave the organization without an admin; call inside the changing transaction. */
@@ -160,7 +194,7 @@ export async function changeMember(
       await addSiteGrants(tx, target.user.id, siteGrants);
     }
   });
-  return detailOf(ports.db, organization.id, await existingMember(ports.db, organization.id, username));
+  return detailOf(ports.db, caller, organization.id, await existingMember(ports.db, organization.id, username));
 }
 
 export async function removeMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, username: string): Promise<void> {
@@ -187,5 +221,5 @@ export async function setAdmin(
     if (!isAdmin) await assertKeepsAnAdmin(tx, organization.id, target.member.id);
     await updateMember(tx, target.member.id, { isAdmin });
   });
-  return detailOf(ports.db, organization.id, await existingMember(ports.db, organization.id, username));
+  return detailOf(ports.db, caller, organization.id, await existingMember(ports.db, organization.id, username));
 }

@@ -4,7 +4,15 @@ import { and, asc, count, desc, eq, ilike, inArray, like, or, type SQL } from 'd
 import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
-import { invitations, organizationMembers, organizations, sites, users, type OrganizationRow } from '#shared/db/platform-schema.ts';
+import {
+  invitations,
+  organizationMembers,
+  organizations,
+  sites,
+  users,
+  type MembershipOrigin,
+  type OrganizationRow,
+} from '#shared/db/platform-schema.ts';
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import type { OrganizationOrderingField } from './organization-schemas.ts';
@@ -86,7 +94,7 @@ export async function insertOrganization(
   return db.transaction(async (tx) => {
     const [organization] = await tx.query((orm) => orm.insert(organizations).values(values).returning());
     await tx.query((orm) =>
-      orm.insert(organizationMembers).values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true }),
+      orm.insert(organizationMembers).values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true, joinedVia: 'creator' }),
     );
     return organization!;
   });
@@ -103,6 +111,9 @@ export async function updateOrganization(
   return organization!;
 }
 
+/** Memberships whose users the delete cascade may soft-delete; `unknown` (older rows) never. */
+const CASCADING_ORIGINS: MembershipOrigin[] = ['creator', 'invitation', 'authorised'];
+
 export interface OrganizationDeletion {
   droppedSchemas: string[];
   softDeletedUserIds: number[];
@@ -112,8 +123,10 @@ export interface OrganizationDeletion {
  * The hard delete of the spec's States table, in one transaction (PostgreSQL DDL is transactional,
  * so a failure leaves every schema in place): the organization's sites with their schemas (domains
  * and site permissions go with the site rows), its invitations and memberships, and the soft delete
- * of members who belong to no other organization. Superusers are never soft-deleted this way: they
- * are platform operators, not accounts of the organization.
+ * of members who belong to no other organization. Superusers and staff are never soft-deleted this
+ * way (they are platform operators, not accounts of the organization), nor is anyone whose
+ * membership was not made with their consent or by someone with authority over them: otherwise
+ * adding a stranger and deleting the organization would disable their account.
  */
 export async function deleteOrganizationCascade(db: Queryable, organizationId: number, at: Date): Promise<OrganizationDeletion> {
   return db.transaction(async (tx) => {
@@ -125,7 +138,8 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
     const exclusive = await tx.rows<{ id: number }>(sql`
       select m.user_id as id from platform.organization_members m
       join platform.users u on u.id = m.user_id
-      where m.organization_id = ${organizationId} and not u.is_superuser
+      where m.organization_id = ${organizationId} and not u.is_superuser and not u.is_staff
+        and m.joined_via = any(${sql.param(CASCADING_ORIGINS)}::text[])
         and not exists (
           select 1 from platform.organization_members other
           where other.user_id = m.user_id and other.organization_id <> ${organizationId}

@@ -1,13 +1,14 @@
 // The caller's own account: read and change names and email, and change the password with the
 // current one. A password change ends every token issued before it (access and refresh alike)
 // and hands back a fresh pair so the client carries on.
+import { passwordWeaknesses } from '#shared/auth/password-strength.ts';
 import { hashPassword, verifyPassword } from '#shared/auth/passwords.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { UserRow } from '#shared/db/platform-schema.ts';
-import { AuthenticationFailedError, ValidationError } from '#shared/errors.ts';
+import { AuthenticationFailedError, ValidationError, type FieldErrors } from '#shared/errors.ts';
 import { findTakenIdentity, findUser, updateUser } from '../users/user-repository.ts';
 import type { ChangePasswordBody, ProfileChanges } from './profile-schemas.ts';
 
@@ -45,19 +46,25 @@ export async function changeProfile(ports: ProfileServicePorts, caller: Principa
 }
 
 /**
- * Tokens carry whole-second `iat`s and are refused when `iat` is before `tokens_valid_after`. The
- * cut-off is therefore the next whole second: every token issued up to now (this second included)
- * is refused, and the new pair is issued once that second has begun, so it is the first one valid.
+ * Tokens are refused unless issued strictly after `tokens_valid_after`, to the millisecond. The
+ * cut-off is now: every token issued up to this millisecond is refused, and the new pair is issued
+ * once the clock has moved past it, so it is the first one valid.
  */
 export async function changePassword(ports: ProfileServicePorts, caller: Principal, body: ChangePasswordBody): Promise<TokenPair> {
   const user = await ownAccount(ports, caller);
-  if (!(await verifyPassword(body.old_password, user.passwordHash))) {
-    throw ValidationError.forFields({ old_password: [WRONG_PASSWORD] });
-  }
+  const errors: FieldErrors = {};
+  if (!(await verifyPassword(body.old_password, user.passwordHash))) errors.old_password = [WRONG_PASSWORD];
+  const weaknesses = await passwordWeaknesses(body.new_password, {
+    username: user.username,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+  });
+  if (weaknesses.length > 0) errors.new_password = weaknesses;
+  if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
   const passwordHash = await hashPassword(body.new_password, ports.passwordCost);
-  const cutOff = new Date((Math.floor(ports.now().getTime() / 1000) + 1) * 1000);
+  const cutOff = ports.now();
   const updated = await updateUser(ports.db, user.id, { passwordHash, tokensValidAfter: cutOff });
-  const wait = cutOff.getTime() - ports.now().getTime();
-  if (wait > 0) await ports.sleep(wait);
+  while (ports.now().getTime() <= cutOff.getTime()) await ports.sleep(1);
   return ports.issueTokens(updated);
 }

@@ -1,5 +1,6 @@
 // The rules of the users endpoints: who sees whom, who may change what, and the soft-delete and
 // restore transitions of the spec's States table.
+import { passwordWeaknesses, type PasswordOwner } from '#shared/auth/password-strength.ts';
 import { hashPassword } from '#shared/auth/passwords.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
@@ -89,15 +90,22 @@ export async function userDetail(ports: UserServicePorts, user: UserRow): Promis
   return { user, organizations, groups };
 }
 
-async function assertIdentityFree(
+/**
+ * Refuses, in one answer, a username or email another account has and a password that is weak for
+ * the account it will belong to (`owner`: the account as it will be after the change).
+ */
+async function assertAcceptable(
   ports: UserServicePorts,
   candidate: { username?: string; email?: string },
+  password: { value: string; owner: PasswordOwner } | undefined,
   exceptUserId?: number,
 ): Promise<void> {
   const taken = await findTakenIdentity(ports.db, candidate, exceptUserId);
   const errors: FieldErrors = {};
   if (taken.usernameTaken) errors.username = [TAKEN_USERNAME];
   if (taken.emailTaken) errors.email = [TAKEN_EMAIL];
+  const weaknesses = password === undefined ? [] : await passwordWeaknesses(password.value, password.owner);
+  if (weaknesses.length > 0) errors.password = weaknesses;
   if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
 }
 
@@ -117,7 +125,10 @@ function assertMayGrantFlags(caller: Principal, changes: { is_staff?: boolean; i
 
 export async function createUser(ports: UserServicePorts, caller: Principal, body: CreateUserBody): Promise<UserRow> {
   assertMayGrantFlags(caller, body);
-  await assertIdentityFree(ports, body);
+  await assertAcceptable(ports, body, {
+    value: body.password,
+    owner: { username: body.username, email: body.email, firstName: body.first_name, lastName: body.last_name },
+  });
   try {
     return await insertUser(ports.db, {
       username: body.username,
@@ -161,12 +172,23 @@ export async function changeUser(
 ): Promise<UserRow> {
   assertMayChange(caller, target, changes);
   if (Object.values(changes).every((value) => value === undefined)) return target;
-  await assertIdentityFree(
+  await assertAcceptable(
     ports,
     {
       username: changes.username !== undefined && changes.username !== target.username ? changes.username : undefined,
       email: changes.email !== undefined && changes.email.toLowerCase() !== target.email.toLowerCase() ? changes.email : undefined,
     },
+    changes.password === undefined
+      ? undefined
+      : {
+          value: changes.password,
+          owner: {
+            username: changes.username ?? target.username,
+            email: changes.email ?? target.email,
+            firstName: changes.first_name ?? target.firstName,
+            lastName: changes.last_name ?? target.lastName,
+          },
+        },
     target.id,
   );
   const now = ports.now();
@@ -179,10 +201,10 @@ export async function changeUser(
       isActive: changes.is_active,
       isStaff: changes.is_staff,
       isSuperuser: changes.is_superuser,
-      // A password set by an administrator ends every session the old password opened.
-      ...(changes.password !== undefined
-        ? { passwordHash: await hashPassword(changes.password, ports.passwordCost), tokensValidAfter: now }
-        : {}),
+      // A password set by an administrator ends every session the old password opened, and a
+      // deactivation ends them too, so reactivating the account does not bring them back.
+      ...(changes.password !== undefined || (changes.is_active === false && target.isActive) ? { tokensValidAfter: now } : {}),
+      ...(changes.password !== undefined ? { passwordHash: await hashPassword(changes.password, ports.passwordCost) } : {}),
     });
   } catch (error) {
     throw asIdentityError(error);

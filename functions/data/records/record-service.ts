@@ -7,6 +7,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import { jsonNestingDepth, MAX_JSON_DEPTH } from '#shared/http/json-body.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseScalar } from './query/field-sql.ts';
 import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './query/compile.ts';
@@ -251,6 +252,8 @@ export async function deleteRecordsByIds(db: Queryable, table: TableDescriptor, 
 }
 
 export async function deleteRecordsByFilter(db: Queryable, table: TableDescriptor, filter: string): Promise<{ deleted: number }> {
+  // Behind the depth limit: a nested value is serialised again below, recursively.
+  if (jsonNestingDepth(filter, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw queryError('filter', `is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(filter);

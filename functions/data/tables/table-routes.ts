@@ -1,6 +1,6 @@
 // The datatables endpoints, each item route served on both URL forms (with and without the
 // datasource segment): parse, call the service, answer.
-import { noContent } from '#shared/http/reply.ts';
+import { noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
 import { validateRows } from './record-validation.ts';
@@ -57,7 +57,11 @@ function itemRoutes(prefix: string): AnyRoute[] {
       params: tableParams,
       body: method === 'PUT' ? replaceTableBody : patchTableBody,
       envelope: 'bare',
-      handler: async (ctx, { params, body }) => tableDetail(await changeTable(ctx.runtime.db, ctx.site, ctx.user, params, body)),
+      handler: async (ctx, { params, body }) => {
+        const changed = await changeTable(ctx.runtime.db, ctx.site, ctx.user, params, body, ctx.runtime.config.schemaMigrations);
+        // A migration still running past the request budget: 202 with the operation to poll (DECISIONS).
+        return 'running' in changed ? reply(202, { operation: operationRecord(changed.running) }) : tableDetail(changed);
+      },
     });
   return [
     defineRoute({

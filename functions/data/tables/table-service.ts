@@ -12,6 +12,8 @@ import { dropTableStatement } from './ddl.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
 import { deleteTableRow, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, isSafeIdentifier, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
+import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
+import type { MigrationRow } from './migrations/operation-repository.ts';
 import type { CreateTableBody, PatchTableBody, TableAddress } from './table-schemas.ts';
 
 /** DECISIONS: app slug and table name joined by `_`, hyphens turned into underscores. */
@@ -76,6 +78,12 @@ export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: 
   return { table, descriptor };
 }
 
+/** Drops this process's descriptors of a table after its schema changed (the others are keyed by hash). */
+export function forgetTableDescriptors(schemaName: string, tableName: string): void {
+  const prefix = `${schemaName}:${tableName}:`;
+  for (const key of descriptorCache.keys()) if (key.startsWith(prefix)) descriptorCache.delete(key);
+}
+
 export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, datasourceSlug: string): Promise<DatatableRow[]> {
   const datasource = await existingDatasource(db, site, appSlug, datasourceSlug);
   return tablesOfDatasource(db, site, datasource.id);
@@ -109,14 +117,32 @@ export async function createTable(db: Queryable, site: Tenant, caller: Principal
   return (await findTable(db, site, datasource.app_id, body.name))!;
 }
 
-export async function changeTable(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, body: PatchTableBody): Promise<DatatableRow> {
+/**
+ * A description change, and a schema change: stored as it is before materialization, a migration
+ * after it (answered with the operation while that still runs past the request budget).
+ */
+export async function changeTable(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  address: TableAddress,
+  body: PatchTableBody,
+  migrations: MigrationSettings,
+): Promise<DatatableRow | { running: MigrationRow }> {
   await assertManagesData(db, site, caller);
   const table = await existingTable(db, site, address);
+  if (body.schema_hash !== undefined && body.schema_hash !== table.schema_hash) {
+    throw new ConflictError("The table's schema changed since schema_hash was read; read it again and send the change on its current schema.");
+  }
   const schema = body.json_schema ?? table.json_schema;
   const hash = schemaHash(schema);
   if (hash !== table.schema_hash) {
     if (table.is_materialized) {
-      throw new ConflictError('The table is materialized: changing its schema is a schema migration, which is not available yet.');
+      const outcome = await migrateTable(db, migrations, site, caller, table, schema, body.allow_data_loss === true);
+      if (!outcome.done) return { running: outcome.operation };
+      if (body.description === undefined || body.description === table.description) return outcome.table;
+      await updateTable(db, site, table.id, { description: body.description, schema: outcome.table.json_schema, hash: outcome.table.schema_hash, userId: caller.id });
+      return (await findTable(db, site, table.app_id, table.name))!;
     }
     compileTable(schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
   }

@@ -1,13 +1,14 @@
 // Serving an object's bytes over HTTP: its stored type, length, entity tag and modification time;
 // single byte ranges (206, or 416 when none of the object is in the range); conditional requests
-// (If-None-Match → 304, If-Range); `nosniff` on every download and active content (HTML, SVG,
-// script, XML) as an attachment with a sandboxing CSP, so the API host never renders it.
+// (If-None-Match → 304, If-Range); `nosniff` on every download, and every type outside a short
+// allow-list (raster images, audio, video, plain text: mime-rules.ts) as an attachment with a
+// sandboxing CSP, so the API host never renders a document a client uploaded.
 import { contentDisposition } from '#shared/http/content-disposition.ts';
 import { envelopeB } from '#shared/http/envelopes.ts';
 import { reply, type HttpReply } from '#shared/http/reply.ts';
 import type { ByteRange, ObjectDownload } from '#shared/storage/object-store.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
-import { isActiveContent } from '../mime-rules.ts';
+import { servedInline } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
 import { storeFor } from '../stored-bytes.ts';
 import { effectiveVisibility } from './object-access.ts';
@@ -56,15 +57,15 @@ export interface DownloadRequest {
 
 /** Headers every answer about the object's bytes carries, 304 and 416 included. */
 export function objectHeaders(object: ObjectRow, bucket: BucketRow, forceAttachment: boolean): Record<string, string> {
-  const active = isActiveContent(object.mimetype);
+  const attachment = forceAttachment || !servedInline(object.mimetype);
   return {
     ETag: object.etag,
     'Accept-Ranges': 'bytes',
     'X-Content-Type-Options': 'nosniff',
-    'Content-Disposition': contentDisposition(active || forceAttachment ? 'attachment' : 'inline', object.filename),
+    'Content-Disposition': contentDisposition(attachment ? 'attachment' : 'inline', object.filename),
     // Revalidated with the entity tag each time; shared caches keep only public objects.
     'Cache-Control': `${effectiveVisibility(object, bucket) === 'public' ? 'public' : 'private'}, no-cache`,
-    ...(active ? { 'Content-Security-Policy': "default-src 'none'; sandbox" } : {}),
+    ...(attachment ? { 'Content-Security-Policy': "default-src 'none'; sandbox" } : {}),
   };
 }
 
@@ -133,8 +134,8 @@ export async function serveObject(
 
 /**
  * An object larger than the API may carry itself (deployed: the Lambda payload limit), in a store
- * that presigns: 302 to a presigned GET that answers with the same type and disposition (active
- * content still an attachment). The store serves Range on it. Undefined: serve the bytes here.
+ * that presigns: 302 to a presigned GET that answers with the same type and disposition (types
+ * outside the inline allow-list still attachments). The store serves Range on it. Undefined: serve the bytes here.
  */
 async function presignedDownload(env: StorageEnv, bucket: BucketRow, object: ObjectRow, request: DownloadRequest): Promise<HttpReply | undefined> {
   const limit = env.transfers.directMaxBytes;
@@ -144,7 +145,7 @@ async function presignedDownload(env: StorageEnv, bucket: BucketRow, object: Obj
     expiresInSeconds: env.transfers.presignedUrlTtlSeconds,
     filename: object.filename,
     contentType: object.mimetype,
-    attachment: request.forceAttachment || isActiveContent(object.mimetype),
+    attachment: request.forceAttachment || !servedInline(object.mimetype),
   });
   // The URL expires: nobody may keep this answer.
   return reply(302, undefined, { Location: url, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });

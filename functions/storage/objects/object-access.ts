@@ -24,6 +24,18 @@ export function assertMayWrite(caller: StorageCaller): asserts caller is Storage
   if (!caller.member) throw new ForbiddenError('You do not have access to this site.');
 }
 
+/**
+ * Listing and searching a bucket that is not public is for the site's members and staff, as
+ * reading its bucket is: 401 for anonymous callers, 403 for signed-in callers without access to the
+ * site, whether or not the bucket exists (no answer tells an outsider which private buckets exist).
+ * A public bucket is listed to anyone, its public objects only.
+ */
+export function assertMayList(caller: StorageCaller, bucket: Pick<BucketRow, 'visibility'> | undefined): void {
+  if (caller.member || caller.staff || bucket?.visibility === 'public') return;
+  if (caller.principal === undefined) throw new AuthenticationFailedError('Sign in to list the objects of this bucket.');
+  throw new ForbiddenError('You do not have access to this site.');
+}
+
 /** For a member, seeing an object and changing it are the same right. */
 export function canWrite(caller: StorageCaller, object: Pick<ObjectRow, 'visibility' | 'created_by'>, bucket: Pick<BucketRow, 'visibility'>): boolean {
   return caller.member && canRead(caller, object, bucket);

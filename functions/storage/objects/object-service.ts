@@ -10,7 +10,7 @@ import { existingBucket } from '../buckets/bucket-service.ts';
 import type { BucketParams } from '../buckets/bucket-schemas.ts';
 import type { StorageEnv } from '../storage-env.ts';
 import { flushDiscardsQuietly, queueDiscards, storeFor } from '../stored-bytes.ts';
-import { assertMayWrite, canRead, canWrite } from './object-access.ts';
+import { assertMayList, assertMayWrite, canRead, canWrite } from './object-access.ts';
 import { listConditions, orderTerms, searchConditions, searchOrder } from './object-filters.ts';
 import { normalizeFilename, normalizeObjectPath } from './object-keys.ts';
 import {
@@ -36,15 +36,28 @@ export interface BucketObjects {
   total: number;
 }
 
+/** The bucket of a list or search, when the caller may list it (object-access.ts). */
+async function listableBucket(env: StorageEnv, params: BucketParams): Promise<BucketRow> {
+  let bucket: BucketRow;
+  try {
+    bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  } catch (error) {
+    if (error instanceof NotFoundError) assertMayList(env.caller, undefined);
+    throw error;
+  }
+  assertMayList(env.caller, bucket);
+  return bucket;
+}
+
 export async function listObjects(env: StorageEnv, params: BucketParams, query: ListObjectsQuery, page: PageRequest): Promise<BucketObjects> {
-  const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  const bucket = await listableBucket(env, params);
   const conditions = [visibleTo(env.caller, bucket.visibility), ...listConditions(query, env.caller, bucket.visibility)];
   const found = await queryObjects(env.db, env.site, { bucketId: bucket.id, conditions, orderBy: orderTerms(query.ordering ?? []) }, pageWindow(page));
   return { bucket, ...found };
 }
 
 export async function searchObjects(env: StorageEnv, params: BucketParams, body: SearchBody): Promise<BucketObjects> {
-  const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  const bucket = await listableBucket(env, params);
   const conditions = [visibleTo(env.caller, bucket.visibility), ...searchConditions(body)];
   const found = await queryObjects(env.db, env.site, { bucketId: bucket.id, conditions, orderBy: searchOrder(body) }, {
     limit: body.limit,

@@ -1,5 +1,5 @@
 // The two halves of every upload. First the bytes: checked against the bucket (MIME allow-list,
-// size limit enforced while streaming, no empty files) and stored under a new key. Then the record:
+// the bytes' own signature, size limit enforced while streaming, no empty files) and stored under a new key. Then the record:
 // inserted, or an existing one at that path switched to the new bytes, with the old bytes queued
 // for removal in the same transaction. Whatever fails after the bytes landed removes them again.
 import { ForbiddenError, PayloadTooLargeError, ValidationError } from '#shared/errors.ts';
@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { existingBucket } from '../buckets/bucket-service.ts';
 import type { BucketParams } from '../buckets/bucket-schemas.ts';
+import { checkedMimeType, sniffStream } from '../byte-signatures.ts';
 import { mimeTypeAllowed } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
 import { abandonStoredBytes, flushDiscardsQuietly, newStorageKey, queueDiscards, storeFor } from '../stored-bytes.ts';
@@ -77,7 +78,9 @@ export function assertSizeAllowed(bucket: Pick<BucketRow, 'file_size_limit'>, si
 }
 
 /**
- * Stores one file's bytes under a new key. The bucket's size limit stops the stream as soon as it
+ * Stores one file's bytes under a new key, once their first bytes show that they are what
+ * `mimetype` (the declared type, already in the allow-list) says (byte-signatures.ts); the type
+ * stored is the one answered there. The bucket's size limit stops the stream as soon as it
  * is passed (and a Content-Length over it is refused before a byte is read); an empty file is
  * refused after the fact and its key removed.
  */
@@ -85,11 +88,19 @@ export async function storeBytes(
   target: WriteTarget,
   file: { stream: Readable; filename: string; mimetype: string; contentLength?: number },
 ): Promise<StoredBytes> {
-  const { stream, mimetype, contentLength } = file;
+  const { contentLength } = file;
   const limit = Number(target.bucket.file_size_limit);
   if (contentLength !== undefined) assertSizeAllowed(target.bucket, contentLength);
+  const sniffed = await sniffStream(file.stream);
+  let mimetype: string;
+  try {
+    mimetype = await checkedMimeType(file.mimetype, sniffed.head, target.bucket);
+  } catch (error) {
+    file.stream.destroy();
+    throw error;
+  }
   const key = newStorageKey(target.env.site, target.bucket, file.filename);
-  const info = await target.store.put(key, stream, { contentType: mimetype, contentLength, maxBytes: limit });
+  const info = await target.store.put(key, sniffed.stream, { contentType: mimetype, contentLength, maxBytes: limit });
   if (info.size === 0) {
     await abandon(target, [key]);
     throw emptyFileError();

@@ -4,8 +4,9 @@
 //    in the bucket's allow-list, the announced size is within its limit and not zero), records a
 //    `pending` object under a new storage key and answers a URL signed for that key, type and size;
 // 2. the client PUTs the bytes to that URL;
-// 3. `complete-upload` looks at what arrived (HEAD), checks it again, and makes it the object at
-//    the path: a new one, or the new content of the one there, whose old bytes are discarded.
+// 3. `complete-upload` looks at what arrived (HEAD, and its first bytes for their signature),
+//    checks it again, and makes it the object at the path: a new one, or the new content of the
+//    one there, whose old bytes are discarded.
 // No reader sees a pending object. Bytes that fail the checks go with their pending record; uploads
 // never completed are swept, bytes included, an hour after their URL expired; bucket delete removes
 // pending records' bytes like any others.
@@ -13,6 +14,7 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { ObjectStore, PresignedUpload, StoredObjectInfo } from '#shared/storage/object-store.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
+import { checkedMimeType, SIGNATURE_SAMPLE_BYTES } from '../byte-signatures.ts';
 import { mimeEssence, uploadMimeType } from '../mime-rules.ts';
 import type { StorageCaller, StorageEnv } from '../storage-env.ts';
 import { flushDiscardsQuietly, newStorageKey, queueDiscards } from '../stored-bytes.ts';
@@ -120,6 +122,14 @@ function checkArrived(bucket: BucketRow, pending: ObjectRow, arrived: StoredObje
   assertMimeAllowed(bucket, type);
 }
 
+/** The first bytes of what arrived, enough for its signature (byte-signatures.ts). */
+async function headOf(store: ObjectStore, key: string, size: number): Promise<Buffer> {
+  const download = await store.get(key, { start: 0, end: Math.min(size, SIGNATURE_SAMPLE_BYTES) - 1 });
+  const chunks: Buffer[] = [];
+  for await (const chunk of download.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  return Buffer.concat(chunks);
+}
+
 /** The pending record goes, then its bytes (queued for later if the store fails now). */
 async function dropPendingUpload(target: WriteTarget, pending: ObjectRow): Promise<void> {
   await deleteObjectRecords(target.env.db, target.env.site, [pending.id]);
@@ -146,6 +156,7 @@ export async function completeUpload(env: StorageEnv, params: ObjectParams, body
   }
   try {
     checkArrived(bucket, pending, arrived);
+    await checkedMimeType(pending.mimetype, await headOf(target.store, pending.storage_key, arrived.size), bucket);
   } catch (error) {
     await dropPendingUpload(target, pending);
     throw error;

@@ -3,6 +3,7 @@
 // bytes into the store as they arrive and upsert: a new path answers 201, a replaced one 200.
 import { AppError, ForbiddenError, ValidationError } from '#shared/errors.ts';
 import type { StreamedBody } from '#shared/http/body-streams.ts';
+import { parseJsonText } from '#shared/http/json-body.ts';
 import { parseOrThrow } from '#shared/http/validation.ts';
 import type { ZodType } from 'zod';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
@@ -54,9 +55,10 @@ function jsonField<T>(raw: string | undefined, field: string, schema: ZodType<T>
   if (raw === undefined || raw.trim() === '') return fallback;
   let value: unknown;
   try {
-    value = JSON.parse(raw) as unknown;
-  } catch {
-    throw ValidationError.forFields({ [field]: ['Send valid JSON.'] });
+    value = parseJsonText(raw, `The form field "${field}"`);
+  } catch (error) {
+    const tooDeep = error instanceof AppError && error.extras?.max_json_depth !== undefined;
+    throw ValidationError.forFields({ [field]: [tooDeep ? error.message : 'Send valid JSON.'] });
   }
   return parseOrThrow(schema, value, field);
 }
@@ -78,7 +80,8 @@ interface ReceivedFile {
 
 /** Checks a file part's type against the bucket and streams it into the store. */
 async function receiveFile(target: WriteTarget, part: FilePart, filename: string): Promise<ReceivedFile> {
-  const mimetype = uploadMimeType(part.mimeType, filename)!; // busboy always names a valid type
+  const mimetype = uploadMimeType(part.mimeType, filename);
+  if (mimetype === undefined) throw new ValidationError(`The file part's Content-Type "${part.mimeType}" is not a media type.`);
   assertMimeAllowed(target.bucket, mimetype);
   return { bytes: await storeBytes(target, { stream: part.stream, filename, mimetype }), filename };
 }
@@ -132,7 +135,7 @@ export async function uploadByPath(
   assertMetadataSize(fromHeaders);
   const filename = lastSegment(path);
   const mimetype = uploadMimeType(body.contentType, filename);
-  if (mimetype === undefined) throw new ValidationError(`Content-Type "${body.contentType}" is not a media type.`);
+  if (mimetype === undefined) throw new ValidationError(`Content-Type "${body.contentType}" is not a media type (wildcards name no file type).`);
   assertMimeAllowed(target.bucket, mimetype);
   const bytes = await storeBytes(target, { stream: body.stream, filename, mimetype, contentLength: body.contentLength });
   return commitUpload(target, { path, filename, metadata: fromHeaders, bytes });

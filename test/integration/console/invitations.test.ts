@@ -49,7 +49,7 @@ describe('invitations API', () => {
     await app.createUser('stranger');
     owner = await tokenOf('guild-owner');
     await app.request('POST', '/api/cloud/organizations/', { token: owner, body: { name: 'Guild' } });
-    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, { token: owner, body: { user_slug: 'guild-member' } });
+    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, { token: await app.adminToken(), body: { user_slug: 'guild-member' } });
     await createTenantSchema(app.runtime.db, 't_guild_hall');
     const [siteRow] = await app.runtime.db.rows<{ uuid: string }>(sql`
       insert into platform.sites (organization_id, slug, name, schema_name)
@@ -139,7 +139,7 @@ describe('invitations API', () => {
     const details = await app.request('GET', `/api/invitations/${token}/details/`);
     expect(details.body.invitee_has_account).toBe(true);
 
-    const withoutToken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'x-existing', password: 'whatever-123' } });
+    const withoutToken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'x-existing', password: 'whatever-passphrase-9' } });
     expect(withoutToken.status).toBe(401);
     const wrongUser = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { token: await tokenOf('stranger') });
     expect(wrongUser.status).toBe(403);
@@ -157,7 +157,7 @@ describe('invitations API', () => {
     const cancelled = await app.request('DELETE', `${invitations}${token}/`, { token: owner });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
-    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'cancelled', password: 'password-123' } });
+    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'cancelled', password: 'late-joiner-passphrase' } });
     expect(accept.status).toBe(409);
     expect(accept.body.invitation_status).toBe('cancelled');
     const resend = await app.request('POST', `${invitations}${token}/resend/`, { token: owner });
@@ -170,7 +170,7 @@ describe('invitations API', () => {
 
     const details = await app.request('GET', `/api/cloud/invitations/${token}/details/`);
     expect(details.body.status).toBe('expired');
-    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'late', password: 'password-123' } });
+    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'late', password: 'late-joiner-passphrase' } });
     expect(accept.status).toBe(409);
     expect(accept.body.invitation_status).toBe('expired');
     const listed = await app.request('GET', `${invitations}?status=expired`, { token: owner });
@@ -181,7 +181,7 @@ describe('invitations API', () => {
     expect(resent.body.status).toBe('pending');
     expect(Date.parse(resent.body.expires_at)).toBeGreaterThan(Date.now() + 6 * 86_400_000);
     expect(await mailsTo('late@example.com')).toHaveLength(2);
-    const acceptedNow = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'late', password: 'password-123' } });
+    const acceptedNow = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'late', password: 'late-joiner-passphrase' } });
     expect(acceptedNow.status).toBe(200);
   });
 
@@ -240,7 +240,7 @@ describe('invitations API', () => {
     const missing = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: {} });
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body.errors).sort()).toEqual(['password', 'username']);
-    const taken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'stranger', password: 'password-123' } });
+    const taken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'stranger', password: 'late-joiner-passphrase' } });
     expect(taken.status).toBe(400);
     expect(Object.keys(taken.body.errors)).toEqual(['username']);
     const short = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'fresh', password: 'short' } });

@@ -49,9 +49,9 @@ describe('organization members API', () => {
 
   describe('add', () => {
     it('adds a user by user_slug with global groups and site permissions, view_site by default', async () => {
-      // Act
+      // Act: the superuser holds authority over every account
       const answer = await app.request('POST', members, {
-        token: owner,
+        token: await app.adminToken(),
         body: {
           user_slug: 'crew-a',
           group_ids: [groupIds.editors],
@@ -75,10 +75,13 @@ describe('organization members API', () => {
         join platform.users u on u.id = sup.user_id where u.username = 'crew-a' order by 1`);
       expect(grants.map((row) => row.codename)).toEqual(['manage_site', 'view_site']);
 
-      const byUserId = await app.request('POST', members, { token: owner, body: { user_id: 'crew-b', sites: [{ slug: 'crew-site' }] } });
+      const byUserId = await app.request('POST', members, {
+        token: await app.adminToken(),
+        body: { user_id: 'crew-b', sites: [{ slug: 'crew-site' }] },
+      });
       expect(byUserId.status).toBe(201);
       expect(byUserId.body.sites[0].permissions).toEqual(['view_site']);
-      expect((await app.request('POST', members, { token: owner, body: { user_id: 'crew-c' } })).status).toBe(201);
+      expect((await app.request('POST', members, { token: await app.adminToken(), body: { user_id: 'crew-c' } })).status).toBe(201);
     });
 
     it('answers 409 for a user who is already a member', async () => {
@@ -86,9 +89,16 @@ describe('organization members API', () => {
       expect(answer.status).toBe(409);
     });
 
-    it('answers 400 naming the field for an unknown user, group, foreign site or site permission, or no user at all', async () => {
+    it('answers 404 for an unknown user and for a user beyond the owner’s authority, with the same body', async () => {
+      const unknown = await app.request('POST', members, { token: owner, body: { user_slug: 'nobody' } });
+      const stranger = await app.request('POST', members, { token: owner, body: { user_slug: 'outsider' } });
+      expect(unknown.status).toBe(404);
+      expect(stranger.status).toBe(404);
+      expect(stranger.body).toEqual(unknown.body);
+    });
+
+    it('answers 400 naming the field for an unknown group, foreign site or site permission, or no user at all', async () => {
       const cases: Array<[Record<string, unknown>, string]> = [
-        [{ user_slug: 'nobody' }, 'user_slug'],
         [{ user_slug: 'outsider', group_ids: [999_999] }, 'group_ids'],
         [{ user_slug: 'outsider', sites: [{ slug: foreignSite.slug }] }, 'sites'],
         [{ user_slug: 'outsider', sites: [{ slug: 'crew-site', permissions: ['rule_the_world'] }] }, 'sites'],
@@ -96,7 +106,7 @@ describe('organization members API', () => {
         [{ user_slug: 'outsider', group_ids: 'all' }, 'group_ids'],
       ];
       for (const [body, field] of cases) {
-        const answer = await app.request('POST', members, { token: owner, body });
+        const answer = await app.request('POST', members, { token: await app.adminToken(), body });
         expect(answer.status, JSON.stringify(body)).toBe(400);
         expect(Object.keys(answer.body.errors)).toEqual([field]);
       }
@@ -197,7 +207,10 @@ describe('organization members API', () => {
 
   describe('admins', () => {
     it('lets a manage_organization holder make and remove admins', async () => {
-      await app.request('POST', members, { token: owner, body: { user_slug: 'crew-manager', permissions: ['manage_organization'] } });
+      await app.request('POST', members, {
+        token: await app.adminToken(),
+        body: { user_slug: 'crew-manager', permissions: ['manage_organization'] },
+      });
       const manager = await tokenOf('crew-manager');
       const made = await app.request('POST', `${members}crew-b/make_admin/`, { token: manager });
       expect(made.status).toBe(200);

@@ -26,7 +26,8 @@ describe('membership groups', () => {
     expect((await app.request('POST', '/api/cloud/organizations/', { token: ownerToken, body: { name: 'Own Org' } })).status).toBe(201);
     expect((await app.request('POST', '/api/cloud/organizations/', { token: otherToken, body: { name: 'Other Org' } })).status).toBe(201);
     expect(
-      (await app.request('POST', '/api/cloud/organizations/other-org/members/', { token: otherToken, body: { user_slug: 'helper' } })).status,
+      (await app.request('POST', '/api/cloud/organizations/other-org/members/', { token: await app.adminToken(), body: { user_slug: 'helper' } }))
+        .status,
     ).toBe(201);
   });
   afterAll(async () => {
@@ -48,7 +49,10 @@ describe('membership groups', () => {
 
   it('grants the group permissions inside that organization only', async () => {
     const ownToken = (await app.login('other-owner', USER_PASSWORD)).access;
-    await app.request('POST', '/api/cloud/organizations/own-org/members/', { token: ownerToken, body: { user_slug: 'helper', group_ids: [powerGroupId] } });
+    await app.request('POST', '/api/cloud/organizations/own-org/members/', {
+      token: await app.adminToken(),
+      body: { user_slug: 'helper', group_ids: [powerGroupId] },
+    });
     const helperToken = (await app.login('helper', USER_PASSWORD)).access;
     const inOwn = await app.request('GET', '/api/cloud/organizations/own-org/privileges/', { token: helperToken });
     expect(inOwn.body.permissions).toContain('invite_members');

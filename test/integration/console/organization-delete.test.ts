@@ -29,8 +29,9 @@ describe('organization delete', () => {
       insert into platform.domains (site_id, slug, domain, is_primary)
       select id, ${`${slug}-site-localhost`}, ${`${slug}-site.localhost`}, true from platform.sites where slug = ${`${slug}-site`}`);
     for (const member of members) {
+      // Direct adds need authority over the user: the superuser's.
       const added = await app.request('POST', `/api/cloud/organizations/${slug}/members/`, {
-        token,
+        token: await app.adminToken(),
         body: { user_slug: member, sites: [{ slug: `${slug}-site`, permissions: ['view_site', 'access_site'] }] },
       });
       expect(added.status).toBe(201);

@@ -132,7 +132,7 @@ describe('organizations API', () => {
       await app.createUser('detail-outsider');
       org = await create(await tokenOf('detail-owner'), { name: 'Detail Org' });
       await app.request('POST', `/api/cloud/organizations/${org.slug}/members/`, {
-        token: await tokenOf('detail-owner'),
+        token: await app.adminToken(),
         body: { user_slug: 'detail-member' },
       });
     });

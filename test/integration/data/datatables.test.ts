@@ -99,7 +99,8 @@ describe('datatables and materialization API', () => {
     expect(done.body.operation.rollback_sql).toContain('drop table');
     expect(done.body.operation.duration_ms).toBeGreaterThanOrEqual(0);
     expect((await call('POST', `${DS}contacts/materialize/`)).status).toBe(409);
-    expect((await call('PATCH', `${DS}contacts/`, { json_schema: COMPANIES })).status).toBe(409);
+    // A schema change of a materialized table is a migration: this one would change the key's type.
+    expect((await call('PATCH', `${DS}contacts/`, { json_schema: COMPANIES })).status).toBe(400);
   });
 
   it('builds the physical table the schema describes (read back from the catalog)', async () => {

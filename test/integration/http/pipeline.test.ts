@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { loadConfig } from '#shared/config.ts';
 import { ConflictError } from '#shared/errors.ts';
 import { createHttpHandler, type ApiHandler } from '#shared/http/http-handler.ts';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { createRuntime, installRuntime } from '#shared/runtime/runtime.ts';
 import { gatewayEvent, lambdaContext } from '#infra/local/gateway-event.ts';
@@ -119,5 +120,27 @@ describe('HTTP chain', () => {
     const result = await call('DELETE', '/t/boom');
     expect(result.statusCode).toBe(405);
     expect(result.headers?.Allow).toBe('GET, OPTIONS');
+  });
+
+  it('refuses JSON nested past the limit before parsing, in Lambda as on the dev server', async () => {
+    const deep = `{"name":"x","extra":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const atLimit = `{"name":"x","extra":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
+
+    const refused = await call('POST', '/t/echo/1', { body: deep });
+    const accepted = await call('POST', '/t/echo/1', { body: atLimit });
+
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body!)).toMatchObject({ code: 'BAD_REQUEST', max_json_depth: MAX_JSON_DEPTH });
+    expect(accepted.statusCode).toBe(200);
+  });
+
+  it('answers 413 for a body over the limit, measured or announced', async () => {
+    const big = await call('POST', '/t/echo/1', { body: `{"name":"${'x'.repeat(MAX_REQUEST_BODY_BYTES)}"}` });
+    const announced = await call('POST', '/t/echo/1', { headers: { 'content-length': String(MAX_REQUEST_BODY_BYTES + 1) } });
+
+    for (const result of [big, announced]) {
+      expect(result.statusCode).toBe(413);
+      expect(JSON.parse(result.body!)).toMatchObject({ status: 'error', code: 'PAYLOAD_TOO_LARGE', max_body_bytes: MAX_REQUEST_BODY_BYTES });
+    }
   });
 });

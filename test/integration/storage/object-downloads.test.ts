@@ -124,13 +124,50 @@ describe('object downloads', () => {
     }
   });
 
+  it('sends PDFs, multipart/related, CSS and unknown types as sandboxed attachments too', async () => {
+    const documents = [
+      ['report.pdf', 'application/pdf', '%PDF-1.7\n'],
+      ['mail.mht', 'multipart/related', 'MIME-Version: 1.0\r\n\r\n<script>alert(1)</script>'],
+      ['style.css', 'text/css', 'body{}'],
+      ['thing.bin', 'application/x-unknown-thing', 'bytes'],
+    ];
+    for (const [name, type, body] of documents) {
+      await send('PUT', `${objects}documents/${name}`, { body, headers: { 'content-type': type! } });
+
+      const answer = await send('GET', `${objects}documents/${name}`);
+
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="${name}"`));
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('content-security-policy')).toContain('sandbox');
+    }
+  });
+
+  it('shows raster images, audio, video and plain text inline, with nosniff', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const media = [
+      ['dot.png', 'image/png', png],
+      ['song.mp3', 'audio/mpeg', Buffer.from('not really audio')],
+      ['clip.webm', 'video/webm', Buffer.from('not really video')],
+      ['notes.txt', 'text/plain', Buffer.from('plain')],
+    ] as const;
+    for (const [name, type, body] of media) {
+      await send('PUT', `${objects}media/${name}`, { body, headers: { 'content-type': type } });
+
+      const answer = await send('GET', `${objects}media/${name}`);
+
+      expect(answer.headers.get('content-disposition')).toMatch(new RegExp(`^inline; filename="${name}"`));
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
   it('encodes a non-ASCII file name in Content-Disposition', async () => {
     await send('PUT', `${objects}${encodeURIComponent('résumé "final".pdf')}`, { body: '%PDF', headers: { 'content-type': 'application/pdf' } });
 
     const answer = await send('GET', `${objects}${encodeURIComponent('résumé "final".pdf')}`);
 
     expect(answer.headers.get('content-disposition')).toBe(
-      `inline; filename="r_sum_ _final_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.pdf`,
+      `attachment; filename="r_sum_ _final_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.pdf`,
     );
   });
 

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { sitePublicUrl, startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
 
 /** Keys that must never name anything but a plain path under the bucket, as sent in a URL. */
@@ -112,7 +112,7 @@ describe('object paths', () => {
 
     expect(created.status).toBe(201);
     expect(created.json.data.file_path).toBe('100% real?.txt');
-    expect(created.json.data.file_url).toBe(`${app.url}${objects}100%25%20real%3F.txt`);
+    expect(created.json.data.file_url).toBe(`${sitePublicUrl(site.slug)}${objects}100%25%20real%3F.txt`);
     expect((await send('GET', `${objects}100%25%20real%3F.txt`)).bytes.toString()).toBe('p');
   });
 });

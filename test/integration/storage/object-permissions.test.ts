@@ -62,7 +62,6 @@ describe('object permissions', () => {
     expect(await listed(vault, owner)).toEqual(['secret.txt']);
     expect(await listed(vault, staff)).toEqual(['secret.txt']);
     expect(await listed(vault, other)).toEqual([]);
-    expect(await listed(vault, undefined)).toEqual([]);
     const search = await json('POST', `${vault}search/`, other, { search: 'secret' });
     expect(search.json.data).toMatchObject({ objects: [], count: 0 });
   });
@@ -121,8 +120,24 @@ describe('object permissions', () => {
     expect((await send('GET', `${gallery}hidden.txt`, undefined)).status).toBe(404);
     expect((await send('GET', `${gallery}hidden.txt`, other)).status).toBe(404);
     expect((await send('GET', `${gallery}hidden.txt`, owner)).headers.get('cache-control')).toBe('private, no-cache');
-    expect(await listed(vault, undefined)).toEqual(['shared.txt']);
     expect(await listed(gallery, undefined)).toEqual(['open.txt']);
+  });
+
+  it("refuses to list or search a private bucket for callers without access to the site: 403, anonymous 401", async () => {
+    const byOutsider = await send('GET', vault, outsider);
+    const searchByOutsider = await json('POST', `${vault}search/`, outsider, { search: '' });
+    const anonymous = await send('GET', vault, undefined);
+    const anonymousSearch = await json('POST', `${vault}search/`, undefined, { search: '' });
+    const missingBucket = await send('GET', vault.replace('/vault/', '/no-such-bucket/'), outsider);
+    const publicBucket = await send('GET', gallery, outsider);
+
+    for (const answer of [byOutsider, searchByOutsider, missingBucket]) {
+      expect(answer.status).toBe(403);
+      expect(answer.json).toMatchObject({ success: false, status_code: 403 });
+    }
+    for (const answer of [anonymous, anonymousSearch]) expect(answer.status).toBe(401);
+    expect(JSON.stringify([byOutsider.json, searchByOutsider.json])).not.toContain('secret.txt');
+    expect(publicBucket.status).toBe(200);
   });
 
   it('lets a member upload new objects into a private bucket, which they then own', async () => {

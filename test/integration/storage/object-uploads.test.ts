@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { sitePublicUrl, startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
 
 /** Every file under the object store's root, relative to it (temporary uploads excluded). */
@@ -50,12 +50,25 @@ describe('object uploads', () => {
       bucket_name: 'Files',
       is_office_editable: false,
     });
-    expect(created.json.data.file_url).toBe(`${app.url}${objects}docs/readme.txt`);
+    expect(created.json.data.file_url).toBe(`${sitePublicUrl(site.slug)}${objects}docs/readme.txt`);
     expect(replaced.status).toBe(200);
     expect(replaced.json.status_code).toBe(200);
     expect(replaced.json.data.uuid).toBe(created.json.data.uuid);
     expect(replaced.json.data.size).toBe(12);
     expect(download.bytes.toString()).toBe('hello again!');
+  });
+
+  it('builds file_url from configuration, never from the Host header the client sent', async () => {
+    const created = await send('PUT', `${objects}hosts/probe.txt`, { body: 'probe', headers: { 'content-type': 'text/plain', host: 'evil.example' } });
+    const listed = await send('GET', `${objects}?prefix=hosts/`, { headers: { host: 'evil.example' } });
+    const form = multipart([{ name: 'file', filename: 'legacy.txt', contentType: 'text/plain', data: 'legacy' }]);
+    const legacy = await send('POST', objects, { body: form.body, headers: { 'content-type': form.contentType, host: 'evil.example' } });
+
+    expect(created.status).toBe(201);
+    expect(created.json.data.file_url).toBe(`${sitePublicUrl(site.slug)}${objects}hosts/probe.txt`);
+    expect(listed.json.data[0].file_url).toBe(`${sitePublicUrl(site.slug)}${objects}hosts/probe.txt`);
+    expect(legacy.json.data.file_url).toBe(`${sitePublicUrl(site.slug)}${objects}legacy.txt`);
+    expect(JSON.stringify([created.json, listed.json, legacy.json])).not.toContain('evil.example');
   });
 
   it('keeps one file per object in storage: the replaced bytes are removed', async () => {

@@ -197,6 +197,23 @@ describe('presigned transfers on S3', () => {
     expect((await send('GET', `${objects}checked.txt`)).status).toBe(404);
   });
 
+  it('drops an upload whose bytes are not what the announced type says (signature check)', async () => {
+    // Prepare: executable bytes behind an announced and signed image/png
+    const exe = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(98, 0x90)]);
+    const upload = await askUpload(`${objects}disguised.png`, { size: exe.length, content_type: 'image/png' });
+    await putBytes(upload, exe);
+    const wildcard = await postJson(`${objects}wild.png/upload-url`, { size: 10, content_type: 'image/*' });
+    // Act
+    const refused = await complete(upload);
+    // Assess
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ success: false, status_code: 400, detected_mime_type: 'application/x-msdownload' });
+    expect((await complete(upload)).status).toBe(404);
+    expect((await send('GET', `${objects}disguised.png`)).status).toBe(404);
+    expect(wildcard.status).toBe(400);
+    expect(wildcard.json.errors).toHaveProperty('content_type');
+  });
+
   it('replaces an existing object through the flow: same uuid, new bytes, old bytes removed', async () => {
     // Prepare
     const original = await send('PUT', `${objects}doc.txt`, { body: 'first version', headers: { 'content-type': 'text/plain' } });

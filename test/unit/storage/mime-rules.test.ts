@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  isActiveContent,
+  servedInline,
   isMimePattern,
   isOfficeEditable,
   mimeEssence,
@@ -62,15 +62,25 @@ describe('the type an upload is stored with', () => {
 });
 
 describe('what a type means when served', () => {
-  it.each(['text/html', 'image/svg+xml', 'application/xhtml+xml', 'text/javascript', 'application/javascript', 'application/xml', 'text/xml', 'application/rss+xml'])(
-    '%s is active content',
-    (type) => {
-      expect(isActiveContent(type)).toBe(true);
-    },
-  );
+  it.each(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'audio/mpeg', 'video/mp4', 'text/plain'])('%s may be shown inline', (type) => {
+    expect(servedInline(type)).toBe(true);
+  });
 
-  it.each(['text/plain', 'image/png', 'application/pdf', 'application/json', 'text/css', 'video/mp4'])('%s is not active content', (type) => {
-    expect(isActiveContent(type)).toBe(false);
+  it.each([
+    'text/html',
+    'image/svg+xml',
+    'application/xhtml+xml',
+    'text/javascript',
+    'application/xml',
+    'application/pdf',
+    'multipart/related',
+    'application/json',
+    'text/css',
+    'text/csv',
+    'application/octet-stream',
+    'image/x-unknown',
+  ])('%s is served as an attachment', (type) => {
+    expect(servedInline(type)).toBe(false);
   });
 
   it('knows the Office types a browser can edit', () => {

@@ -1,3 +1,9 @@
+CREATE TABLE "platform"."rate_limit_counters" (
+	"key" text PRIMARY KEY NOT NULL,
+	"window_start" integer NOT NULL,
+	"hits" integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "platform"."social_accounts" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"user_id" integer NOT NULL,
@@ -17,6 +23,16 @@ CREATE TABLE "platform"."social_apps" (
 	"settings" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "platform"."social_login_states" (
+	"state" varchar(128) PRIMARY KEY NOT NULL,
+	"social_app_id" integer NOT NULL,
+	"site_id" integer,
+	"redirect_uri" text NOT NULL,
+	"code_verifier" varchar(128) NOT NULL,
+	"nonce" varchar(128) NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "platform"."social_accounts" ADD CONSTRAINT "social_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "platform"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

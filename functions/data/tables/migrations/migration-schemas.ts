@@ -1,0 +1,23 @@
+// Request shapes of the schema-evolution endpoints. The schemas themselves are checked by the
+// Table Schema compiler so that their problems come back in the spec's words.
+import { z } from 'zod';
+
+const jsonSchema = z.record(z.string(), z.json(), { message: 'The table schema must be a JSON object.' });
+const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);
+
+export const previewBody = z.object({ new_schema: jsonSchema });
+export const validateBody = z.object({ schema: jsonSchema });
+export const rollbackBody = z.object({ revision_id: z.string().regex(/^[0-9a-f]{12}$/, 'A revision_id is 12 hexadecimal characters.') });
+
+/** Operation history: `limit` default 10 (the spec), at most 100 (DECISIONS' console maximum); `offset` from 0. */
+export const historyQuery = z.object({
+  limit: wholeNumber.pipe(z.number().int().min(1, 'Ensure this value is at least 1.')).transform((n) => Math.min(n, 100)).optional().default(10),
+  offset: wholeNumber.optional().default(0),
+});
+
+export const operationParams = z.object({
+  app_slug: z.string().min(1).max(100),
+  datasource_slug: z.string().min(1).max(100).optional(),
+  name: z.string().min(1).max(200),
+  revision_id: z.string().min(1).max(40),
+});

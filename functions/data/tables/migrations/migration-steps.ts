@@ -1,0 +1,72 @@
+// The typed steps of a schema migration: what each is, how it may be run, and the names its
+// tombstones take. The planner (migration-plan.ts) makes them; the tasks, preview and rollback read them.
+import { createHash } from 'node:crypto';
+
+/**
+ * instant: catalog only. online: a constraint added NOT VALID then validated, or an index built
+ * CONCURRENTLY. data-dependent: reads or rewrites every row and may fail on the data. breaking:
+ * loses or refuses data (needs `allow_data_loss`). destructive: removes stored data.
+ */
+export type StepClass = 'instant' | 'online' | 'data-dependent' | 'breaking' | 'destructive';
+
+export type StepType =
+  | 'add_column'
+  | 'drop_column'
+  | 'rename_column'
+  | 'alter_column_type'
+  | 'set_not_null'
+  | 'drop_not_null'
+  | 'set_default'
+  | 'drop_default'
+  | 'add_unique'
+  | 'drop_unique'
+  | 'add_check'
+  | 'drop_check'
+  | 'add_foreign_key'
+  | 'drop_foreign_key'
+  | 'create_index'
+  | 'drop_index'
+  | 'drop_search_vector'
+  | 'add_search_vector';
+
+/** Rows that would break a step: a WHERE predicate over the table (SQL text, no parameters). */
+export interface Preflight {
+  predicate: string;
+  /** What a violating row is, for the warning: "rows with no value", "values that do not convert to bigint". */
+  describes: string;
+  /** The migration cannot succeed while such rows exist (otherwise they lose their value). */
+  blocking: boolean;
+}
+
+export interface PlannedStep {
+  type: StepType;
+  column: string | null;
+  /** The constraint or index the step creates or drops. */
+  object?: string;
+  class: StepClass;
+  is_safe: boolean;
+  /** `concurrent` steps run before the transaction, outside it (CREATE INDEX CONCURRENTLY). */
+  phase: 'transaction' | 'concurrent';
+  sql: string[];
+  rollback_sql: string[];
+  warning?: string;
+  preflight?: Preflight;
+  /** Rows that would stop the rollback of this step (a type change back to a narrower type). */
+  rollback_preflight?: Preflight;
+  /** A dropped column's hidden tombstone: how the sweep removes it, and the rollback once it is gone. */
+  tombstone?: { sweep_sql: string[]; rollback_after_sweep: string[] };
+}
+
+/** Dropped columns are renamed under this prefix until the retention window has passed. */
+export const TOMBSTONE_PREFIX = '_tomb_';
+
+/** The tombstone of a column dropped from the schema with hash `baseHash`: the same in preview and execution. */
+export function tombstoneName(baseHash: string, column: string): string {
+  return `${TOMBSTONE_PREFIX}${createHash('sha256').update(`${baseHash}:${column}`).digest('hex').slice(0, 24)}`;
+}
+
+/** The statements of a plan in the order they run, and its rollback in reverse. */
+export function planSql(steps: readonly PlannedStep[]): { executed: string[]; rollback: string[] } {
+  const ordered = [...steps.filter((s) => s.phase === 'concurrent'), ...steps.filter((s) => s.phase === 'transaction')];
+  return { executed: ordered.flatMap((s) => s.sql), rollback: [...ordered].reverse().flatMap((s) => s.rollback_sql) };
+}

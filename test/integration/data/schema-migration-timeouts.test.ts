@@ -1,0 +1,77 @@
+// Lock and DDL timeouts of a schema migration, on PostgreSQL only: PGlite accepts lock_timeout and
+// statement_timeout but does not enforce them, and has one connection, so nothing can hold a lock
+// against it. A second connection holds a lock on the physical table while a PATCH migrates it.
+import postgres from 'postgres';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDriver } from '#test/support/test-database.ts';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { createSite } from '#test/support/sites.ts';
+
+const PEOPLE = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }], primaryKey: ['id'] };
+const WITH_EMAIL = { ...PEOPLE, fields: [...PEOPLE.fields, { name: 'email', type: 'string' }] };
+
+function timeoutSuite(title: string, env: Record<string, string>, check: (answer: { status: number; headers: Headers; body: any }, op: { status: string; error_code: string | null; error_message: string | null }) => void) { // eslint-disable-line @typescript-eslint/no-explicit-any -- a response body
+  describe.runIf(testDriver === 'postgres')(title, () => {
+    let app: TestApp;
+    let admin: string;
+    let tenant: Record<string, string>;
+    let schema: string;
+    const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
+
+    beforeAll(async () => {
+      app = await startTestApp(env);
+      admin = await app.adminToken();
+      const site = (await createSite(app, admin, 'Timeout Site')).slug;
+      tenant = { 'x-tenant': site };
+      schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
+      await call('POST', '/api/apps/', { name: 'TO' });
+      await call('POST', '/api/apps/to/datasources/', { name: 'Main', provider_type: 'flat_table' });
+      expect((await call('POST', '/api/apps/to/datasources/main/datatables/', { name: 'held', json_schema: PEOPLE })).status).toBe(201);
+      expect((await call('POST', '/api/apps/to/datatables/held/materialize/')).status).toBe(200);
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('answers as DECISIONS says, records the operation FAILED, and leaves the table as it was', async () => {
+      const holder = postgres(app.database.url!, { max: 1, onnotice: () => undefined });
+      const before = await call('GET', '/api/apps/to/datatables/held/');
+      let answer: Awaited<ReturnType<typeof call>>;
+      try {
+        // A reader in a long transaction: ALTER TABLE needs ACCESS EXCLUSIVE and must wait for it.
+        await holder.begin(async (tx) => {
+          await tx.unsafe(`lock table "${schema}".to_held in access share mode`);
+          answer = await call('PATCH', '/api/apps/to/datatables/held/', { json_schema: WITH_EMAIL });
+        });
+      } finally {
+        await holder.end({ timeout: 5 });
+      }
+      const [listed] = (await call('GET', '/api/apps/to/datatables/held/operation-history/?limit=1')).body.results;
+      const [op] = await app.runtime.db.rows<{ status: string; error_code: string | null; error_message: string | null }>(
+        sql.raw(`select status, error_code, error_message from "${schema}".schema_operations where revision_id = '${listed.revision_id}'`),
+      );
+      check(answer!, op!);
+      const after = await call('GET', '/api/apps/to/datatables/held/');
+      expect(after.body.schema_hash).toBe(before.body.schema_hash);
+      const columns = await app.runtime.db.rows<{ column_name: string }>(sql`select column_name from information_schema.columns
+        where table_schema = ${schema} and table_name = 'to_held' order by ordinal_position`);
+      expect(columns.map((c) => c.column_name)).toEqual(['id', 'name']);
+    });
+  });
+}
+
+timeoutSuite('a migration whose table lock cannot be taken within lock_timeout', { SCHEMA_LOCK_TIMEOUT_MS: '200' }, (answer, op) => {
+  // Retried by the state machine (1 + 2 + 4 s), then 409 with Retry-After.
+  expect(answer.status).toBe(409);
+  expect(answer.headers.get('retry-after')).toBe('1');
+  expect(op).toMatchObject({ status: 'FAILED', error_code: 'LockTimeoutError' });
+});
+
+timeoutSuite('a migration whose DDL statement runs past its statement_timeout', { SCHEMA_LOCK_TIMEOUT_MS: '10000', SCHEMA_DDL_TIMEOUT_MS: '300' }, (answer, op) => {
+  expect(answer.status).toBe(422);
+  expect(answer.body.code).toBe('BUSINESS_LOGIC_ERROR');
+  expect(answer.body.message).toMatch(/longer than its time limit/);
+  expect(op).toMatchObject({ status: 'FAILED', error_code: 'StatementTimeoutError' });
+  expect(op.error_message).toMatch(/statement timeout|time limit/);
+});
