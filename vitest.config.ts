@@ -11,6 +11,13 @@ export default defineConfig({
     env: {
       LOG_LEVEL: 'SILENT',
       PASSWORD_SCRYPT_COST: '1024',
+      // Limits on, as by default, but far above what a test file sends (see test/support/test-app.ts).
+      RATE_LIMIT_CONSOLE_PER_MINUTE: '1000000',
+      RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: '1000000',
+      RATE_LIMIT_LOGIN_PER_HOUR: '1000000',
+      RATE_LIMIT_AUTHENTICATED_PER_HOUR: '1000000',
+      RATE_LIMIT_ANONYMOUS_PER_HOUR: '1000000',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
     },
   },
 });

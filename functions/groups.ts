@@ -5,6 +5,8 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { rolesRoutes } from './roles/routes.ts';
+import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
@@ -43,6 +45,20 @@ export const endpointGroups: readonly EndpointGroup[] = [
     // A schema PATCH starts the schema-migration state machine.
     uses: ['schema-migrations'],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
+  },
+  {
+    name: 'roles',
+    entry: 'functions/roles/handler.ts',
+    routes: rolesRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./roles/handler.ts')).handler,
+  },
+  {
+    name: 'social',
+    entry: 'functions/social/handler.ts',
+    routes: socialRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./social/handler.ts')).handler,
   },
   {
     name: 'storage',

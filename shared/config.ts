@@ -113,6 +113,14 @@ const settingsSchema = z.object({
   SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  RATE_LIMIT_ENABLED: booleanFlag.default(true),
+  RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  RATE_LIMIT_LOGIN_PER_HOUR: z.coerce.number().int().positive().default(20),
+  RATE_LIMIT_AUTHENTICATED_PER_HOUR: z.coerce.number().int().positive().default(1000),
+  RATE_LIMIT_ANONYMOUS_PER_HOUR: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().positive().default(10),
 });
 
 export interface Config {
@@ -180,6 +188,24 @@ export interface Config {
   };
   /** Microsoft Graph behind document-library buckets; undefined when not configured (such buckets are refused). */
   documentLibrary?: DocumentLibraryConfig;
+  /**
+   * Whether calls to user-supplied URLs (OpenID discovery and the provider's endpoints) may reach
+   * private, loopback and link-local addresses; off except in tests and closed networks.
+   */
+  outboundAllowPrivateNetworks: boolean;
+  /** Request limits of DECISIONS (the console and the general statement); undefined when switched off. */
+  rateLimit?: RateLimitConfig;
+}
+
+/** Requests allowed per window; the windows themselves are fixed (a minute, an hour). */
+export interface RateLimitConfig {
+  consolePerMinute: number;
+  consoleWritesPerMinute: number;
+  /** Login attempts per source IP and username. */
+  loginPerHour: number;
+  authenticatedPerHour: number;
+  anonymousPerHour: number;
+  anonymousPerMinute: number;
 }
 
 export interface FilesystemStoreConfig {
@@ -288,6 +314,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
     },
     documentLibrary,
+    outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+    rateLimit: s.RATE_LIMIT_ENABLED
+      ? {
+          consolePerMinute: s.RATE_LIMIT_CONSOLE_PER_MINUTE,
+          consoleWritesPerMinute: s.RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE,
+          loginPerHour: s.RATE_LIMIT_LOGIN_PER_HOUR,
+          authenticatedPerHour: s.RATE_LIMIT_AUTHENTICATED_PER_HOUR,
+          anonymousPerHour: s.RATE_LIMIT_ANONYMOUS_PER_HOUR,
+          anonymousPerMinute: s.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+        }
+      : undefined,
   };
 }
 

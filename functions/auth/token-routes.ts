@@ -14,6 +14,7 @@ export const obtainTokenRoute = defineRoute({
   summary: 'Obtain an access and a refresh token',
   access: 'public',
   host: 'any',
+  countsAsLogin: true,
   body: credentials,
   envelope: 'bare',
   handler: async (ctx, { body }) => {
@@ -28,6 +29,7 @@ export const obtainConsoleTokenRoute = defineRoute({
   summary: 'Obtain tokens and the signed-in user (console)',
   access: 'public',
   host: 'any',
+  countsAsLogin: true,
   body: credentials,
   envelope: 'bare',
   handler: async (ctx, { body }) => {

@@ -1,7 +1,7 @@
 // The HTTP API: one bundled Lambda per endpoint group, routes derived from the groups' route
 // tables. No API Gateway CORS: the functions answer preflights themselves, as the dev server does.
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -24,6 +24,13 @@ export interface ApiStackProps extends StackProps {
   settings: DeploySettings;
   groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[];
 }
+
+/**
+ * Stage throttling: the outer bound in front of the per-caller limits the functions count in the
+ * database (DECISIONS). It caps the whole API, whatever reaches no function (a path no route
+ * answers is refused by the gateway itself) and whatever a flood costs before it is counted.
+ */
+export const STAGE_THROTTLE = { rateLimitPerSecond: 500, burstLimit: 1000 } as const;
 
 /** `console` → `Console`, `user-sites` → `UserSites`: construct ids are PascalCase. */
 function pascalCase(name: string): string {
@@ -50,6 +57,12 @@ export class ApiStack extends Stack {
       description: 'Tessera platform API',
       createDefaultStage: true,
     });
+    // HttpApi creates its default stage without throttle options; they are set on the stage itself.
+    const stage = this.httpApi.defaultStage!.node.defaultChild as CfnStage;
+    stage.defaultRouteSettings = {
+      throttlingRateLimit: STAGE_THROTTLE.rateLimitPerSecond,
+      throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
+    };
 
     this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', { vpc: props.vpc, database: props.database, settings: props.settings });
 

@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { endpointGroups } from '#functions/groups.ts';
+import { canonicalPath } from '#shared/rate-limit/limits.ts';
 import { openStreamingChannel, takeReplyStream } from '#shared/http/body-streams.ts';
 import { errorBody } from '#shared/http/envelopes.ts';
-import { NotFoundError, type AppError } from '#shared/errors.ts';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';
@@ -67,11 +67,6 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function sendError(response: ServerResponse, error: AppError): void {
-  response.writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(errorBody(error, 'generic')));
-}
-
 /** streamsBody for a request before it is served (unknown paths do not stream). */
 function streamsBodyOf(groups: LoadedGroup[], request: IncomingMessage): boolean {
   const path = (request.url ?? '/').split('?', 1)[0]!;
@@ -107,15 +102,25 @@ function bodyStream(request: IncomingMessage): PassThrough {
   return stream;
 }
 
+/**
+ * The group whose routes answer the path. A path none answers still goes through a handler, which
+ * answers 404 after counting it against the caller's rate limit (so `/API/Users` cannot be used to
+ * probe without limit); the group that serves its canonical form does, so that it counts in the
+ * same statement (console or general) as the path it imitates.
+ */
+function groupFor(groups: LoadedGroup[], path: string): LoadedGroup {
+  const exact = groups.find((candidate) => candidate.router.handles(path));
+  if (exact !== undefined) return exact;
+  const canonical = canonicalPath(path);
+  const cloudForm = canonical.startsWith('/api/') ? `/api/cloud/${canonical.slice('/api/'.length)}` : canonical;
+  return groups.find((candidate) => candidate.router.handles(canonical) || candidate.router.handles(cloudForm)) ?? groups[0]!;
+}
+
 async function serve(groups: LoadedGroup[], request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = request.url ?? '/';
   const path = url.split('?', 1)[0]!;
   const method = (request.method ?? 'GET').toUpperCase();
-  const group = groups.find((candidate) => candidate.router.handles(path));
-  if (group === undefined) {
-    sendError(response, new NotFoundError());
-    return;
-  }
+  const group = groupFor(groups, path);
   const requestStream = streamsBody(group, method, path) ? bodyStream(request) : undefined;
   const event = gatewayEvent({
     method,

@@ -3,6 +3,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import type { CallerCounting, CountingSql } from '#shared/rate-limit/counters.ts';
 import { AuthenticationFailedError, InvalidTokenError } from '#shared/errors.ts';
 import type { Principal } from './principal.ts';
 import type { TokenClaims, TokenIssuer } from './tokens.ts';
@@ -20,6 +21,8 @@ export interface PrincipalRow extends Record<string, unknown> {
   valid_after_ms: number | null;
   revoked: boolean;
   permissions: string[];
+  /** The rate-limit counts, when the statement counted the request too. */
+  rate_limit?: unknown;
 }
 
 /** Whether a user may hold tokens at all: active and not soft-deleted. */
@@ -63,9 +66,13 @@ export function principalColumns(tokenId: string, familyId?: string): SQL {
       ) as permissions`;
 }
 
-/** The one query behind every authenticated platform request. The users-list benchmark's baseline runs it too. */
-export function principalStatement(subject: string, tokenId: string, familyId?: string): SQL {
-  return sql`select ${principalColumns(tokenId, familyId)} from platform.users u where u.uuid = ${subject}`;
+/**
+ * The one query behind every authenticated platform request; with `counting`, it adds the request
+ * to the caller's rate limits in the same statement. The users-list benchmark's baseline runs it too.
+ */
+export function principalStatement(subject: string, tokenId: string, familyId?: string, counting?: CountingSql): SQL {
+  if (counting === undefined) return sql`select ${principalColumns(tokenId, familyId)} from platform.users u where u.uuid = ${subject}`;
+  return sql`${counting.withClause} select ${principalColumns(tokenId, familyId)}, ${counting.column} from platform.users u where u.uuid = ${subject}`;
 }
 
 /** The caller from their row, or the 401 that the token deserves: unknown user, revoked, disabled, stale. */
@@ -87,8 +94,11 @@ export function principalFromRow(row: PrincipalRow | undefined, claims: TokenCla
   };
 }
 
-export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, token: string): Promise<Principal> {
+export async function authenticateBearer(db: Queryable, tokens: TokenIssuer, token: string, counting?: CallerCounting): Promise<Principal> {
   const claims = await tokens.verify(token, 'access');
-  const [row] = await db.rows<PrincipalRow>(principalStatement(claims.subject, claims.tokenId, claims.familyId));
+  const [row] = await db.rows<PrincipalRow>(
+    principalStatement(claims.subject, claims.tokenId, claims.familyId, counting?.sqlFor(claims.subject)),
+  );
+  counting?.settle(row?.rate_limit);
   return principalFromRow(row, claims);
 }

@@ -275,3 +275,64 @@ export type OrganizationRow = typeof organizations.$inferSelect;
 export type MemberRow = typeof organizationMembers.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
 export type DomainRow = typeof domains.$inferSelect;
+
+/**
+ * Request counters of the rate limits, one row per limit and caller (or source IP): a fixed window
+ * that starts over when a request arrives after its window ended. Every Lambda shares them.
+ */
+export const rateLimitCounters = platform.table('rate_limit_counters', {
+  key: text('key').primaryKey(),
+  /** Epoch seconds at which the current window began. */
+  windowStart: integer('window_start').notNull(),
+  hits: integer('hits').notNull(),
+});
+
+/** Sign-in providers of the platform itself (a tenant's own are in its schema, same columns). */
+export const socialApps = platform.table(
+  'social_apps',
+  {
+    id: serial('id').primaryKey(),
+    provider: varchar('provider', { length: 50 }).notNull(),
+    providerId: varchar('provider_id', { length: 100 }).notNull().default(''),
+    name: varchar('name', { length: 255 }).notNull(),
+    clientId: varchar('client_id', { length: 255 }).notNull(),
+    secret: text('secret').notNull(),
+    key: text('key').notNull().default(''),
+    settings: jsonb('settings').notNull().default({}),
+    ...timestamps,
+  },
+  // The sign-in URL names a provider by provider_id when set, else by provider: one app per name.
+  (table) => [uniqueIndex('social_apps_login_name').on(sql`(coalesce(nullif(${table.providerId}, ''), ${table.provider}))`)],
+);
+
+/** A provider account linked to a platform user (the provider's `sub` is `uid`). */
+export const socialAccounts = platform.table(
+  'social_accounts',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    socialAppId: integer('social_app_id')
+      .notNull()
+      .references(() => socialApps.id),
+    uid: varchar('uid', { length: 255 }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('social_accounts_app_uid').on(table.socialAppId, table.uid), index('social_accounts_user').on(table.userId)],
+);
+
+/**
+ * A programmatic sign-in under way: the `state` handed to the client, with the PKCE verifier and
+ * nonce it must come back with. Used once (deleted when redeemed) and short-lived.
+ */
+export const socialLoginStates = platform.table('social_login_states', {
+  state: varchar('state', { length: 128 }).primaryKey(),
+  socialAppId: integer('social_app_id').notNull(),
+  /** The site whose provider this is; null for the platform's own. */
+  siteId: integer('site_id'),
+  redirectUri: text('redirect_uri').notNull(),
+  codeVerifier: varchar('code_verifier', { length: 128 }).notNull(),
+  nonce: varchar('nonce', { length: 128 }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});

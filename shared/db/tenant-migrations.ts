@@ -277,4 +277,80 @@ export const tenantMigrations: readonly TenantMigration[] = [
         end $$`,
     ],
   },
+  {
+    version: 8,
+    name: 'app roles, site roles and role memberships',
+    statements: (schema) => [
+      // A tree per app: a parent is a role of the same app (checked by the service, which also
+      // refuses cycles); deleting a parent is the service's work (re-parent or remove children).
+      sql`create table ${schema}.app_roles (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        name varchar(100) not null,
+        slug varchar(255) not null unique,
+        description varchar(1000) not null default '',
+        parent_id integer references ${schema}.app_roles (id),
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        unique (app_id, name)
+      )`,
+      sql`create index app_roles_parent on ${schema}.app_roles (parent_id)`,
+      sql`create table ${schema}.site_roles (
+        id serial primary key,
+        name varchar(100) not null unique,
+        slug varchar(255) not null unique,
+        description varchar(1000) not null default '',
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      sql`create table ${schema}.site_role_app_roles (
+        site_role_id integer not null references ${schema}.site_roles (id) on delete cascade,
+        app_role_id integer not null references ${schema}.app_roles (id) on delete cascade,
+        primary key (site_role_id, app_role_id)
+      )`,
+      // A membership links a platform user to exactly one role; hard-deleted with its role.
+      sql`create table ${schema}.role_memberships (
+        id serial primary key,
+        user_id integer not null,
+        app_role_id integer references ${schema}.app_roles (id) on delete cascade,
+        site_role_id integer references ${schema}.site_roles (id) on delete cascade,
+        expires_at timestamptz,
+        assigned_by integer,
+        created_at timestamptz not null default now(),
+        check ((app_role_id is null) <> (site_role_id is null))
+      )`,
+      sql`create unique index role_memberships_app_role on ${schema}.role_memberships (app_role_id, user_id) where app_role_id is not null`,
+      sql`create unique index role_memberships_site_role on ${schema}.role_memberships (site_role_id, user_id) where site_role_id is not null`,
+      sql`create index role_memberships_user on ${schema}.role_memberships (user_id)`,
+    ],
+  },
+  {
+    version: 9,
+    name: "the site's own sign-in providers",
+    statements: (schema) => [
+      // The same columns as platform.social_apps: a tenant host's social apps are these.
+      sql`create table ${schema}.social_apps (
+        id serial primary key,
+        provider varchar(50) not null,
+        provider_id varchar(100) not null default '',
+        name varchar(255) not null,
+        client_id varchar(255) not null,
+        secret text not null,
+        key text not null default '',
+        settings jsonb not null default '{}',
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      sql`create unique index social_apps_login_name on ${schema}.social_apps ((coalesce(nullif(provider_id, ''), provider)))`,
+      sql`create table ${schema}.social_accounts (
+        id serial primary key,
+        user_id integer not null,
+        social_app_id integer not null references ${schema}.social_apps (id),
+        uid varchar(255) not null,
+        created_at timestamptz not null default now(),
+        unique (social_app_id, uid)
+      )`,
+      sql`create index social_accounts_user on ${schema}.social_accounts (user_id)`,
+    ],
+  },
 ];

@@ -1,6 +1,8 @@
 // Builds a group's Lambda entry: the shared middy chain around the group's route table.
-// Order of use: request context → CORS → error rendering → parsing → authentication → tenant
-// resolution → dispatch.
+// Order of use: request context → CORS → rate-limit headers → error rendering → route matching →
+// authentication → counting for the rate limit → parsing → tenant resolution → dispatch.
+// Authentication comes before parsing so that a caller without a token is told 401 before anything
+// about their input; signed-in callers are counted in the statement that reads them.
 // (middy runs onError in reverse order of use, so CORS comes before error rendering to decorate
 // the rendered error; see ../shared/STACK.md.)
 import { Readable } from 'node:stream';
@@ -13,6 +15,8 @@ import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
 import { authenticateMiddleware } from './middleware/authenticate.ts';
 import { corsMiddleware } from './middleware/cors.ts';
+import { matchRouteMiddleware } from './middleware/match-route.ts';
+import { countRequestMiddleware, rateLimitHeadersMiddleware } from './middleware/rate-limit.ts';
 import { parseRequestMiddleware } from './middleware/parse-request.ts';
 import { stateOfEvent, type ApiResult } from './middleware/pipeline-state.ts';
 import { renderErrorsMiddleware } from './middleware/render-errors.ts';
@@ -75,9 +79,12 @@ export function createHttpHandler(group: string, routes: readonly AnyRoute[]): H
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(dispatch)
     .use(requestContextMiddleware(group))
     .use(corsMiddleware())
+    .use(rateLimitHeadersMiddleware(router))
     .use(renderErrorsMiddleware())
-    .use(parseRequestMiddleware(router))
+    .use(matchRouteMiddleware(router))
     .use(authenticateMiddleware())
+    .use(countRequestMiddleware(router))
+    .use(parseRequestMiddleware(router))
     .use(resolveTenantMiddleware());
   return { handler: chain as unknown as ApiHandler, router };
 }

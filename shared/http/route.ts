@@ -64,6 +64,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
    * statement (the record reads, where the round trip is most of the cost).
    */
   deferContext?: boolean;
+  /** A sign-in with `{username, password}`: also limited per source IP and username (DECISIONS). */
+  countsAsLogin?: boolean;
   /** Status of a plain (non-HttpReply) result; 200 unless given. */
   status?: number;
   handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;

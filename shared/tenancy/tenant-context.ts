@@ -8,6 +8,7 @@ import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/a
 import type { Principal } from '#shared/auth/principal.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import type { CallerCounting, CountingSql } from '#shared/rate-limit/counters.ts';
 import { missingTenant, tenantFromRow, tenantMatchSql, type TenantHint, type TenantLookup, type TenantRow } from './resolve-tenant.ts';
 import { rememberStanding, standingColumns, standingFromRow } from './site-access.ts';
 import type { Tenant } from './tenant.ts';
@@ -28,9 +29,11 @@ export interface SignedInTenantContext {
   fused: unknown;
 }
 
-function contextStatement(claims: TokenClaims, hint: TenantHint, fused: SQL | undefined): SQL {
-  return sql`select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
-      ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}
+function contextStatement(claims: TokenClaims, hint: TenantHint, fused: SQL | undefined, counting: CountingSql | undefined): SQL {
+  return sql`${counting === undefined ? sql`` : counting.withClause} select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
+      ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}${
+        counting === undefined ? sql`` : sql`, ${counting.column}`
+      }
     from platform.users u
     left join lateral (${tenantMatchSql(hint)}) t on true
     left join platform.organization_members m on m.organization_id = t.organization_id and m.user_id = u.id
@@ -38,19 +41,29 @@ function contextStatement(claims: TokenClaims, hint: TenantHint, fused: SQL | un
 }
 
 /**
- * Reads caller and site together. Throws the caller's 401 (unknown, revoked, disabled, stale
- * token); a missing site is reported in `lookup` for the caller to judge.
+ * Reads caller and site together, and with `counting` adds the request to the caller's rate limits
+ * in the same statement. Throws the caller's 401 (unknown, revoked, disabled, stale token); a
+ * missing site is reported in `lookup` for the caller to judge.
  */
-export async function signedInTenantContext(db: Queryable, claims: TokenClaims, hint: TenantHint, fused?: SQL): Promise<SignedInTenantContext> {
+export async function signedInTenantContext(
+  db: Queryable,
+  claims: TokenClaims,
+  hint: TenantHint,
+  fused?: SQL,
+  counting?: CallerCounting,
+): Promise<SignedInTenantContext> {
+  const countingSql = counting?.sqlFor(claims.subject);
   let row: ContextRow | undefined;
   let fusedValue: unknown;
   try {
-    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, fused));
+    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, fused, countingSql));
     fusedValue = row?.fused;
   } catch (error) {
+    // A failed statement counted nothing (it rolled back as a whole), so the retry counts once.
     if (fused === undefined) throw error;
-    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, undefined));
+    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, undefined, countingSql));
   }
+  counting?.settle(row?.rate_limit);
   const principal = principalFromRow(row, claims);
   if (row!.site_id === null || row!.site_id === undefined) return { principal, lookup: missingTenant(hint), fused: undefined };
   const tenant: Tenant = tenantFromRow(row as ContextRow & TenantRow);

@@ -16,6 +16,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./users-list.ts')).benchUsersList(),
   },
   {
+    name: 'rate-limits',
+    summary: 'req/s of the same users list with rate limits on (every request counted) vs off, alternating rounds on one server',
+    run: async () => (await import('./rate-limits.ts')).benchRateLimits(),
+  },
+  {
     name: 'data-list',
     summary: 'req/s of a two-filter, sorted, paged record list over 100k rows through the dev server vs a bare node:http server with the same statement',
     run: async () => (await import('./data-list.ts')).benchDataList(),

@@ -163,6 +163,12 @@ describe('HTTP API', () => {
     expect(misrouted).toEqual([]);
   });
 
+  it('throttles the stage as the outer bound of the rate limits', () => {
+    const stages = Object.values(resourcesOf(synthesized.api, 'AWS::ApiGatewayV2::Stage'));
+    expect(stages).toHaveLength(1);
+    expect(stages[0]!.Properties!.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
+  });
+
   it('leaves CORS to the functions, which answer preflights as the dev server does', () => {
     const [api] = Object.values(resourcesOf(synthesized.api, 'AWS::ApiGatewayV2::Api'));
     expect(api!.Properties!.CorsConfiguration).toBeUndefined();

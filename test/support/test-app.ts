@@ -49,6 +49,16 @@ export function sitePublicUrl(siteSlug: string): string {
   return PUBLIC_API_URL_TEMPLATE.replace('{site}', siteSlug);
 }
 
+/** Rate limits no test file reaches: on, as by default, so the whole suite runs through them. */
+export const GENEROUS_RATE_LIMITS = {
+  RATE_LIMIT_CONSOLE_PER_MINUTE: '1000000',
+  RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: '1000000',
+  RATE_LIMIT_LOGIN_PER_HOUR: '1000000',
+  RATE_LIMIT_AUTHENTICATED_PER_HOUR: '1000000',
+  RATE_LIMIT_ANONYMOUS_PER_HOUR: '1000000',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+} as const;
+
 interface RawResponse {
   status: number;
   headers: Headers;
@@ -90,6 +100,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     CORS_ORIGINS: 'http://app.example.test',
     // Links in answers come from here, never from the Host a test sends.
     PUBLIC_API_URL: PUBLIC_API_URL_TEMPLATE,
+    // Limits stay on (every request is counted and gets the headers) but far above what a test file
+    // sends; the rate-limit tests pass their own numbers.
+    ...GENEROUS_RATE_LIMITS,
     ...env,
   });
   const { runtime } = await bootLocal(config, { db: database.db });

@@ -6,6 +6,7 @@ import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import { AuthenticationFailedError, PermissionDeniedError } from '#shared/errors.ts';
 import type { Access } from '../route.ts';
 import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
+import { callerCounting, enforceRateLimit } from './rate-limit.ts';
 
 /** The superuser or permission part of an access rule, for a caller already known. */
 export function assertRouteAccess(principal: Principal, access: Access): void {
@@ -22,7 +23,9 @@ export function authenticateMiddleware(): ApiMiddleware {
     before: async (request) => {
       const state = pipelineState(request);
       const ctx = state.ctx!;
-      const { access, host } = state.match!.route;
+      // No route: parse-request answers the 404 or 405 (after the rate limit has counted it).
+      if (state.match === undefined) return;
+      const { access, host } = state.match.route;
       if (access === 'public') return;
       const token = ctx.request.bearerToken;
       if (token === undefined) {
@@ -35,12 +38,16 @@ export function authenticateMiddleware(): ApiMiddleware {
         state.claims = access === 'optional' ? await verifying.catch(() => undefined) : await verifying;
         return;
       }
+      // The caller's read also counts the request against their rate limits.
+      const counting = callerCounting(request);
       if (access === 'optional') {
-        ctx.principal = await authenticateBearer(ctx.runtime.db, ctx.runtime.tokens, token).catch(() => undefined);
+        ctx.principal = await authenticateBearer(ctx.runtime.db, ctx.runtime.tokens, token, counting).catch(() => undefined);
+        enforceRateLimit(request);
         return;
       }
-      const principal = await authenticateBearer(ctx.runtime.db, ctx.runtime.tokens, token);
+      const principal = await authenticateBearer(ctx.runtime.db, ctx.runtime.tokens, token, counting);
       ctx.principal = principal;
+      enforceRateLimit(request);
       assertRouteAccess(principal, access);
     },
   };

@@ -3,6 +3,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
+import type { RateLimitOutcome } from '#shared/rate-limit/counters.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { RouteMatch } from '../router.ts';
 
@@ -18,6 +19,8 @@ export interface PipelineState {
   /** A tenant route's verified access token, read together with the site by the tenant middleware. */
   claims?: TokenClaims;
   input?: { params: unknown; query: unknown; body: unknown };
+  /** This request's rate-limit count, once taken (see middleware/rate-limit.ts). */
+  rateLimit?: RateLimitOutcome;
 }
 
 const states = new WeakMap<ApiEvent, PipelineState>();

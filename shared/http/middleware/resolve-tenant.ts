@@ -17,6 +17,8 @@ import type { Access } from '../route.ts';
 import { assertRouteAccess } from './authenticate.ts';
 import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
+import type { CallerCounting } from '#shared/rate-limit/counters.ts';
+import { callerCounting, enforceRateLimit } from './rate-limit.ts';
 
 function foundTenant(lookup: TenantLookup): Tenant {
   if ('found' in lookup) return lookup.found;
@@ -28,18 +30,36 @@ async function establishAnonymous(ctx: RequestContext, hint: TenantHint): Promis
   ctx.tenant = foundTenant(await resolveTenant(ctx.runtime.db, hint));
 }
 
-/** Caller and site in one round trip, then the access rule and the caller's access to the site. */
-async function establishSignedIn(ctx: RequestContext, claims: TokenClaims, hint: TenantHint, access: Access, fused?: SQL): Promise<unknown> {
+interface Counting {
+  counting: CallerCounting | undefined;
+  /** Throws the 429 when the count passed a limit. */
+  enforce: () => void;
+}
+
+/**
+ * Caller and site in one round trip (which also counts the request against the caller's rate
+ * limits), then the limits, the access rule and the caller's access to the site.
+ */
+async function establishSignedIn(
+  ctx: RequestContext,
+  claims: TokenClaims,
+  hint: TenantHint,
+  access: Access,
+  limits: Counting,
+  fused?: SQL,
+): Promise<unknown> {
   const { db } = ctx.runtime;
   let context: Awaited<ReturnType<typeof signedInTenantContext>>;
   try {
-    context = await signedInTenantContext(db, claims, hint, fused);
+    context = await signedInTenantContext(db, claims, hint, fused, limits.counting);
   } catch (error) {
+    limits.enforce();
     // As on platform routes: where a caller is optional, a token that no longer counts makes them anonymous.
     if (access !== 'optional') throw error;
     await establishAnonymous(ctx, hint);
     return undefined;
   }
+  limits.enforce();
   const { principal } = context;
   ctx.principal = principal;
   assertRouteAccess(principal, access);
@@ -63,7 +83,8 @@ export function resolveTenantMiddleware(): ApiMiddleware {
         await establishAnonymous(ctx, hint);
         return;
       }
-      const establish = (fused?: SQL) => establishSignedIn(ctx, claims, hint, route.access, fused);
+      const limits: Counting = { counting: callerCounting(request), enforce: () => enforceRateLimit(request) };
+      const establish = (fused?: SQL) => establishSignedIn(ctx, claims, hint, route.access, limits, fused);
       if (route.deferContext === true) ctx.defer(establish);
       else await establish();
     },

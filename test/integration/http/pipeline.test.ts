@@ -11,6 +11,7 @@ import { defineRoute } from '#shared/http/route.ts';
 import { createRuntime, installRuntime } from '#shared/runtime/runtime.ts';
 import { gatewayEvent, lambdaContext } from '#infra/local/gateway-event.ts';
 import { createTestDatabase, type TestDatabase } from '#test/support/test-database.ts';
+import { GENEROUS_RATE_LIMITS } from '#test/support/test-app.ts';
 
 const base = { access: 'public', host: 'any', envelope: 'bare' } as const;
 const routes = [
@@ -38,7 +39,7 @@ describe('HTTP chain', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-chain-'));
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', REQUEST_LOG: 'false', CORS_ORIGINS: 'https://app.example.test' });
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', REQUEST_LOG: 'false', CORS_ORIGINS: 'https://app.example.test', ...GENEROUS_RATE_LIMITS });
     installRuntime(await createRuntime(config, { db: database.db }));
     handler = createHttpHandler('test', routes).handler;
   });

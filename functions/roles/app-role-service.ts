@@ -1,0 +1,113 @@
+// The rules of app roles: a tree per app. Slugs are `{app-slug}-{role-name-slug}` (unique across
+// app and site roles), names are immutable, a parent is a role of the same app and never the role
+// itself or one of its descendants, and a deleted role's children are removed with it or moved to
+// its parent.
+import type { Principal } from '#shared/auth/principal.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
+import { assertDefinesRoles } from './role-access.ts';
+import {
+  deleteAppRoles,
+  descendantIds,
+  findApp,
+  findAppRole,
+  insertAppRole,
+  listAppRoles,
+  reparentChildren,
+  roleSlugsLike,
+  updateAppRole,
+  type AppRef,
+  type AppRoleRow,
+  type ListFilter,
+  type Page,
+} from './role-repository.ts';
+
+export async function existingApp(db: Queryable, site: Tenant, appSlug: string): Promise<AppRef> {
+  const app = await findApp(db, site, appSlug);
+  if (app === undefined) throw new NotFoundError(`App "${appSlug}" not found.`);
+  return app;
+}
+
+export async function existingAppRole(db: Queryable, site: Tenant, app: AppRef, slug: string): Promise<AppRoleRow> {
+  const role = await findAppRole(db, site, app.id, slug);
+  if (role === undefined) throw new NotFoundError(`Role "${slug}" not found in app "${app.slug}".`);
+  return role;
+}
+
+export async function listRolesOfApp(db: Queryable, site: Tenant, appSlug: string, filter: ListFilter): Promise<Page<AppRoleRow>> {
+  return listAppRoles(db, site, (await existingApp(db, site, appSlug)).id, filter);
+}
+
+async function parentIn(db: Queryable, site: Tenant, app: AppRef, parentSlug: string): Promise<AppRoleRow> {
+  const parent = await findAppRole(db, site, app.id, parentSlug);
+  if (parent === undefined) {
+    throw ValidationError.forFields({ parent_role_slug: [`No role "${parentSlug}" in app "${app.slug}".`] });
+  }
+  return parent;
+}
+
+export async function createAppRole(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  input: { name: string; description?: string; parent_role_slug?: string | null },
+): Promise<AppRoleRow> {
+  await assertDefinesRoles(db, site, caller);
+  return db.transaction(async (tx) => {
+    const app = await existingApp(tx, site, appSlug);
+    const parentSlug = input.parent_role_slug ?? '';
+    const parentId = parentSlug === '' ? null : (await parentIn(tx, site, app, parentSlug)).id;
+    const nameSlug = slugFrom(input.name, 100) || 'role';
+    const slug = await uniqueSlug(`${app.slug}-${nameSlug}`, (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
+    await insertAppRole(tx, site, { appId: app.id, name: input.name, slug, description: input.description ?? '', parentId });
+    return (await findAppRole(tx, site, app.id, slug))!;
+  });
+}
+
+export async function changeAppRole(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  slug: string,
+  input: { description?: string; parent_role_slug?: string | null },
+): Promise<AppRoleRow> {
+  await assertDefinesRoles(db, site, caller);
+  return db.transaction(async (tx) => {
+    const app = await existingApp(tx, site, appSlug);
+    const role = await existingAppRole(tx, site, app, slug);
+    let parentId = role.parent_id;
+    if (input.parent_role_slug === '') parentId = null;
+    else if (typeof input.parent_role_slug === 'string') {
+      const parent = await parentIn(tx, site, app, input.parent_role_slug);
+      if (parent.id === role.id || (await descendantIds(tx, site, role.id)).includes(parent.id)) {
+        throw ValidationError.forFields({ parent_role_slug: ['A role cannot be moved under itself or one of its descendants.'] });
+      }
+      parentId = parent.id;
+    }
+    await updateAppRole(tx, site, role.id, { description: input.description ?? role.description, parentId });
+    return (await findAppRole(tx, site, app.id, slug))!;
+  });
+}
+
+/** Deletes a role with its descendants, or moves its children to its parent; answers how many roles went. */
+export async function removeAppRole(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  slug: string,
+  removeChildRoles: boolean,
+): Promise<number> {
+  await assertDefinesRoles(db, site, caller);
+  return db.transaction(async (tx) => {
+    const app = await existingApp(tx, site, appSlug);
+    const role = await existingAppRole(tx, site, app, slug);
+    if (removeChildRoles) return deleteAppRoles(tx, site, [role.id, ...(await descendantIds(tx, site, role.id))]);
+    await reparentChildren(tx, site, role.id, role.parent_id);
+    return deleteAppRoles(tx, site, [role.id]);
+  });
+}

@@ -1,0 +1,176 @@
+// SQL of role memberships: which platform users hold which of a site's roles, until when. The
+// membership table is in the site's schema (through `tenantTable`); users are platform rows.
+import type { SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
+import type { Page, Site } from './role-repository.ts';
+
+/** A role of either kind, as memberships point at it. */
+export interface RoleRef {
+  kind: 'app_role' | 'site_role';
+  id: number;
+  slug: string;
+}
+
+export interface UserRef {
+  id: number;
+  username: string;
+}
+
+/** Dates travel as ISO text: the raw statement path binds strings, not Date objects (postgres.js). */
+const isoOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+const roleColumn = (role: RoleRef): SQL => sql.raw(role.kind === 'app_role' ? 'app_role_id' : 'site_role_id');
+
+/** Roles of either kind by slug (slugs are unique across both kinds). */
+export async function rolesBySlugs(db: Queryable, site: Site, slugs: readonly string[]): Promise<RoleRef[]> {
+  const param = sql.param([...slugs]);
+  return db.rows<RoleRef & Record<string, unknown>>(sql`
+    select 'app_role' as kind, id, slug from ${tenantTable(site, 'app_roles')} where slug = any(${param}::text[])
+    union all
+    select 'site_role' as kind, id, slug from ${tenantTable(site, 'site_roles')} where slug = any(${param}::text[])`);
+}
+
+/** Users who can hold roles: existing, active, not soft-deleted. */
+export function usersByUsernames(db: Queryable, usernames: readonly string[]): Promise<UserRef[]> {
+  return db.rows<UserRef & Record<string, unknown>>(sql`
+    select id, username from platform.users
+    where username = any(${sql.param([...usernames])}::text[]) and is_active and not is_deleted`);
+}
+
+/** Adds memberships; existing ones are kept as they are. Answers how many were added. */
+export function addMemberships(
+  db: Queryable,
+  site: Site,
+  role: RoleRef,
+  userIds: readonly number[],
+  values: { expiresAt: Date | null; assignedBy: number },
+): Promise<number> {
+  if (userIds.length === 0) return Promise.resolve(0);
+  return db.run(sql`
+    insert into ${tenantTable(site, 'role_memberships')} (user_id, ${roleColumn(role)}, expires_at, assigned_by)
+    select u, ${role.id}, ${isoOrNull(values.expiresAt)}::timestamptz, ${values.assignedBy} from unnest(${sql.param([...userIds])}::int[]) as u
+    on conflict do nothing`);
+}
+
+export function removeMemberships(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[]): Promise<number> {
+  if (userIds.length === 0) return Promise.resolve(0);
+  return db.run(sql`delete from ${tenantTable(site, 'role_memberships')}
+    where ${roleColumn(role)} = ${role.id} and user_id = any(${sql.param([...userIds])}::int[])`);
+}
+
+/** Removes every membership of the role except those of `keptUserIds`. */
+export function removeOtherMemberships(db: Queryable, site: Site, role: RoleRef, keptUserIds: readonly number[]): Promise<number> {
+  return db.run(sql`delete from ${tenantTable(site, 'role_memberships')}
+    where ${roleColumn(role)} = ${role.id} and not (user_id = any(${sql.param([...keptUserIds])}::int[]))`);
+}
+
+export function setMembershipExpiry(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[], expiresAt: Date | null): Promise<number> {
+  if (userIds.length === 0) return Promise.resolve(0);
+  return db.run(sql`update ${tenantTable(site, 'role_memberships')} set expires_at = ${isoOrNull(expiresAt)}::timestamptz
+    where ${roleColumn(role)} = ${role.id} and user_id = any(${sql.param([...userIds])}::int[])`);
+}
+
+export async function memberUserIds(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[]): Promise<number[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db.rows<{ user_id: number }>(sql`select user_id from ${tenantTable(site, 'role_memberships')}
+    where ${roleColumn(role)} = ${role.id} and user_id = any(${sql.param([...userIds])}::int[])`);
+  return rows.map((row) => row.user_id);
+}
+
+export interface RoleUserRow {
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  expires_at: Date | string | null;
+  [key: string]: unknown;
+}
+
+export interface RoleUserFilter {
+  search?: string;
+  username?: string;
+  includeExpired: boolean;
+  /** A column of the fixed list in the schemas, and its direction. */
+  ordering: { column: 'username' | 'email' | 'first_name' | 'last_name' | 'created_at'; descending: boolean };
+  page: PageRequest;
+}
+
+const active = (alias: string): SQL => sql.raw(`(${alias}.expires_at is null or ${alias}.expires_at > now())`);
+
+export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, filter: RoleUserFilter): Promise<Page<RoleUserRow>> {
+  const conditions: SQL[] = [sql`m.${roleColumn(role)} = ${role.id}`];
+  if (!filter.includeExpired) conditions.push(active('m'));
+  if (filter.username !== undefined) conditions.push(sql`u.username = ${filter.username}`);
+  if (filter.search !== undefined) {
+    const pattern = containsPattern(filter.search);
+    conditions.push(sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`);
+  }
+  const where = sql.join(conditions, sql` and `);
+  const from = sql`from ${tenantTable(site, 'role_memberships')} m join platform.users u on u.id = m.user_id`;
+  const column = filter.ordering.column === 'created_at' ? 'm.created_at' : `u.${filter.ordering.column}`;
+  const rows = await db.rows<RoleUserRow>(sql`select u.username, u.email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
+    order by ${sql.raw(`${column} ${filter.ordering.descending ? 'desc' : 'asc'}, m.id asc`)}
+    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
+  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total ${from} where ${where}`);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export interface UserRoleRow {
+  membership_type: 'app_role' | 'site_role';
+  role_id: number;
+  role_name: string;
+  role_slug: string;
+  app_slug: string | null;
+  expires_at: Date | string | null;
+  created_at: Date | string;
+  assigned_by: string | null;
+  [key: string]: unknown;
+}
+
+export interface UserRoleFilter {
+  app?: string;
+  search?: string;
+  membershipType?: 'app_role' | 'site_role';
+  includeExpired: boolean;
+  ordering: { column: 'created_at' | 'expires_at' | 'role_name'; descending: boolean };
+  page: PageRequest;
+}
+
+export async function listUserRoles(db: Queryable, site: Site, userId: number, filter: UserRoleFilter): Promise<Page<UserRoleRow>> {
+  const memberships = tenantTable(site, 'role_memberships');
+  const appRoles = tenantTable(site, 'app_roles');
+  const apps = tenantTable(site, 'apps');
+  const all = sql`
+    select 'app_role' as membership_type, r.id as role_id, r.name as role_name, r.slug as role_slug, a.slug as app_slug,
+      array[a.slug::text] as app_slugs, m.expires_at, m.created_at, m.id as membership_id, ab.username as assigned_by
+    from ${memberships} m join ${appRoles} r on r.id = m.app_role_id join ${apps} a on a.id = r.app_id
+    left join platform.users ab on ab.id = m.assigned_by
+    where m.user_id = ${userId}
+    union all
+    select 'site_role', s.id, s.name, s.slug, null,
+      array(select a.slug::text from ${tenantTable(site, 'site_role_app_roles')} l join ${appRoles} r on r.id = l.app_role_id
+        join ${apps} a on a.id = r.app_id where l.site_role_id = s.id),
+      m.expires_at, m.created_at, m.id, ab.username
+    from ${memberships} m join ${tenantTable(site, 'site_roles')} s on s.id = m.site_role_id
+    left join platform.users ab on ab.id = m.assigned_by
+    where m.user_id = ${userId}`;
+  const conditions: SQL[] = [sql`true`];
+  if (!filter.includeExpired) conditions.push(active('x'));
+  if (filter.app !== undefined) conditions.push(sql`${filter.app} = any(x.app_slugs)`);
+  if (filter.membershipType !== undefined) conditions.push(sql`x.membership_type = ${filter.membershipType}`);
+  if (filter.search !== undefined) {
+    const pattern = containsPattern(filter.search);
+    conditions.push(sql`(x.role_name ilike ${pattern} or x.role_slug ilike ${pattern})`);
+  }
+  const where = sql.join(conditions, sql` and `);
+  const { column, descending } = filter.ordering;
+  const rows = await db.rows<UserRoleRow>(sql`select x.* from (${all}) x where ${where}
+    order by ${sql.raw(`x.${column} ${descending ? 'desc' : 'asc'} nulls last, x.membership_id asc`)}
+    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
+  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from (${all}) x where ${where}`);
+  return { rows, total: count?.total ?? 0 };
+}

@@ -1,0 +1,97 @@
+// Input of the role endpoints (zod): names and descriptions within the spec's limits, slugs as
+// text, 1-100 roles and usernames in bulk requests, datetimes with an offset, fixed ordering lists.
+import { z } from 'zod';
+import { pageQuery } from '#shared/http/pagination.ts';
+
+const slug = z.string().min(1).max(255);
+const username = z.string().min(1).max(150);
+const description = z.string().max(1000, 'Ensure this field has no more than 1000 characters.');
+const roleName = z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.');
+const datetime = z.iso.datetime({ offset: true }).transform((text) => new Date(text));
+const booleanText = z.enum(['true', 'false']).transform((text) => text === 'true');
+
+/** `name` or `-name` among `fields`, into a column and a direction. */
+function ordering<const F extends string>(fields: readonly F[], fallback: `${'' | '-'}${NoInfer<F>}`) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((text, context) => {
+      const descending = text.startsWith('-');
+      const column = (descending ? text.slice(1) : text) as F;
+      if (!fields.includes(column)) {
+        context.addIssue({ code: 'custom', message: `Unknown ordering "${text}". Choose from: ${fields.join(', ')}.` });
+        return z.NEVER;
+      }
+      return { column, descending };
+    });
+}
+
+export const appParams = z.object({ app_slug: slug });
+export const appRoleParams = z.object({ app_slug: slug, role_slug: slug });
+export const roleParams = z.object({ slug });
+export const roleUsersParams = z.object({ role_slug: slug });
+export const userRolesParams = z.object({ username });
+
+export const listAppRolesQuery = z.object({
+  search: z.string().min(1).optional(),
+  ordering: ordering(['name', 'created_at', 'updated_at'] as const, 'name'),
+  ...pageQuery(20, 100),
+});
+
+export const listSiteRolesQuery = listAppRolesQuery;
+
+export const createAppRoleBody = z.strictObject({
+  name: roleName,
+  description: description.optional(),
+  parent_role_slug: slug.or(z.literal('')).nullable().optional(),
+});
+
+/** `name` is immutable: sending it is a 400 naming it (strict object). */
+export const changeAppRoleBody = z.strictObject(
+  {
+    description: description.optional(),
+    parent_role_slug: slug.or(z.literal('')).nullable().optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('name') ? 'A role name cannot be changed.' : undefined) },
+);
+
+export const deleteAppRoleQuery = z.object({ remove_child_roles: booleanText.default(false) });
+
+export const createSiteRoleBody = z.strictObject({
+  name: roleName,
+  description: description.optional(),
+  role_slugs: z.array(slug).max(1000).optional(),
+});
+
+export const changeSiteRoleBody = z.strictObject({
+  name: roleName.optional(),
+  description: description.optional(),
+  role_slugs: z.array(slug).max(1000).optional(),
+});
+
+const roleList = z.array(slug).min(1, 'Give at least one role.').max(100, 'At most 100 roles per request.');
+const usernameList = z.array(username).min(1, 'Give at least one username.').max(100, 'At most 100 usernames per request.');
+
+export const assignRolesBody = z.strictObject({ roles: roleList, usernames: usernameList, expires_at: datetime.nullable().optional() });
+export const revokeRolesBody = z.strictObject({ roles: roleList, usernames: usernameList });
+
+export const roleUsersQuery = z.object({
+  search: z.string().min(1).optional(),
+  username: username.optional(),
+  include_expired: booleanText.default(false),
+  ordering: ordering(['username', 'email', 'first_name', 'last_name', 'created_at'] as const, '-created_at'),
+  ...pageQuery(20, 100),
+});
+
+export const roleUsersBody = z.strictObject({ usernames: usernameList });
+export const replaceRoleUsersBody = z.strictObject({ usernames: z.array(username).max(1000) });
+export const expireRoleUsersBody = z.strictObject({ usernames: usernameList, expires_at: datetime.nullable() });
+
+export const userRolesQuery = z.object({
+  app: slug.optional(),
+  search: z.string().min(1).optional(),
+  membership_type: z.enum(['app_role', 'site_role']).optional(),
+  include_expired: booleanText.default(false),
+  ordering: ordering(['created_at', 'expires_at', 'role_name'] as const, '-created_at'),
+  ...pageQuery(20, 100),
+});

@@ -1,0 +1,110 @@
+// Programmatic social sign-in (DECISIONS): start hands out the provider's authorization URL with a
+// one-time state; finish checks that state (same provider, same host, same redirect URI, not used),
+// exchanges the code, and signs in the account linked to the provider's subject, else the user
+// whose email the provider says it verified (then linked), else a new user. Nothing is created
+// when the provider fails or the answer does not hold.
+import type { Queryable } from '#shared/db/database.ts';
+import type { Runtime } from '#shared/runtime/runtime.ts';
+import { AuthenticationFailedError, BadRequestError, NotFoundError } from '#shared/errors.ts';
+import type { TokenPair } from '#shared/auth/tokens.ts';
+import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
+import type { SocialAppRow } from '../social-app-repository.ts';
+import type { SocialScope } from '../social-scope.ts';
+import {
+  consumeLoginState,
+  findLoginState,
+  insertLoginState,
+  insertSocialUser,
+  linkAccount,
+  linkedUser,
+  socialAppByLoginName,
+  userByEmail,
+  usernamesLike,
+  type LoginUser,
+} from './login-repository.ts';
+import { assertRegisteredRedirect, authorizationStart, exchangeCode, providerConfiguration, type ProviderIdentity } from './provider-client.ts';
+
+/** How long a client has between the redirect and the code exchange. */
+const STATE_TTL_SECONDS = 600;
+
+async function appNamed(runtime: Runtime, scope: SocialScope, provider: string): Promise<SocialAppRow> {
+  const app = await socialAppByLoginName(runtime.db, scope, provider);
+  if (app === undefined) throw new NotFoundError(`No sign-in provider "${provider}" here.`);
+  return app;
+}
+
+export async function startSocialLogin(
+  runtime: Runtime,
+  scope: SocialScope,
+  provider: string,
+  redirectUri: string,
+): Promise<{ authorizationUrl: string; state: string }> {
+  const app = await appNamed(runtime, scope, provider);
+  assertRegisteredRedirect(app, redirectUri);
+  const config = await providerConfiguration(app, runtime.config.outboundAllowPrivateNetworks);
+  const start = await authorizationStart(config, redirectUri);
+  await insertLoginState(
+    runtime.db,
+    {
+      state: start.state,
+      social_app_id: app.id,
+      site_id: scope.site?.siteId ?? null,
+      redirect_uri: redirectUri,
+      code_verifier: start.codeVerifier,
+      nonce: start.nonce,
+    },
+    STATE_TTL_SECONDS,
+  );
+  return { authorizationUrl: start.url.toString(), state: start.state };
+}
+
+async function newUsername(db: Queryable, identity: ProviderIdentity, email: string): Promise<string> {
+  const base = slugFrom(identity.preferredUsername ?? email.split('@')[0] ?? '', 140) || 'user';
+  return uniqueSlug(base, (prefix) => usernamesLike(db, prefix), { maxLength: 150 });
+}
+
+export async function finishSocialLogin(
+  runtime: Runtime,
+  scope: SocialScope,
+  provider: string,
+  callback: { code: string; state: string; redirect_uri: string; iss?: string },
+): Promise<{ pair: TokenPair; user: LoginUser }> {
+  const app = await appNamed(runtime, scope, provider);
+  const stored = await findLoginState(runtime.db, callback.state);
+  // A state from another provider, another host or another redirect is as good as none.
+  if (
+    stored === undefined ||
+    stored.social_app_id !== app.id ||
+    stored.site_id !== (scope.site?.siteId ?? null) ||
+    stored.redirect_uri !== callback.redirect_uri
+  ) {
+    throw new BadRequestError('The sign-in state is unknown, expired, already used or not for this provider.');
+  }
+  const config = await providerConfiguration(app, runtime.config.outboundAllowPrivateNetworks);
+  const identity = await exchangeCode(
+    config,
+    { code: callback.code, state: callback.state, redirectUri: callback.redirect_uri, iss: callback.iss },
+    { codeVerifier: stored.code_verifier, nonce: stored.nonce },
+  );
+  const user = await runtime.db.transaction(async (tx) => {
+    if (!(await consumeLoginState(tx, callback.state))) throw new BadRequestError('The sign-in state was already used.');
+    const linked = await linkedUser(tx, scope, app.id, identity.sub);
+    if (linked !== undefined) return linked;
+    if (identity.email === undefined || !identity.emailVerified) {
+      throw new BadRequestError('The provider did not verify an email address for this account; it cannot be linked or registered.');
+    }
+    const existing = await userByEmail(tx, identity.email);
+    const target =
+      existing ??
+      (await insertSocialUser(tx, {
+        username: await newUsername(tx, identity, identity.email),
+        email: identity.email,
+        firstName: identity.givenName,
+        lastName: identity.familyName,
+      }));
+    await linkAccount(tx, scope, target.id, app.id, identity.sub);
+    return target;
+  });
+  if (!user.is_active || user.is_deleted) throw new AuthenticationFailedError('User account is disabled.');
+  return { pair: await runtime.tokens.issuePair(user), user };
+}

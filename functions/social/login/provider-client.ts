@@ -1,0 +1,135 @@
+// The OpenID Connect client side of a sign-in, through openid-client: discovery from the app's
+// settings (or the provider's well-known issuer), the authorization URL with state, nonce and PKCE,
+// and the code exchange with ID token validation. Every outbound request goes through the guard.
+import * as client from 'openid-client';
+import { AppError, BadRequestError, ValidationError } from '#shared/errors.ts';
+import { guardedFetch } from '#shared/net/outbound-guard.ts';
+import type { SocialAppRow } from '../social-app-repository.ts';
+
+/** The provider could not be reached or answered nonsense: 502, as the spec's error list has it. */
+export class ProviderUnavailableError extends AppError {
+  constructor(message: string, cause?: unknown) {
+    super(502, 'BAD_GATEWAY', message, { cause });
+  }
+}
+
+const WELL_KNOWN_ISSUERS: Record<string, string> = {
+  google: 'https://accounts.google.com',
+  microsoft: 'https://login.microsoftonline.com/common/v2.0',
+};
+
+function settingsOf(app: SocialAppRow): Record<string, unknown> {
+  return typeof app.settings === 'string' ? (JSON.parse(app.settings) as Record<string, unknown>) : app.settings;
+}
+
+function issuerUrl(app: SocialAppRow): URL {
+  const configured = settingsOf(app).server_url;
+  const url = typeof configured === 'string' ? configured : WELL_KNOWN_ISSUERS[app.provider];
+  if (url === undefined) {
+    throw new BadRequestError(`Programmatic sign-in is not available for provider "${app.provider}" (OpenID Connect providers only).`);
+  }
+  return new URL(url);
+}
+
+/** The redirect URIs the app allows (`settings.redirect_uris`); a sign-in must use one of them exactly. */
+export function assertRegisteredRedirect(app: SocialAppRow, redirectUri: string): void {
+  const registered = settingsOf(app).redirect_uris;
+  if (!Array.isArray(registered) || !registered.includes(redirectUri)) {
+    throw ValidationError.forFields({ redirect_uri: ['This redirect URI is not registered for the provider (settings.redirect_uris).'] });
+  }
+}
+
+export async function providerConfiguration(app: SocialAppRow, allowPrivate: boolean): Promise<client.Configuration> {
+  const issuer = issuerUrl(app);
+  try {
+    return await client.discovery(issuer, app.client_id, app.secret, undefined, {
+      [client.customFetch]: guardedFetch(allowPrivate),
+      // Plain http only where private networks are allowed (tests, closed networks).
+      execute: allowPrivate && issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
+      timeout: 10,
+    });
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new ProviderUnavailableError('The sign-in provider could not be reached.', error);
+  }
+}
+
+export interface AuthorizationStart {
+  url: URL;
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+export async function authorizationStart(config: client.Configuration, redirectUri: string): Promise<AuthorizationStart> {
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const codeVerifier = client.randomPKCECodeVerifier();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email profile',
+    state,
+    nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+  });
+  return { url, state, nonce, codeVerifier };
+}
+
+export interface ProviderIdentity {
+  sub: string;
+  email?: string;
+  emailVerified: boolean;
+  givenName: string;
+  familyName: string;
+  preferredUsername?: string;
+}
+
+/** Exchanges the code (with the PKCE verifier) and validates the ID token (issuer, audience, nonce, signature). */
+export async function exchangeCode(
+  config: client.Configuration,
+  callback: { code: string; state: string; redirectUri: string; iss?: string },
+  checks: { codeVerifier: string; nonce: string },
+): Promise<ProviderIdentity> {
+  const currentUrl = new URL(callback.redirectUri);
+  currentUrl.searchParams.set('code', callback.code);
+  currentUrl.searchParams.set('state', callback.state);
+  // RFC 9207: a provider that sends `iss` on the callback expects it back. A client that did not
+  // pass it on is given the provider's own: the state is bound to this one provider already, which
+  // is the mix-up protection `iss` exists for.
+  if (config.serverMetadata().authorization_response_iss_parameter_supported === true) {
+    currentUrl.searchParams.set('iss', callback.iss ?? config.serverMetadata().issuer);
+  }
+  let claims: client.IDToken | undefined;
+  try {
+    const tokens = await client.authorizationCodeGrant(config, currentUrl, {
+      pkceCodeVerifier: checks.codeVerifier,
+      expectedState: callback.state,
+      expectedNonce: checks.nonce,
+      idTokenExpected: true,
+    });
+    claims = tokens.claims();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
+      throw new BadRequestError(`The provider refused the sign-in: ${error.error}.`);
+    }
+    if (error instanceof client.ClientError) {
+      const cause = (error as { cause?: unknown }).cause;
+      throw new BadRequestError(`The provider's answer failed validation: ${cause instanceof Error ? cause.message : error.message}`);
+    }
+    throw new ProviderUnavailableError('The sign-in provider could not be reached.', error);
+  }
+  const sub = claims?.sub;
+  if (typeof sub !== 'string' || sub.trim() === '') throw new BadRequestError('The provider gave no subject (sub) for this account.');
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return {
+    sub,
+    email: typeof claims!.email === 'string' ? claims!.email : undefined,
+    emailVerified: claims!.email_verified === true,
+    givenName: text(claims!.given_name).slice(0, 150),
+    familyName: text(claims!.family_name).slice(0, 150),
+    preferredUsername: typeof claims!.preferred_username === 'string' ? claims!.preferred_username : undefined,
+  };
+}

@@ -1,0 +1,86 @@
+// SQL of social apps in one scope (the platform's tables or a site's): tables come from the scope,
+// which names them from code and the resolved site record only; values are bound parameters.
+import { sql } from '#shared/db/sql.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { containsPattern } from '#shared/text/like-patterns.ts';
+import type { SocialScope } from './social-scope.ts';
+
+export interface SocialAppRow {
+  id: number;
+  provider: string;
+  provider_id: string;
+  name: string;
+  client_id: string;
+  secret: string;
+  key: string;
+  settings: Record<string, unknown>;
+  [column: string]: unknown;
+}
+
+export interface SocialAppValues {
+  provider: string;
+  provider_id: string;
+  name: string;
+  client_id: string;
+  secret: string;
+  key: string;
+  settings: Record<string, unknown>;
+}
+
+export interface SocialAppFilter {
+  search?: string;
+  provider?: string;
+  ordering: { column: 'id' | 'name' | 'provider'; descending: boolean };
+  page: PageRequest;
+}
+
+const columns = sql`id, provider, provider_id, name, client_id, secret, key, settings`;
+
+export async function listSocialApps(db: Queryable, scope: SocialScope, filter: SocialAppFilter): Promise<{ rows: SocialAppRow[]; total: number }> {
+  const conditions = [sql`true`];
+  if (filter.provider !== undefined) conditions.push(sql`provider = ${filter.provider}`);
+  if (filter.search !== undefined) {
+    const pattern = containsPattern(filter.search);
+    conditions.push(sql`(name ilike ${pattern} or provider ilike ${pattern} or client_id ilike ${pattern} or provider_id ilike ${pattern})`);
+  }
+  const where = sql.join(conditions, sql` and `);
+  const order = sql.raw(`${filter.ordering.column} ${filter.ordering.descending ? 'desc' : 'asc'}, id asc`);
+  const rows = await db.rows<SocialAppRow>(
+    sql`select ${columns} from ${scope.apps} where ${where} order by ${order} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
+  );
+  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${scope.apps} where ${where}`);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export async function findSocialApp(db: Queryable, scope: SocialScope, id: number): Promise<SocialAppRow | undefined> {
+  const [row] = await db.rows<SocialAppRow>(sql`select ${columns} from ${scope.apps} where id = ${id}`);
+  return row;
+}
+
+export async function insertSocialApp(db: Queryable, scope: SocialScope, values: SocialAppValues): Promise<SocialAppRow> {
+  const [row] = await db.rows<SocialAppRow>(sql`
+    insert into ${scope.apps} (provider, provider_id, name, client_id, secret, key, settings)
+    values (${values.provider}, ${values.provider_id}, ${values.name}, ${values.client_id}, ${values.secret}, ${values.key},
+      ${JSON.stringify(values.settings)}::jsonb)
+    returning ${columns}`);
+  return row!;
+}
+
+export async function updateSocialApp(db: Queryable, scope: SocialScope, id: number, values: SocialAppValues): Promise<SocialAppRow> {
+  const [row] = await db.rows<SocialAppRow>(sql`
+    update ${scope.apps} set provider = ${values.provider}, provider_id = ${values.provider_id}, name = ${values.name},
+      client_id = ${values.client_id}, secret = ${values.secret}, key = ${values.key}, settings = ${JSON.stringify(values.settings)}::jsonb,
+      updated_at = now()
+    where id = ${id} returning ${columns}`);
+  return row!;
+}
+
+export async function linkedUserCount(db: Queryable, scope: SocialScope, id: number): Promise<number> {
+  const [row] = await db.rows<{ n: number }>(sql`select count(distinct user_id)::int as n from ${scope.accounts} where social_app_id = ${id}`);
+  return row?.n ?? 0;
+}
+
+export async function deleteSocialApp(db: Queryable, scope: SocialScope, id: number): Promise<void> {
+  await db.run(sql`delete from ${scope.apps} where id = ${id}`);
+}
