@@ -10,6 +10,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { deliverReplyStream } from './body-streams.ts';
 import { HttpReply, JsonText } from './reply.ts';
+import { stringifyExactJson } from '#shared/json/exact-json.ts';
 import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
 import { authenticateMiddleware } from './middleware/authenticate.ts';
@@ -43,7 +44,7 @@ export function toApiResult(result: unknown, defaultStatus: number): ApiResult {
       isBase64Encoded: true,
     };
   }
-  return { statusCode: reply.status, headers: { ...JSON_HEADERS, ...reply.headers }, body: JSON.stringify(reply.body) };
+  return { statusCode: reply.status, headers: { ...JSON_HEADERS, ...reply.headers }, body: stringifyExactJson(reply.body) };
 }
 
 /** A reply whose body is a stream: piped by a streaming caller, else collected for the gateway. */

@@ -3,6 +3,7 @@
 // JSON.parse runs, so no recursive code (validation, serialisation) ever meets it; a request body
 // over MAX_REQUEST_BODY_BYTES is 413, on the dev server and in Lambda alike.
 import { BadRequestError, PayloadTooLargeError } from '#shared/errors.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
 
 /** Arrays and objects inside one another, counted from the outermost; documented in the README. */
 export const MAX_JSON_DEPTH = 64;
@@ -55,12 +56,13 @@ export function assertRequestBodySize(bytes: number): void {
 }
 
 /** JSON.parse behind the depth limit; `what` names the text in messages (`JSON body`, a form field). */
-export function parseJsonText(text: string, what = 'JSON body'): unknown {
+export function parseJsonText(text: string, what = 'JSON body', exactIntegers = false): unknown {
   if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     throw new BadRequestError(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels.`, { extras: { max_json_depth: MAX_JSON_DEPTH } });
   }
   try {
-    return JSON.parse(text) as unknown;
+    // Record routes keep integers past 2^53 exact (../../json/exact-json.ts).
+    return exactIntegers ? parseExactJson(text) : (JSON.parse(text) as unknown);
   } catch (error) {
     throw new BadRequestError(`JSON parse error - ${(error as Error).message}`);
   }

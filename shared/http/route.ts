@@ -51,6 +51,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
    * then does not buffer it, so an upload of any size passes through with bounded memory.
    */
   streamBody?: boolean;
+  /**
+   * Integer literals past 2^53 in the body parse as exact bigints (shared/json/exact-json.ts) rather
+   * than rounded numbers: the record routes, whose integer fields are PostgreSQL bigints.
+   */
+  exactIntegers?: boolean;
   envelope: EnvelopeKind;
   errorStyle?: ErrorStyle;
   /**

@@ -34,7 +34,7 @@ const recordParams = tableParams.extend({ id: z.string().min(1).max(200) });
 const recordsBody = z.union([jsonObject(), z.array(z.unknown()).max(10_000)]);
 const patchesBody = z.array(jsonObject()).min(1).max(10_000);
 
-const common = { host: 'tenant', access: 'user', errorStyle: 'data' } as const;
+const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
 
 async function tableFor(ctx: RequestContext, params: TableAddress, write = false): Promise<TableDescriptor> {

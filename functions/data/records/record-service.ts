@@ -9,6 +9,8 @@ import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } f
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '#shared/http/json-body.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
+import { castValue } from '#functions/data/tables/field-types.ts';
 import { parseScalar } from './query/field-sql.ts';
 import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './query/compile.ts';
 import type { FusedRead } from './fused-reads.ts';
@@ -27,7 +29,7 @@ export interface RecordPage {
 }
 
 function json(value: unknown): DataRecord {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as DataRecord;
+  return (typeof value === 'string' ? parseExactJson(value) : value) as DataRecord;
 }
 
 function recordsOf(rows: Row[]): DataRecord[] {
@@ -156,7 +158,7 @@ export async function createRecordsAsJson(db: Queryable, table: TableDescriptor,
   if (items.length === 0) return '[]';
   const rows = prepared(table, items, true);
   const [row] = await mappingConstraints(table, () =>
-    db.rows<{ records: string }>(sql`with created as (${insertSql(table, rows)}) select coalesce(json_agg(record), '[]')::text as records from created`),
+    db.rows<{ records: string }>(sql`with created as (${insertSql(table, rows)}) select '[' || coalesce(string_agg(record, ','), '') || ']' as records from created`),
   );
   return row!.records;
 }
@@ -196,14 +198,22 @@ export async function upsertRecords(db: Queryable, table: TableDescriptor, body:
   return { data: recordsOf(result), created: inserted, updated: result.length - inserted, anyInserted: inserted > 0 };
 }
 
+/** An integer key's text as the number it is, exactly (a bigint past 2^53). */
+function exactInteger(text: string): number | bigint {
+  const value = BigInt(text);
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
 export async function patchRecord(db: Queryable, table: TableDescriptor, id: string, body: unknown): Promise<DataRecord> {
   const key = singleKey(table);
   const keyValue = keyText(table, id);
   const [values] = validateRecords(table, [body], 'patch', false);
-  if (values![key.name] !== undefined && String(values![key.name]) !== keyValue) {
+  // Compared in canonical form: a uuid key may be written in either case.
+  const canonicalKey = castValue(key, key.type === 'integer' ? exactInteger(keyValue) : keyValue);
+  if (values![key.name] !== undefined && canonicalKey.ok && String(values![key.name]) !== String(canonicalKey.value)) {
     throw validationFailed({ [key.name]: ['The key cannot be changed.'] });
   }
-  const row = Object.assign(newRecordValues(), values, { [key.name]: key.type === 'integer' ? Number(keyValue) : keyValue });
+  const row = Object.assign(newRecordValues(), values, { [key.name]: key.type === 'integer' ? exactInteger(keyValue) : keyValue });
   const [updated] = await mappingConstraints(table, () => db.rows(updateSql(table, [row])));
   if (!updated) throw notFound(table, id);
   return json(updated.record);

@@ -4,12 +4,14 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';
-import { recordJson, softDeleteCondition } from './query/compile.ts';
+import { recordText, softDeleteCondition } from './query/compile.ts';
 import type { RecordValues } from './record-validation.ts';
+import { stringifyExactJson } from '#shared/json/exact-json.ts';
 
 // Upper case and quoted: field names are lower case, so no column of the table can shadow it (a
 // field named `x` once turned `x ? 'f'` into a test on that column).
 const ELEMENT = sql.raw('"X"');
+
 
 export function fieldOf(table: TableDescriptor, name: string): FieldDescriptor {
   const field = table.fields.find((candidate) => candidate.name === name);
@@ -41,16 +43,17 @@ function usedColumns(table: TableDescriptor, rows: RecordValues[]): FieldDescrip
 }
 
 function rowsParameter(rows: RecordValues[]): SQL {
-  return sql`${JSON.stringify(rows)}::jsonb`;
+  return sql`${stringifyExactJson(rows)}::jsonb`;
 }
 
 /**
  * The rows as `json` for `json_to_recordset`: PostgreSQL only checks json text where jsonb builds a
  * binary tree first, and for a batch of 10k records that conversion was a fifth of the statement.
- * The text is ours (JSON.stringify of validated values), so jsonb's normalisation buys nothing.
+ * The text is ours (validated canonical values; integers past 2^53 as exact digits), so jsonb's
+ * normalisation buys nothing.
  */
 function rowsAsJson(rows: RecordValues[]): SQL {
-  return sql`${JSON.stringify(rows)}::json`;
+  return sql`${stringifyExactJson(rows)}::json`;
 }
 
 /**
@@ -81,7 +84,7 @@ function insertHead(table: TableDescriptor, rows: RecordValues[]): { columns: SQ
 export function insertSql(table: TableDescriptor, rows: RecordValues[]): SQL {
   const { columns, values, source } = insertHead(table, rows);
   const target = columns.length === 0 ? sql`default values` : sql`(${sql.join(columns, sql`, `)}) select ${sql.join(values, sql`, `)} from ${source}`;
-  return sql`insert into ${tableSql(table)} as ${ROW} ${target} returning ${recordJson(table)} as record`;
+  return sql`insert into ${tableSql(table)} as ${ROW} ${target} returning ${recordText(table)} as record`;
 }
 
 /** Upsert on the primary key or a unique field; `inserted` tells a new row from an updated one. */
@@ -104,7 +107,7 @@ export function upsertSql(table: TableDescriptor, rows: RecordValues[], uniqueFi
   return sql`insert into ${tableSql(table)} as ${ROW} (${sql.join(columns, sql`, `)})
     select ${sql.join(values, sql`, `)} from ${source}
     on conflict (${target}) do update set ${sql.join(updates, sql`, `)}
-    returning ${recordJson(table)} as record, (${ROW}.xmax::text = '0') as inserted`;
+    returning ${recordText(table)} as record, (${ROW}.xmax::text = '0') as inserted`;
 }
 
 function keyMatches(table: TableDescriptor, source: SQL): SQL {
@@ -122,7 +125,7 @@ export function keyEquals(table: TableDescriptor, id: string): SQL {
 }
 
 export function detailSql(table: TableDescriptor, id: string): SQL {
-  return sql`select ${recordJson(table)} as record from ${tableSql(table)} as ${ROW} where ${keyEquals(table, id)} and ${visible(table)}`;
+  return sql`select ${recordText(table)} as record from ${tableSql(table)} as ${ROW} where ${keyEquals(table, id)} and ${visible(table)}`;
 }
 
 /** PATCH of many rows, each carrying its key; fields a row omits keep their value. */
@@ -141,7 +144,7 @@ export function updateSql(table: TableDescriptor, rows: RecordValues[]): SQL {
   return sql`update ${tableSql(table)} as ${ROW} set ${sql.join(assignments, sql`, `)}
     from jsonb_array_elements(${rowsParameter(rows)}) as ${ELEMENT}
     where ${keyMatches(table, ELEMENT)} and ${visible(table)}
-    returning ${recordJson(table)} as record`;
+    returning ${recordText(table)} as record`;
 }
 
 export function deleteWhereSql(table: TableDescriptor, where: SQL): SQL {

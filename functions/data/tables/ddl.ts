@@ -86,15 +86,20 @@ export function fieldChecks(table: string, field: FieldDescriptor): NamedCheck[]
   const named = (suffix: string, predicate: SQL) => checks.push({ name: constraintName(table, `${field.name}_${suffix}`), clause: sql`check (${predicate})` });
   if (c.minimum !== undefined) named('min', sql`${col} >= ${typedLiteral(field, c.minimum)}`);
   if (c.maximum !== undefined) named('max', sql`${col} <= ${typedLiteral(field, c.maximum)}`);
-  const length = field.type === 'array' ? sql`jsonb_array_length(${col})` : sql`char_length(${col})`;
+  // Lengths count as record-validation.ts counts them: characters, items, an object's keys.
+  const length =
+    field.type === 'array'
+      ? sql`jsonb_array_length(${col})`
+      : field.type === 'object'
+        ? sql`jsonb_array_length(jsonb_path_query_array(${col}, '$.keyvalue()'))`
+        : sql`char_length(${col})`;
   if (c.minLength !== undefined) named('min_length', sql`${length} >= ${sqlLiteral(c.minLength)}`);
   if (c.maxLength !== undefined) named('max_length', sql`${length} <= ${sqlLiteral(c.maxLength)}`);
   // No CHECK for `pattern`: PostgreSQL's regex engine backtracks (on backreferences, for one) and reads
   // a different dialect; user patterns run only on the linear-time engine, in the app, on every write.
-  if (c.enum !== undefined && ['text', 'bigint', 'double precision', 'integer', 'boolean', 'date', 'time', 'timestamptz'].includes(columnType(field))) {
-    named('enum', sql`${col} in (${sql.join(c.enum.map((v) => typedLiteral(field, v)), sql`, `)})`);
-  }
+  if (c.enum !== undefined) named('enum', sql`${col} in (${sql.join(c.enum.map((v) => typedLiteral(field, v)), sql`, `)})`);
   if (field.type === 'yearmonth') named('yearmonth', sql`${col} ~ ${sqlLiteral('^\\d{4}-(0[1-9]|1[0-2])$')}`);
+  if (field.type === 'year') named('year', sql`${col} between 0 and 9999`);
   return checks;
 }
 

@@ -1,128 +1,16 @@
-// Checks records against a compiled table: types, formats, constraints and enum. A pure function
-// over the TableDescriptor, shared by `validate_data` and the record endpoints. Unique constraints
-// and foreign keys need the database and are not checked here.
+// Checks records against a compiled table and answers their values in canonical form: types and
+// formats (field-types.ts), constraints, enum, and uniqueness within one batch. A pure function over
+// the TableDescriptor, shared by `validate_data` and the record endpoints, so both give one verdict.
+// Rows already stored and foreign keys need the database and are checked by it on write.
 import { compileUserPattern, UserPatternError, type UserPattern } from '#shared/text/user-patterns.ts';
-import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
+import { castValue, compareKeys, orderKey, uniqueKey, typeProblem } from './field-types.ts';
+import { SEARCH_VECTOR_FIELD, type FieldConstraints, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
+import { isPlainObject } from './value-formats.ts';
+
+export { typeProblem };
 
 export type RecordErrors = Record<string, string[]>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/;
-const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
-const YEARMONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
-const DURATION = /^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$/;
-
-const DURATION_PARTS = /^P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?$/;
-const INT32_MAX = 2 ** 31 - 1;
-const INT64_MAX = 2 ** 63 - 1;
-
-/**
- * Whether a well-formed ISO 8601 duration fits PostgreSQL's interval: each number and the month and
- * day totals in 32 bits, the time part in 64-bit microseconds (`P99999999999Y` is 22015 there).
- */
-function durationFits(text: string): boolean {
-  const parts = DURATION_PARTS.exec(text);
-  if (parts === null) return false;
-  const [years = 0, months = 0, weeks = 0, days = 0, hours = 0, minutes = 0, seconds = 0] = parts.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
-  if ([years, months, weeks, days, hours, minutes, seconds].some((n) => !(n <= INT32_MAX))) return false;
-  // Fractions spill downwards as PostgreSQL spreads them: a month is 30 days, a day 86,400 seconds.
-  const allMonths = years * 12 + months;
-  const allDays = weeks * 7 + days + (allMonths - Math.trunc(allMonths)) * 30;
-  const micros = (hours * 3600 + minutes * 60 + seconds + (allDays - Math.trunc(allDays)) * 86_400) * 1e6;
-  return allMonths <= INT32_MAX && allDays <= INT32_MAX && micros < INT64_MAX;
-}
-
-const WHITESPACE = /\s/;
-
-/**
- * `local@domain` with no whitespace, one `@`, and a dot inside the domain (not first or last). The
- * regular expression this replaces, /^[^\s@]+@[^\s@]+\.[^\s@]+$/, backtracked quadratically on
- * a value of many dots (40,000 characters: 7 s); these are single passes.
- */
-function validEmail(text: string): boolean {
-  const at = text.indexOf('@');
-  if (at <= 0 || text.indexOf('@', at + 1) !== -1 || WHITESPACE.test(text)) return false;
-  return text.slice(at + 2, -1).includes('.');
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function validDate(text: string): boolean {
-  const match = DATE.exec(text);
-  if (match === null) return false;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.getUTCFullYear() === Number(match[1]) && date.getUTCMonth() === Number(match[2]) - 1 && date.getUTCDate() === Number(match[3]);
-}
-
-function validGeopoint(value: unknown): boolean {
-  const inRange = (lon: number, lat: number) => Number.isFinite(lon) && Number.isFinite(lat) && Math.abs(lon) <= 180 && Math.abs(lat) <= 90;
-  if (typeof value === 'string') {
-    const parts = value.split(',').map((part) => Number(part.trim()));
-    return parts.length === 2 && inRange(parts[0]!, parts[1]!);
-  }
-  if (Array.isArray(value)) return value.length === 2 && typeof value[0] === 'number' && typeof value[1] === 'number' && inRange(value[0], value[1]);
-  if (isPlainObject(value)) return typeof value.lon === 'number' && typeof value.lat === 'number' && inRange(value.lon, value.lat);
-  return false;
-}
-
-/** Whether `value` is of the field's type and format (a plain switch: it runs for every value of a bulk write). */
-function isOfType(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): boolean {
-  switch (field.type) {
-    case 'string':
-      if (typeof value !== 'string') return false;
-      if (field.format === 'email') return validEmail(value);
-      if (field.format === 'uuid') return UUID.test(value);
-      if (field.format === 'uri') return URL.canParse(value);
-      return true;
-    case 'integer':
-      return typeof value === 'number' && Number.isSafeInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'object':
-      return isPlainObject(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'date':
-      return typeof value === 'string' && validDate(value);
-    case 'time':
-      return typeof value === 'string' && TIME.test(value);
-    case 'datetime':
-      return typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')));
-    case 'year':
-      return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 9999;
-    case 'yearmonth':
-      return typeof value === 'string' && YEARMONTH.test(value);
-    case 'duration':
-      return typeof value === 'string' && DURATION.test(value) && durationFits(value);
-    case 'geopoint':
-      return validGeopoint(value);
-    case 'geojson':
-      return isPlainObject(value) && typeof value.type === 'string';
-    case 'any':
-      return true;
-  }
-}
-
-/** Why `value` is not of the field's type and format, or undefined when it is. */
-export function typeProblem(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): string | undefined {
-  if (isOfType(field, value)) return undefined;
-  if (field.type === 'duration' && typeof value === 'string' && DURATION.test(value)) {
-    return 'This duration is out of range: each number, the months and the days must stay below 2^31.';
-  }
-  const format = field.type === 'string' && field.format !== undefined && field.format !== 'default' ? ` (format ${field.format})` : '';
-  return `Expected a value of type ${field.type}${format}.`;
-}
-
-/** Equal as JSON values; primitives compare directly, which is what their JSON text would say. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
-  return JSON.stringify(a) === JSON.stringify(b);
-}
+export type RecordValues = Record<string, unknown>;
 
 /**
  * Whether `value` matches a Table Schema pattern (the whole value must match), on the linear-time
@@ -140,35 +28,57 @@ function patternProblem(pattern: string, value: string): string | undefined {
   return compiled.test(value) ? undefined : `The value does not match the pattern ${pattern}.`;
 }
 
-/** The primitive members of an enum, for a lookup instead of a comparison with each member. */
-const enumPrimitives = new WeakMap<readonly unknown[], ReadonlySet<unknown>>();
-function inEnum(members: readonly unknown[], value: unknown): boolean {
-  if (typeof value === 'object' && value !== null) return members.some((allowed) => sameJson(allowed, value));
-  let primitives = enumPrimitives.get(members);
-  if (primitives === undefined) {
-    primitives = new Set(members.filter((member) => typeof member !== 'object' || member === null));
-    enumPrimitives.set(members, primitives);
+interface Bounds {
+  min?: number | bigint | string;
+  max?: number | bigint | string;
+  /** Enum members by the key they compare equal with. */
+  members?: ReadonlySet<string>;
+}
+
+/** Order keys of a field's bounds and enum, computed once per compiled field. */
+const boundsOf = new WeakMap<FieldConstraints, Bounds>();
+function bounds(field: FieldDescriptor, table: TableDescriptor): Bounds {
+  let found = boundsOf.get(field.constraints);
+  if (found === undefined) {
+    const c = field.constraints;
+    found = {};
+    if (c.minimum !== undefined) found.min = orderKey(field, c.minimum);
+    if (c.maximum !== undefined) found.max = orderKey(field, c.maximum);
+    if (c.enum !== undefined) found.members = new Set(c.enum.map((member) => uniqueKey(field, storageOf(table, field), member)));
+    boundsOf.set(field.constraints, found);
   }
-  return primitives.has(value);
+  return found;
+}
+
+/** How the field's values compare in storage: typed in a column, or as text inside `data`. */
+function storageOf(table: TableDescriptor, field: FieldDescriptor): TableDescriptor['provider'] {
+  return table.primaryKey.includes(field.name) ? 'flat_table' : table.provider;
 }
 
 const NO_PROBLEMS: readonly string[] = [];
 
-function constraintProblems(field: FieldDescriptor, value: unknown): readonly string[] {
+/** Length as the CHECKs count it: characters (not UTF-16 units), items, or an object's keys. */
+function lengthOf(value: unknown): number | undefined {
+  if (typeof value === 'string') return [...value].length;
+  if (Array.isArray(value)) return value.length;
+  if (isPlainObject(value)) return Object.keys(value).length;
+  return undefined;
+}
+
+function constraintProblems(table: TableDescriptor, field: FieldDescriptor, value: unknown): readonly string[] {
   const c = field.constraints;
   if (c.minimum === undefined && c.maximum === undefined && c.minLength === undefined && c.maxLength === undefined && c.pattern === undefined && c.enum === undefined) {
     return NO_PROBLEMS;
   }
   const problems: string[] = [];
-  if (c.minimum !== undefined && (typeof value === 'number' || typeof value === 'string') && value < c.minimum) {
-    problems.push(`Ensure this value is greater than or equal to ${c.minimum}.`);
-  }
-  if (c.maximum !== undefined && (typeof value === 'number' || typeof value === 'string') && value > c.maximum) {
-    problems.push(`Ensure this value is less than or equal to ${c.maximum}.`);
+  const b = bounds(field, table);
+  if (b.min !== undefined || b.max !== undefined) {
+    const key = orderKey(field, value);
+    if (b.min !== undefined && compareKeys(key, b.min) < 0) problems.push(`Ensure this value is greater than or equal to ${String(c.minimum)}.`);
+    if (b.max !== undefined && compareKeys(key, b.max) > 0) problems.push(`Ensure this value is less than or equal to ${String(c.maximum)}.`);
   }
   if (c.minLength !== undefined || c.maxLength !== undefined) {
-    // Characters, not UTF-16 units; counted only where a length is constrained (bulk writes check every value).
-    const length = typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined;
+    const length = lengthOf(value);
     if (length !== undefined && c.minLength !== undefined && length < c.minLength) problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
     if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
   }
@@ -176,8 +86,8 @@ function constraintProblems(field: FieldDescriptor, value: unknown): readonly st
     const problem = patternProblem(c.pattern, value);
     if (problem !== undefined) problems.push(problem);
   }
-  if (c.enum !== undefined && !inEnum(c.enum, value)) {
-    problems.push(`The value must be one of: ${c.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
+  if (b.members !== undefined && !b.members.has(uniqueKey(field, storageOf(table, field), value))) {
+    problems.push(`The value must be one of: ${c.enum!.map((v) => JSON.stringify(v)).join(', ')}.`);
   }
   return problems;
 }
@@ -193,20 +103,28 @@ function fieldNamesOf(table: TableDescriptor): ReadonlySet<string> {
   return names;
 }
 
-/**
- * Field errors of one record. `partial` (an update) checks only the fields present. A generated key
- * field and a field with a default may be omitted; `search_vector` and unknown fields are refused.
- */
 function addProblem(errors: RecordErrors, field: string, message: string): void {
   (errors[field] ??= []).push(message);
 }
 
-export function validateRecord(table: TableDescriptor, record: unknown, options: { partial?: boolean } = {}): RecordErrors {
+export interface RecordCheck {
+  errors: RecordErrors;
+  /** The fields the record gives, in canonical form (what is stored and answered back). */
+  values: RecordValues;
+}
+
+/**
+ * Field errors and canonical values of one record. `partial` (an update) checks only the fields
+ * present. A generated key field and a field with a default may be omitted; `search_vector` and
+ * unknown fields are refused.
+ */
+export function checkRecord(table: TableDescriptor, record: unknown, options: { partial?: boolean } = {}): RecordCheck {
   // Keyed by the client's member names (`constructor`, `__proto__`): no prototype to collide with.
   const errors: RecordErrors = Object.create(null) as RecordErrors;
+  const values: RecordValues = Object.create(null) as RecordValues;
   if (!isPlainObject(record)) {
     errors.non_field_errors = ['Each record must be a JSON object.'];
-    return errors;
+    return { errors, values };
   }
   const known = fieldNamesOf(table);
   for (const name of Object.keys(record)) {
@@ -224,23 +142,76 @@ export function validateRecord(table: TableDescriptor, record: unknown, options:
     }
     if (value === null) {
       if (required) addProblem(errors, field.name, 'This field may not be null.');
+      else values[field.name] = null;
       continue;
     }
-    const problem = typeProblem(field, value);
-    if (problem !== undefined) {
-      addProblem(errors, field.name, problem);
+    const cast = castValue(field, value);
+    if (!cast.ok) {
+      addProblem(errors, field.name, cast.problem);
       continue;
     }
-    for (const message of constraintProblems(field, value)) addProblem(errors, field.name, message);
+    values[field.name] = cast.value;
+    for (const message of constraintProblems(table, field, cast.value)) addProblem(errors, field.name, message);
   }
-  return errors;
+  return { errors, values };
+}
+
+export function validateRecord(table: TableDescriptor, record: unknown, options: { partial?: boolean } = {}): RecordErrors {
+  return checkRecord(table, record, options).errors;
+}
+
+/** The values a create writes: defaults fill the fields a record omits (generated keys stay omitted). */
+export function withDefaults(table: TableDescriptor, values: RecordValues): RecordValues {
+  if (!table.fields.some((field) => field.default !== undefined && values[field.name] === undefined)) return values;
+  const filled: RecordValues = Object.assign(Object.create(null) as RecordValues, values);
+  for (const field of table.fields) if (field.default !== undefined && filled[field.name] === undefined) filled[field.name] = field.default;
+  return filled;
+}
+
+/** A field set that must be unique across rows: the primary key and each unique field. */
+function uniqueSets(table: TableDescriptor): FieldDescriptor[][] {
+  const sets = [table.primaryKey.map((name) => table.fields.find((f) => f.name === name)!)];
+  for (const field of table.fields) {
+    if (field.constraints.unique === true && !(table.primaryKey.length === 1 && table.primaryKey[0] === field.name)) sets.push([field]);
+  }
+  return sets;
+}
+
+/**
+ * Rows of one batch that repeat an earlier row's primary key or unique value, as the database's
+ * unique indexes would refuse them: `{row index: {field: [message]}}`. Rows whose value is missing
+ * (generated, defaulted) or null take no part, as in the database.
+ */
+export function batchDuplicates(table: TableDescriptor, rows: readonly RecordValues[]): Map<number, RecordErrors> {
+  const found = new Map<number, RecordErrors>();
+  for (const fields of uniqueSets(table)) {
+    const firstRow = new Map<string, number>();
+    rows.forEach((row, index) => {
+      if (fields.some((field) => row[field.name] === undefined || row[field.name] === null)) return;
+      const key = fields.map((field) => uniqueKey(field, storageOf(table, field), row[field.name])).join('\u0000');
+      const first = firstRow.get(key);
+      if (first === undefined) return void firstRow.set(key, index);
+      const label = fields.length > 1 || table.primaryKey.includes(fields[0]!.name) ? 'the primary key' : 'a unique field';
+      const errors = found.get(index) ?? (Object.create(null) as RecordErrors);
+      addProblem(errors, fields.map((field) => field.name).join(','), `The value repeats row ${first + 1} of the batch, but this is ${label}.`);
+      found.set(index, errors);
+    });
+  }
+  return found;
 }
 
 /** `validate_data`: one string per problem, naming the row (1-based) and the field. */
 export function validateRows(table: TableDescriptor, rows: unknown[]): { is_valid: boolean; errors: string[]; validated_rows: number } {
   const errors: string[] = [];
-  rows.forEach((row, index) => {
-    for (const [field, messages] of Object.entries(validateRecord(table, row))) {
+  const checked = rows.map((row) => checkRecord(table, row));
+  const duplicates = batchDuplicates(
+    table,
+    checked.map((check) => withDefaults(table, check.values)),
+  );
+  checked.forEach((check, index) => {
+    const all = { ...check.errors };
+    for (const [field, messages] of Object.entries(duplicates.get(index) ?? {})) (all[field] ??= []).push(...messages);
+    for (const [field, messages] of Object.entries(all)) {
       for (const message of messages) {
         errors.push(message === 'This field is required.' ? `Row ${index + 1}: missing required field '${field}'.` : `Row ${index + 1}: field '${field}': ${message}`);
       }

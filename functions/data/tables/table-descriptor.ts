@@ -24,6 +24,8 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const STRING_FORMATS = ['default', 'email', 'uri', 'binary', 'uuid'] as const;
 export type StringFormat = (typeof STRING_FORMATS)[number];
+/** A geopoint's format decides its one accepted and stored form: `"lon, lat"`, `[lon, lat]` or `{lon, lat}`. */
+export type GeopointFormat = 'default' | 'array' | 'object';
 
 export interface FieldConstraints {
   required?: boolean;
@@ -39,7 +41,7 @@ export interface FieldConstraints {
 export interface FieldDescriptor {
   name: string;
   type: FieldType;
-  format?: StringFormat;
+  format?: StringFormat | GeopointFormat;
   constraints: FieldConstraints;
   /** The schema's `default`, applied when a record omits the field. */
   default?: unknown;

@@ -103,6 +103,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       summary: 'Check records against the schema without storing them',
       params: tableParams,
       body: validateDataBody,
+      exactIntegers: true,
       envelope: 'bare',
       handler: async (ctx, { params, body }) => {
         const table = await existingTable(ctx.runtime.db, ctx.site, params);

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '#shared/errors.ts';
 import { userPatternProblem } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
-import { typeProblem } from './record-validation.ts';
+import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
+import { GEOPOINT_FORMATS } from './value-formats.ts';
 import {
   FIELD_TYPES,
   JSONB_DATA_COLUMN,
@@ -15,7 +16,6 @@ import {
   type FieldDescriptor,
   type FieldType,
   type StorageProvider,
-  type StringFormat,
   type TableDescriptor,
 } from './table-descriptor.ts';
 
@@ -110,13 +110,38 @@ export function schemaHash(schema: unknown): string {
   return createHash('sha256').update(canonicalJson(schema)).digest('hex');
 }
 
-const NUMERIC_TYPES = new Set<FieldType>(['number', 'integer', 'year']);
-const ORDERED_TEXT_TYPES = new Set<FieldType>(['date', 'time', 'datetime', 'yearmonth']);
+/** Types whose constraint values may also be written as strings that cast to the type (Table Schema). */
+const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-function compileConstraints(field: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
+/**
+ * A constraint value (`minimum`, `maximum`, an `enum` member) in the field's canonical form. The
+ * standard lets it be the logical value or its string form; the string form is cast here once.
+ */
+function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): { ok: true; value: unknown } | { ok: false } {
+  let candidate = value;
+  if (typeof value === 'string') {
+    if (['number', 'integer', 'year'].includes(field.type) && NUMBER_TEXT.test(value.trim())) candidate = Number(value.trim());
+    else if (field.type === 'boolean' && (value === 'true' || value === 'false')) candidate = value === 'true';
+    else if (['object', 'array', 'geojson'].includes(field.type) || (field.type === 'geopoint' && field.format !== undefined && field.format !== 'default')) {
+      try {
+        candidate = JSON.parse(value) as unknown;
+      } catch {
+        return { ok: false };
+      }
+    }
+  }
+  const cast = castValue(field, candidate);
+  return cast.ok ? cast : { ok: false };
+}
+
+const CONSTRAINT_KEYS = 'required, unique, minimum, maximum, minLength, maxLength, pattern, enum';
+const LENGTH_TYPES = new Set<FieldType>(['string', 'array', 'object']);
+
+function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
+  const { name, type } = field;
   if (raw === undefined) return {};
   if (!isPlainObject(raw)) {
-    problems.push(`Field "${field}": constraints must be an object.`);
+    problems.push(`Field "${name}": constraints must be an object.`);
     return {};
   }
   const c: FieldConstraints = {};
@@ -124,47 +149,94 @@ function compileConstraints(field: string, type: FieldType, raw: unknown, proble
     switch (key) {
       case 'required':
       case 'unique':
-        if (typeof value !== 'boolean') problems.push(`Field "${field}": constraint ${key} must be true or false.`);
+        if (typeof value !== 'boolean') problems.push(`Field "${name}": constraint ${key} must be true or false.`);
         else c[key] = value;
         break;
       case 'minimum':
-      case 'maximum':
-        if (NUMERIC_TYPES.has(type) && typeof value === 'number' && Number.isFinite(value)) c[key] = value;
-        else if (ORDERED_TEXT_TYPES.has(type) && typeof value === 'string' && typeProblem({ type }, value) === undefined) c[key] = value;
-        else if (NUMERIC_TYPES.has(type) || ORDERED_TEXT_TYPES.has(type)) problems.push(`Field "${field}": ${key} must be a valid ${type} value.`);
-        else problems.push(`Field "${field}": ${key} applies only to number, integer, year, date, time, datetime and yearmonth fields.`);
+      case 'maximum': {
+        if (!ORDERED_TYPES.has(type)) {
+          problems.push(`Field "${name}": ${key} applies only to ${[...ORDERED_TYPES].join(', ')} fields.`);
+          break;
+        }
+        const cast = constraintValue(field, value);
+        if (cast.ok) c[key] = cast.value as number | string;
+        else problems.push(`Field "${name}": ${key} ${shown(value)} is not a valid ${type} value.`);
         break;
+      }
       case 'minLength':
-      case 'maxLength':
-        if (type !== 'string' && type !== 'array') problems.push(`Field "${field}": ${key} applies only to string and array fields.`);
-        else if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) problems.push(`Field "${field}": ${key} must be a non-negative integer.`);
-        else c[key] = value;
+      case 'maxLength': {
+        const length = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+        if (!LENGTH_TYPES.has(type)) problems.push(`Field "${name}": ${key} applies only to string, array and object fields.`);
+        else if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) problems.push(`Field "${name}": ${key} must be a non-negative integer.`);
+        else c[key] = length;
         break;
+      }
       case 'pattern':
-        if (type !== 'string') problems.push(`Field "${field}": pattern applies only to string fields.`);
-        else if (typeof value !== 'string') problems.push(`Field "${field}": pattern must be a regular expression string.`);
+        if (type !== 'string') problems.push(`Field "${name}": pattern applies only to string fields.`);
+        else if (typeof value !== 'string') problems.push(`Field "${name}": pattern must be a regular expression string.`);
         else {
           // Refused here, when the schema is saved, rather than at the first write.
           const problem = userPatternProblem(value, { match: 'whole' });
           if (problem === undefined || storedSchema) c.pattern = value;
-          else problems.push(`Field "${field}": pattern ${shown(value)} cannot be used: ${problem}.`);
+          else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
-      case 'enum':
-        if (!Array.isArray(value) || value.length === 0) problems.push(`Field "${field}": enum must be a non-empty list of allowed values.`);
-        else {
-          const wrong = value.filter((item) => typeProblem({ type }, item) !== undefined);
-          if (wrong.length > 0) problems.push(`Field "${field}": enum values ${wrong.map(shown).join(', ')} are not of type ${type}.`);
-          else c.enum = value;
+      case 'enum': {
+        if (!Array.isArray(value) || value.length === 0) {
+          problems.push(`Field "${name}": enum must be a non-empty list of allowed values.`);
+          break;
         }
+        const casts = value.map((item) => constraintValue(field, item));
+        const wrong = value.filter((_, index) => !casts[index]!.ok);
+        if (wrong.length > 0) {
+          problems.push(`Field "${name}": enum values ${wrong.map(shown).join(', ')} are not of type ${type}.`);
+          break;
+        }
+        const members = casts.map((cast) => (cast as { value: unknown }).value);
+        const keys = members.map((member) => uniqueKey(field, 'flat_table', member));
+        if (new Set(keys).size !== keys.length && !storedSchema) problems.push(`Field "${name}": enum lists a value more than once.`);
+        else c.enum = members;
         break;
+      }
       default:
-        problems.push(`Field "${field}": unknown constraint "${key}". Valid constraints: required, unique, minimum, maximum, minLength, maxLength, pattern, enum.`);
+        problems.push(`Field "${name}": unknown constraint "${key}". Valid constraints: ${CONSTRAINT_KEYS}.`);
     }
   }
-  if (c.minimum !== undefined && c.maximum !== undefined && c.minimum > c.maximum) problems.push(`Field "${field}": minimum is greater than maximum.`);
-  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength) problems.push(`Field "${field}": minLength is greater than maxLength.`);
+  if (c.minimum !== undefined && c.maximum !== undefined && compareKeys(orderKey(field, c.minimum), orderKey(field, c.maximum)) > 0) {
+    problems.push(`Field "${name}": minimum is greater than maximum.`);
+  }
+  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength) problems.push(`Field "${name}": minLength is greater than maxLength.`);
   return c;
+}
+
+/**
+ * Field keys of the standard that describe a value's string form in a CSV file. Records here are
+ * JSON, so they would change nothing; rather than ignore them silently, a schema giving them is
+ * refused naming the key (README, Table Schema).
+ */
+const UNSUPPORTED_FIELD_KEYS: Record<string, string> = {
+  trueValues: 'booleans are JSON true and false',
+  falseValues: 'booleans are JSON true and false',
+  bareNumber: 'numbers are JSON numbers',
+  decimalChar: 'numbers are JSON numbers',
+  groupChar: 'numbers are JSON numbers',
+  missingValues: 'a missing value is JSON null',
+};
+
+/** The formats each type takes; `default` (or no format) is always allowed. */
+const FORMATS_OF: Partial<Record<FieldType, readonly string[]>> = { string: STRING_FORMATS, geopoint: GEOPOINT_FORMATS };
+
+function fieldFormat(name: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldDescriptor['format'] | undefined {
+  // `any` on a non-string type was taken (and ignored) before it was refused: stored schemas keep it.
+  if (raw === undefined || raw === 'default' || (storedSchema && raw === 'any' && FORMATS_OF[type] === undefined)) return type === 'geopoint' ? 'default' : undefined;
+  const allowed = FORMATS_OF[type];
+  if (allowed !== undefined && typeof raw === 'string' && allowed.includes(raw)) return raw as FieldDescriptor['format'];
+  problems.push(
+    allowed === undefined
+      ? `Field "${name}": format ${shown(raw)} is not supported on ${type} fields; only "default" is.`
+      : `Field "${name}" has an unknown format ${shown(raw)}. Valid formats: ${allowed.join(', ')}.`,
+  );
+  return undefined;
 }
 
 function nameList(raw: unknown, what: string, known: ReadonlySet<string>, problems: string[], allowEmpty = false): string[] | undefined {
@@ -224,27 +296,18 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
       return void problems.push(`Field "${name}" has an unknown type ${shown(type)}. Valid types: ${FIELD_TYPES.join(', ')}.`);
     }
     const fieldType = type as FieldType;
-    let format: StringFormat | undefined;
-    if (raw.format !== undefined) {
-      if (fieldType === 'string' && typeof raw.format === 'string' && (STRING_FORMATS as readonly string[]).includes(raw.format)) {
-        format = raw.format as StringFormat;
-      } else if (fieldType !== 'string' && (raw.format === 'default' || raw.format === 'any')) {
-        format = undefined;
-      } else {
-        problems.push(
-          fieldType === 'string'
-            ? `Field "${name}" has an unknown format ${shown(raw.format)}. Valid formats: ${STRING_FORMATS.join(', ')}.`
-            : `Field "${name}": formats other than "default" apply only to string fields.`,
-        );
-      }
+    for (const key of Object.keys(raw)) {
+      const why = Object.hasOwn(UNSUPPORTED_FIELD_KEYS, key) ? UNSUPPORTED_FIELD_KEYS[key] : undefined;
+      if (why !== undefined && !storedSchema) problems.push(`Field "${name}": "${key}" is not supported: ${why}.`);
     }
-    const constraints = compileConstraints(name, fieldType, raw.constraints, problems, storedSchema);
+    const format = fieldFormat(name, fieldType, raw.format, problems, storedSchema);
+    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems, storedSchema);
     const field: FieldDescriptor = { name, type: fieldType, constraints };
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
-      const problem = typeProblem(field, raw.default);
-      if (problem !== undefined) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${problem}`);
-      else field.default = raw.default;
+      const cast = castValue(field, raw.default);
+      if (!cast.ok) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${cast.problem}`);
+      else field.default = cast.value;
     }
     fields.push(field);
   });
@@ -359,6 +422,8 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
 export function analyzeTableSchema(schema: unknown, target: CompileTarget): { compiled: CompiledTable } | { problems: string[] } {
   const problems: string[] = [];
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
+  // A schema saved before these keys were refused stays readable (storedSchema).
+  if (schema.missingValues !== undefined && target.storedSchema !== true) problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
   const { fields, search } = compileFields(schema.fields, problems, target.storedSchema === true);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));

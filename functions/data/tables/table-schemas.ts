@@ -36,6 +36,7 @@ export const patchTableBody = z.object({ description: description.optional(), js
 export type PatchTableBody = z.infer<typeof patchTableBody>;
 export const replaceTableBody = z.object({ description: description.optional(), json_schema: jsonSchema, allow_data_loss: z.boolean().optional(), schema_hash: baseHash });
 
-// Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it).
+// Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it, and
+// would refuse integers past 2^53, which arrive as bigints).
 export const validateDataBody = z.object({ data: z.array(z.unknown()).max(10_000, 'At most 10000 rows per request.') });
 export type ValidateDataBody = z.infer<typeof validateDataBody>;

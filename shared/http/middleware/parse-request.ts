@@ -19,13 +19,13 @@ function bodyTextOf(event: ApiEvent): string | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
-function jsonBodyOf(text: string | undefined, contentType: string | undefined): unknown {
+function jsonBodyOf(text: string | undefined, contentType: string | undefined, exactIntegers: boolean): unknown {
   // An absent body is an empty object, so required members are reported one by one.
   if (text === undefined) return {};
   if (contentType !== undefined && !/\bjson\b/i.test(contentType)) {
     throw new BadRequestError(`Unsupported media type "${contentType}": send application/json`);
   }
-  return parseJsonText(text);
+  return parseJsonText(text, 'JSON body', exactIntegers);
 }
 
 /**
@@ -62,7 +62,7 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
         body: route.streamBody
           ? streamedBodyOf(request.event, rawBodyOf(request.event), headers)
           : route.body
-            ? parseOrThrow(route.body, jsonBodyOf(bodyTextOf(request.event), headers['content-type']))
+            ? parseOrThrow(route.body, jsonBodyOf(bodyTextOf(request.event), headers['content-type'], route.exactIntegers === true))
             : undefined,
       };
     },

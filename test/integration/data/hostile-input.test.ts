@@ -50,8 +50,8 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect((await call('POST', TABLES, { name: 'things', json_schema: THINGS })).status).toBe(201);
     expect((await call('POST', '/api/apps/probe/datatables/things/materialize/')).status).toBe(200);
     const seeded = await call('POST', DATA, [
-      { id: 1, name: 'a', price: 1, active: true, meta: { k: 1 }, tags: ['x'], spot: [1, 2], shape: { type: 'Point' }, extra: 1, ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c001', took: 'PT1H' },
-      { id: 2, name: 'b', price: 2, active: false, meta: { k: 2 }, tags: ['y'], spot: [3, 4], shape: { type: 'Point' }, extra: 'two', ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c002', took: 'P1D' },
+      { id: 1, name: 'a', price: 1, active: true, meta: { k: 1 }, tags: ['x'], spot: '1, 2', shape: { type: 'Point', coordinates: [1, 2] }, extra: 1, ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c001', took: 'PT1H' },
+      { id: 2, name: 'b', price: 2, active: false, meta: { k: 2 }, tags: ['y'], spot: '3, 4', shape: { type: 'Point', coordinates: [3, 4] }, extra: 'two', ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c002', took: 'P1D' },
     ]);
     expect(seeded.status).toBe(201);
   });
@@ -169,10 +169,11 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect(dots.status).toBe(400);
     expect(dots.body.details.mail).toEqual(['Expected a value of type string (format email).']);
     expect(spaces.status).toBe(400);
-    for (const [id, mail] of [[92, 'a@b.co'], [93, 'first.last+tag@mail.example.org'], [94, 'x@a..b']] as const) {
+    for (const [id, mail] of [[92, 'a@b.co'], [93, 'first.last+tag@mail.example.org']] as const) {
       expect((await call('POST', DATA, { id, mail })).status, mail).toBe(201);
     }
-    for (const mail of ['@b.co', 'a@.co', 'a@bco', 'a@b.', 'a@@b.co', 'a b@c.de', 'a@b.co@d.ef']) {
+    // Issue 13: consecutive dots are no dot-atom, in the local part or the domain.
+    for (const mail of ['@b.co', 'a@.co', 'a@bco', 'a@b.', 'a@@b.co', 'a b@c.de', 'a@b.co@d.ef', 'x@a..b', 'a..b@example.com']) {
       expect((await call('POST', DATA, { id: 95, mail })).status, mail).toBe(400);
     }
   });

@@ -79,7 +79,7 @@ describe('types and formats', () => {
     ['date', undefined, '2024-02-29', '2023-02-29'],
     ['time', undefined, '23:59:59', '24:00'],
     ['datetime', undefined, '2024-01-02T03:04:05Z', '2024-01-02'],
-    ['year', undefined, 2024, 0],
+    ['year', undefined, 2024, 10000],
     ['yearmonth', undefined, '2024-12', '2024-13'],
     ['duration', undefined, 'P1DT2H', 'P'],
     ['geopoint', undefined, '12.5, 41.9', [200, 0]],

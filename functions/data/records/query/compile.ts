@@ -10,7 +10,7 @@ import {
   type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
-import { identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
+import { answeredValue, identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
 import { compileCondition, type FilterCondition } from './filters.ts';
 import { MAX_PAGE_SIZE, type Aggregate, type ListPlan, type SortTerm } from './list-query.ts';
 
@@ -42,13 +42,22 @@ export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
 
 function buildRecordJson(table: TableDescriptor, row: SQL): SQL {
   const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
-  const pairsOf = (fields: readonly FieldDescriptor[]) => sql.join(fields.map((field) => sql`${identifierLiteral(field.name)}::text, ${row}.${identifier(field.name)}`), sql`, `);
+  const pairsOf = (fields: readonly FieldDescriptor[]) =>
+    sql.join(fields.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, sql`${row}.${identifier(field.name)}`)}`), sql`, `);
   if (table.provider === 'flat_table' && own.length <= FIELDS_PER_OBJECT) return own.length === 0 ? sql`'{}'::json` : sql`json_build_object(${pairsOf(own)})`;
   const parts: SQL[] = [];
   for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) parts.push(sql`jsonb_build_object(${pairsOf(own.slice(start, start + FIELDS_PER_OBJECT))})`);
   if (table.provider === 'jsonb') parts.push(sql`coalesce(${row}.${identifier(JSONB_DATA_COLUMN)}, '{}'::jsonb)`);
   if (parts.length === 0) return sql`'{}'::jsonb`;
   return sql.join(parts, sql` || `);
+}
+
+/**
+ * The record as JSON text: the drivers would parse json and round integers past 2^53, so records
+ * travel as text and are parsed with exact integers (or joined into an answer text as they are).
+ */
+export function recordText(table: TableDescriptor): SQL {
+  return sql`(${recordJson(table)})::text`;
 }
 
 export function softDeleteCondition(table: TableDescriptor, deleted: ListPlan['deleted']): SQL | undefined {
@@ -94,7 +103,7 @@ function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
 /** One page of records with `total` on every row and `rank` when searching. */
 export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
   const rank = plan.search !== undefined ? sql`, ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8 as rank` : sql``;
-  return sql`select ${recordJson(table)} as record, (count(*) over ())::int as total${rank}
+  return sql`select ${recordText(table)} as record, (count(*) over ())::int as total${rank}
     from ${tableSql(table)} as ${ROW}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${orderSql(table, plan)}
@@ -106,7 +115,7 @@ export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
  * the records it builds anyway, or null for an empty page (whose total needs a count of its own).
  */
 export function listAnswerSql(table: TableDescriptor, plan: ListPlan): SQL {
-  return sql`select '{"data":' || json_agg(q.record)::text || ',"total":' || max(q.total)::text
+  return sql`select '{"data":[' || string_agg(q.record, ',') || '],"total":' || max(q.total)::text
       || ',"page":' || ${plan.page}::int::text || ',"page_size":' || ${plan.pageSize}::int::text || '}'
     from (${listSql(table, plan)}) q`;
 }
@@ -141,9 +150,9 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
     case 'avg':
       return sql`avg(${value})::float8`;
     case 'min':
-      return sql`to_jsonb(min(${value}))`;
+      return sql`to_jsonb(${answeredValue(aggregate.field, sql`min(${value})`)})`;
     case 'max':
-      return sql`to_jsonb(max(${value}))`;
+      return sql`to_jsonb(${answeredValue(aggregate.field, sql`max(${value})`)})`;
   }
 }
 
@@ -151,7 +160,7 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
 export function aggregateSql(table: TableDescriptor, plan: ListPlan): SQL {
   const groups = plan.groupBy ?? [];
   const members = [
-    ...groups.map((field) => sql`${identifierLiteral(field.name)}::text, ${typedValue(table, field)}`),
+    ...groups.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, typedValue(table, field))}`),
     ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
   ];
   const groupClause = groups.length === 0 ? sql`` : sql`group by ${sql.join(groups.map((field) => typedValue(table, field)), sql`, `)}`;

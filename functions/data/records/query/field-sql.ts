@@ -84,6 +84,20 @@ export function typedValue(table: TableDescriptor, field: FieldDescriptor): SQL 
   return sqlType(field) === 'text' ? text : sql`${text}${castTo(field)}`;
 }
 
+/**
+ * A typed value as records answer it, in the standard's lexical form: a datetime in RFC 3339 UTC with
+ * `Z`, a duration in ISO 8601 (PostgreSQL would answer `…+00:00` and `1 year 2 mons`). The text is the
+ * canonical form temporal-values.ts gives on write, so a value read is accepted unchanged when written
+ * back. Other types answer as PostgreSQL's JSON has them.
+ */
+export function answeredValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: SQL): SQL {
+  if (field.type === 'datetime') return sql`((to_json(${value} at time zone 'UTC') #>> '{}') || 'Z')`;
+  if (field.type !== 'duration') return value;
+  const part = (unit: string, designator: string) => sql`nullif(extract(${sql.raw(unit)} from ${value}), 0)::bigint || ${sql.raw(`'${designator}'`)}`;
+  const time = sql`concat(${part('hour', 'H')}, ${part('minute', 'M')}, trim_scale(nullif(extract(second from ${value}), 0)) || 'S')`;
+  return sql`(case when ${value} is null then null else coalesce(nullif(concat('P', ${part('year', 'Y')}, ${part('month', 'M')}, ${part('day', 'D')}, 'T' || nullif(${time}, '')), 'P'), 'PT0S') end)`;
+}
+
 /** The field as text, for substring and case-insensitive tests. */
 export function textValue(table: TableDescriptor, field: FieldDescriptor): SQL {
   if (ownColumn(table, field)) {
@@ -121,8 +135,10 @@ export function parseScalar(field: FieldDescriptor, raw: string): string | undef
     }
     case 'integer':
     case 'year': {
-      if (!/^[+-]?\d{1,18}$/.test(raw.trim())) return undefined;
-      return String(BigInt(raw.trim()));
+      // Every bigint, exactly: 19 digits reach past 2^63, so the range is checked on the BigInt.
+      if (!/^[+-]?\d{1,19}$/.test(raw.trim())) return undefined;
+      const value = BigInt(raw.trim());
+      return value >= -(2n ** 63n) && value < 2n ** 63n ? String(value) : undefined;
     }
     case 'boolean':
       return BOOLEAN_TEXT[raw.toLowerCase()];
