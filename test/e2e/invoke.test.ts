@@ -51,6 +51,8 @@ describe('npm run invoke', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  // The first run boots a fresh embedded database and applies every migration: past 30 s on a
+  // loaded 2-core machine.
   it('obtains tokens for the superuser with the obtain-token fixture', async () => {
     const result = await invoke(dataDir, 'auth', 'obtain-token');
 
@@ -59,7 +61,7 @@ describe('npm run invoke', () => {
     expect(status).toBe(200);
     expect(body.access).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(body.refresh).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-  });
+  }, 90_000);
 
   it('lists the superuser with the list-users fixture and a minted token', async () => {
     const result = await invoke(dataDir, 'console', 'list-users.json');

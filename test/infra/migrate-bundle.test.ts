@@ -60,6 +60,7 @@ describe('migrate function bundle', () => {
     expect(await readdir(path.join(bundleDir, 'migrations', 'meta'))).toContain('_journal.json');
   });
 
+  // Bundles, migrates a fresh database and hashes the admin password: about 20 s alone.
   it('fills the signing key, migrates and creates the superuser when run', async () => {
     // Prepare
     secrets.set('signing-key', SIGNING_KEY_PLACEHOLDER);
@@ -96,5 +97,5 @@ describe('migrate function bundle', () => {
       'PutSecretValue secrets-key',
       'GetSecretValue admin-password',
     ]);
-  });
+  }, 90_000);
 });
