@@ -1,6 +1,7 @@
 // Test set-up for the storage endpoints: a site with an app and buckets made through the API, a
 // client that sends and receives raw bytes (uploads, downloads, ranges), and multipart bodies.
 import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createSite } from './sites.ts';
@@ -130,4 +131,10 @@ export function objectsRoot(app: TestApp): string {
   const store = app.runtime.config.objectStore;
   if (store.backend !== 'filesystem') throw new Error(`the test app stores objects in ${store.backend}, not on disk`);
   return store.root;
+}
+
+/** Every file under the filesystem store's root, temporary uploads included: what a refusal must not leave. */
+export async function storedFileCount(app: TestApp): Promise<number> {
+  const entries = await readdir(objectsRoot(app), { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).length;
 }

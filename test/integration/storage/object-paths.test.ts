@@ -1,7 +1,6 @@
-import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sitePublicUrl, startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, storedFileCount } from '#test/support/storage.ts';
 
 /** Keys that must never name anything but a plain path under the bucket, as sent in a URL. */
 const TRAVERSALS: Array<[string, string]> = [
@@ -29,8 +28,7 @@ describe('object paths', () => {
     sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
   const json = (method: string, route: string, body: unknown) =>
     send(method, route, { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  const storedCount = async () =>
-    (await readdir(objectsRoot(app), { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
+  const storedCount = () => storedFileCount(app);
 
   beforeAll(async () => {
     app = await startTestApp();

@@ -1,9 +1,8 @@
 // Uploads are checked against their bytes, not only their declared type: raw, multipart by path,
 // legacy multipart and batch uploads through the dev server.
-import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, objectsRoot, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, storedFileCount } from '#test/support/storage.ts';
 
 /** The start of a Windows executable (DOS header) and of a PNG and a PDF. */
 const EXE = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200, 0x90)]);
@@ -18,8 +17,7 @@ describe('upload signatures', () => {
   let open: string;
   const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
     sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
-  const files = async () =>
-    (await readdir(objectsRoot(app), { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
+  const files = () => storedFileCount(app);
 
   beforeAll(async () => {
     app = await startTestApp();

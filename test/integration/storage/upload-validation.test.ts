@@ -1,10 +1,9 @@
-import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, storedFileCount } from '#test/support/storage.ts';
 
 describe('upload validation', () => {
   let app: TestApp;
@@ -14,9 +13,7 @@ describe('upload validation', () => {
   let typed: string;
   const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
     sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
-  /** Every file under the store's root, temporary uploads included: nothing refused may remain. */
-  const files = async () =>
-    (await readdir(objectsRoot(app), { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).length;
+  const files = () => storedFileCount(app);
 
   beforeAll(async () => {
     app = await startTestApp();
