@@ -353,4 +353,37 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index social_accounts_user on ${schema}.social_accounts (user_id)`,
     ],
   },
+  {
+    version: 15,
+    name: 'frontend workers and their builds',
+    statements: (schema) => [
+      // full_domain is also claimed in platform.hosted_domains, which keeps it unique across sites.
+      sql`create table ${schema}.frontend_workers (
+        id serial primary key,
+        slug varchar(100) not null unique,
+        name varchar(255) not null,
+        subdomain varchar(63) not null,
+        is_internal boolean not null default true,
+        domain varchar(253),
+        full_domain varchar(253) not null unique,
+        app_id integer references ${schema}.apps (id) on delete set null,
+        active_build_uuid uuid,
+        created_by integer,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      // files lists the stored paths of the build, so a delete can name every key it owns.
+      sql`create table ${schema}.frontend_worker_builds (
+        id serial primary key,
+        uuid uuid not null unique default gen_random_uuid(),
+        worker_id integer not null references ${schema}.frontend_workers (id) on delete cascade,
+        file_count integer not null,
+        total_bytes bigint not null,
+        files jsonb not null,
+        created_by integer,
+        created_at timestamptz not null default now()
+      )`,
+      sql`create index frontend_worker_builds_worker on ${schema}.frontend_worker_builds (worker_id, created_at)`,
+    ],
+  },
 ];

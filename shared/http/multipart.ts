@@ -5,7 +5,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { BadRequestError, ValidationError } from '#shared/errors.ts';
-import type { StreamedBody } from '#shared/http/body-streams.ts';
+import type { StreamedBody } from './body-streams.ts';
 
 export interface FilePart {
   field: string;
