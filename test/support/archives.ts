@@ -15,13 +15,13 @@ export async function tarArchive(entries: readonly TarEntry[], options: { gzip?:
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   const collected = (async () => {
-    for await (const chunk of pack) chunks.push(chunk);
+    for await (const chunk of pack) chunks.push(chunk as Buffer);
   })();
   for (const entry of entries) {
     const type = entry.type ?? 'file';
-    const data = type === 'file' ? Buffer.from(entry.data ?? '') : undefined;
+    const data = type === 'file' ? Buffer.from(entry.data ?? '') : Buffer.alloc(0);
     await new Promise<void>((resolve, reject) => {
-      pack.entry({ name: entry.name, type, linkname: entry.linkname, size: data?.length ?? 0, mode: type === 'directory' ? 0o755 : 0o644 }, data, (error) =>
+      pack.entry({ name: entry.name, type, linkname: entry.linkname, size: data.length, mode: type === 'directory' ? 0o755 : 0o644 }, data, (error) =>
         error ? reject(error) : resolve(),
       );
     });
