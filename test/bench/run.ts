@@ -51,6 +51,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./patterns.ts')).benchPatterns(),
   },
   {
+    name: 'hosting',
+    summary: 'req/s of a 200 KB asset of an active build from its subdomain on the dev server vs a bare node:http static server reading the same file',
+    run: async () => (await import('./hosting.ts')).benchHosting(),
+  },
+  {
     name: 'bundles',
     summary: 'Lambda bundle size and cold import time per endpoint group vs a trivial ESM file',
     run: async () => (await import('./bundles.ts')).benchBundles(),

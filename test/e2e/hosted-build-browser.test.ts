@@ -39,7 +39,7 @@ describe('a hosted build in a browser', () => {
     const page = await browser.newPage();
 
     await page.goto(`http://browser-demo.localhost:${port}/projects/42`);
-    await page.waitForFunction(() => document.title === 'script ran');
+    await page.waitForFunction("document.title === 'script ran'");
     await mkdir(OUTPUT, { recursive: true });
     await page.screenshot({ path: path.join(OUTPUT, 'hosted-build.png') });
 
