@@ -21,6 +21,10 @@ export interface DeploySettings {
   consoleUrl?: string;
   /** The Microsoft Graph app behind document-library buckets; unset, such buckets are refused. */
   documentLibrary?: DocumentLibrarySettings;
+  /** Becomes HOSTED_DOMAIN: internal frontend workers answer on `<prefix><subdomain>.<hostedDomain>`. */
+  hostedDomain?: string;
+  /** A wildcard certificate for `*.<hostedDomain>` in us-east-1 (complete ARN), for the sites' distribution. */
+  hostedCertificateArn?: string;
 }
 
 export interface DocumentLibrarySettings {
@@ -74,6 +78,8 @@ export function deploySettings(node: Node): DeploySettings {
     emailFrom: stringContext(node, 'tessera:emailFrom'),
     consoleUrl: stringContext(node, 'tessera:consoleUrl'),
     documentLibrary: documentLibrarySettings(node),
+    hostedDomain: stringContext(node, 'tessera:hostedDomain'),
+    hostedCertificateArn: stringContext(node, 'tessera:hostedCertificateArn'),
   };
 }
 

@@ -12,6 +12,7 @@ export interface SynthesizedApp {
   stacks: TesseraStacks;
   data: Template;
   storage: Template;
+  hosting: Template;
   api: Template;
   network: Template;
 }
@@ -33,6 +34,7 @@ export function synthesizeTessera(
     stacks,
     data: Template.fromStack(stacks.data),
     storage: Template.fromStack(stacks.storage),
+    hosting: Template.fromStack(stacks.hosting),
     api: Template.fromStack(stacks.api),
     network: Template.fromStack(stacks.network),
   };

@@ -1,0 +1,87 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { edgeHostRouterCode } from '#infra/aws/edge-host-router.ts';
+import { buildFileKey, requestedSegments } from '#shared/hosting/build-keys.ts';
+import { actionsOf, referencedId, resourcesOf, serviceNameOf, statementsOfFunction, synthesizeTessera, tesseraFunctions, type SynthesizedApp } from './synth.ts';
+
+let synthesized: SynthesizedApp;
+beforeAll(() => {
+  synthesized = synthesizeTessera({
+    'tessera:hostedDomain': 'sites.example.org',
+    'tessera:hostedCertificateArn': 'arn:aws:acm:us-east-1:123456789012:certificate/abc',
+  });
+});
+
+function functionIdOf(groupName: string): string {
+  return Object.entries(tesseraFunctions(synthesized.api)).find(([, fn]) => serviceNameOf(fn) === `tessera-${groupName}`)![0];
+}
+
+describe('hosting stack', () => {
+  it('keeps builds in a private, encrypted bucket reachable over TLS only', () => {
+    synthesized.hosting.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    });
+    synthesized.hosting.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('serves them through one distribution on the wildcard domain, with origin access control and the host router', () => {
+    const [distribution] = Object.values(resourcesOf(synthesized.hosting, 'AWS::CloudFront::Distribution'));
+    const config = distribution!.Properties!.DistributionConfig as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- template read field by field
+
+    expect(config.Aliases).toEqual(['*.sites.example.org']);
+    expect(config.ViewerCertificate.AcmCertificateArn).toBe('arn:aws:acm:us-east-1:123456789012:certificate/abc');
+    expect(config.Origins[0].OriginAccessControlId).toBeDefined();
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: expect.anything() }]);
+    synthesized.hosting.hasResourceProperties('AWS::CloudFront::Function', {
+      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0', KeyValueStoreAssociations: [{ KeyValueStoreARN: Match.anyValue() }] }),
+    });
+    synthesized.hosting.resourceCountIs('AWS::CloudFront::KeyValueStore', 1);
+  });
+
+  it('gives only the hosting function the builds bucket, the host map and the hosted domain', () => {
+    const hostingId = functionIdOf('hosting');
+    const environment = (resourcesOf(synthesized.api)[hostingId]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    const statements = statementsOfFunction(synthesized.api, hostingId);
+
+    expect(environment.HOSTED_DOMAIN).toBe('sites.example.org');
+    expect(referencedId(environment.HOSTING_BUCKET, synthesized.hosting)).toBe(synthesized.stacks.hosting.getLogicalId(synthesized.stacks.hosting.builds.node.defaultChild as never));
+    expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['s3:PutObject', 's3:DeleteObject', 'cloudfront-keyvaluestore:PutKey', 'cloudfront-keyvaluestore:DeleteKey']));
+    for (const group of ['auth', 'console', 'data', 'storage']) {
+      const variables = (resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.HOSTING_BUCKET).toBeUndefined();
+      expect(statementsOfFunction(synthesized.api, functionIdOf(group)).flatMap(actionsOf)).not.toContain('cloudfront-keyvaluestore:PutKey');
+    }
+  });
+});
+
+describe('the edge host router', () => {
+  const prefix = 'site-uuid/build-uuid';
+  type Routed = { uri?: string; statusCode?: number };
+  const route = async (host: string, uri: string): Promise<Routed> => {
+    const code = edgeHostRouterCode('kvs-id').replace("import cf from 'cloudfront';", '');
+    const mapping: Record<string, string> = { 'web.sites.example.org': prefix };
+    const cf = { kvs: () => ({ get: async (key: string) => (key in mapping ? mapping[key] : Promise.reject(new Error('key not found'))) }) };
+    const handler = new Function('cf', `${code}\nreturn handler;`)(cf) as (event: unknown) => Promise<Routed>;
+    return handler({ request: { uri, headers: { host: { value: host } } } });
+  };
+
+  it.each(['/', '/assets/app.5e1f7c2a.js', '/docs/', '/%C3%BCn%C3%AF%20c%C3%B8d%C3%A9.txt', '/.well-known/security.txt', '/--x/a.js'])(
+    'rewrites %s to the same key the hosting group stored',
+    async (uri) => {
+      const routed = await route('WEB.sites.example.org', uri);
+
+      expect(routed.uri).toBe(`/${buildFileKey(prefix, requestedSegments(uri)!)}`);
+    },
+  );
+
+  it('sends client-side routes to index.html and refuses unknown hosts and escapes with 404', async () => {
+    expect((await route('web.sites.example.org', '/dashboard/settings')).uri).toBe(`/${prefix}/index.html`);
+    expect((await route('other.sites.example.org', '/')).statusCode).toBe(404);
+    expect((await route('web.sites.example.org', '/../../etc/passwd')).statusCode).toBe(404);
+    expect((await route('web.sites.example.org', '/%2e%2e/x.js')).statusCode).toBe(404);
+    expect((await route('web.sites.example.org', '/%E0%A4%A')).statusCode).toBe(404);
+  });
+});
