@@ -355,7 +355,7 @@ export const tenantMigrations: readonly TenantMigration[] = [
   },
   {
     version: 15,
-    name: 'frontend workers and their builds',
+    name: 'frontend workers and their builds; functions, invocations and event subscribers',
     statements: (schema) => [
       // full_domain is also claimed in platform.hosted_domains, which keeps it unique across sites.
       sql`create table ${schema}.frontend_workers (
@@ -384,6 +384,43 @@ export const tenantMigrations: readonly TenantMigration[] = [
         created_at timestamptz not null default now()
       )`,
       sql`create index frontend_worker_builds_worker on ${schema}.frontend_worker_builds (worker_id, created_at)`,
+      // signing_secret keys the HMAC of every webhook call; the function's owner reads it to verify them.
+      sql`create table ${schema}.functions (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        name varchar(255) not null,
+        slug varchar(100) not null,
+        execution_mode varchar(20) not null default 'webhook',
+        webhook_url text not null,
+        signing_secret varchar(100) not null,
+        timeout_seconds integer not null default 300,
+        is_active boolean not null default true,
+        created_by integer,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        unique (app_id, slug)
+      )`,
+      sql`create table ${schema}.function_invocations (
+        id serial primary key,
+        invocation_id uuid not null unique,
+        task_id varchar(100) not null,
+        function_id integer not null references ${schema}.functions (id) on delete cascade,
+        event varchar(100) not null,
+        status varchar(20) not null,
+        started_at timestamptz,
+        completed_at timestamptz,
+        error text,
+        created_at timestamptz not null default now()
+      )`,
+      sql`create index function_invocations_function on ${schema}.function_invocations (function_id, created_at)`,
+      sql`create table ${schema}.event_subscribers (
+        id serial primary key,
+        event varchar(100) not null,
+        function_id integer not null references ${schema}.functions (id) on delete cascade,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        unique (event, function_id)
+      )`,
     ],
   },
 ];
