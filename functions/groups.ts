@@ -5,6 +5,7 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { eventsRoutes } from './events/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { socialRoutes } from './social/routes.ts';
@@ -46,6 +47,13 @@ export const endpointGroups: readonly EndpointGroup[] = [
     // A schema PATCH starts the schema-migration state machine.
     uses: ['schema-migrations'],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
+  },
+  {
+    name: 'events',
+    entry: 'functions/events/handler.ts',
+    routes: eventsRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./events/handler.ts')).handler,
   },
   {
     name: 'hosting',
