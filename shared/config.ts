@@ -114,6 +114,7 @@ const settingsSchema = z.object({
   SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
   HOSTED_DOMAIN: z
     .string()
     .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a lower-case domain name')
@@ -213,6 +214,8 @@ export interface Config {
   /** Request limits of DECISIONS (the console and the general statement); undefined when switched off. */
   rateLimit?: RateLimitConfig;
   hosting: HostingConfig;
+  /** How long a PRE event's subscribers may take, all together, inside the request that fires it. */
+  preEventBudgetMs: number;
 }
 
 /** Frontend workers: where builds are served and kept, and what an uploaded archive may hold. */
@@ -355,6 +358,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentLibrary,
     outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     hosting: hostingOf(s, env),
+    preEventBudgetMs: s.PRE_EVENT_BUDGET_MS,
     rateLimit: s.RATE_LIMIT_ENABLED
       ? {
           consolePerMinute: s.RATE_LIMIT_CONSOLE_PER_MINUTE,

@@ -407,6 +407,7 @@ export const tenantMigrations: readonly TenantMigration[] = [
         function_id integer not null references ${schema}.functions (id) on delete cascade,
         event varchar(100) not null,
         status varchar(20) not null,
+        attempts integer not null default 0,
         started_at timestamptz,
         completed_at timestamptz,
         error text,

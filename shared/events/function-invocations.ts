@@ -1,7 +1,8 @@
 // Runs one subscribed function for one event and keeps its invocation record: pending when the
 // task is created, then succeeded or failed with the reason. Used by whoever fires events (the PRE
-// state machine's task, the POST queue's consumer). An invocation id runs at most once: a second
-// delivery of the same id finds its record claimed and runs nothing.
+// state machine's task, the POST queue's consumer). A delivery claims the invocation by its id: one
+// that is running or has succeeded is not run again (a duplicate delivery runs nothing); a failed
+// one may be retried, up to the caller's number of attempts.
 import { randomUUID } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -62,11 +63,11 @@ export async function runInvocation(
   site: Site,
   invocationId: string,
   params: unknown,
-  options: WebhookOptions & { budgetMs?: number },
+  options: WebhookOptions & { budgetMs?: number; maxAttempts?: number },
 ): Promise<InvocationResult> {
   const [claimed] = await db.rows<{ function_id: number; event: string }>(sql`
-    update ${tenantTable(site, 'function_invocations')} set status = 'running', started_at = now()
-    where invocation_id = ${invocationId} and status = 'pending'
+    update ${tenantTable(site, 'function_invocations')} set status = 'running', started_at = now(), attempts = attempts + 1
+    where invocation_id = ${invocationId} and (status = 'pending' or (status = 'failed' and attempts < ${options.maxAttempts ?? 1}))
     returning function_id, event`);
   if (claimed === undefined) return { ok: true, skipped: true };
   const fn = await findSubscribedFunction(db, site, Number(claimed.function_id));
