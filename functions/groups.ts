@@ -12,7 +12,7 @@ import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
-export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library' | 'schema-migrations' | 'hosted-builds';
+export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library' | 'schema-migrations' | 'hosted-builds' | 'user-events';
 
 export interface EndpointGroup {
   name: string;
@@ -36,8 +36,9 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'console',
     entry: 'functions/console/handler.ts',
     routes: consoleRoutes,
-    // Invitations are mailed; secret values are encrypted with the secrets key.
-    uses: ['email', 'secrets-key'],
+    // Invitations are mailed; secret values are encrypted with the secrets key; creating a user
+    // through a site fires its user events.
+    uses: ['email', 'secrets-key', 'user-events'],
     loadHandler: async () => (await import('./console/handler.ts')).handler,
   },
   {

@@ -115,6 +115,8 @@ const settingsSchema = z.object({
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
+  PRE_EVENT_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  POST_EVENT_QUEUE_URL: z.string().url().optional(),
   HOSTED_DOMAIN: z
     .string()
     .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a lower-case domain name')
@@ -216,6 +218,9 @@ export interface Config {
   hosting: HostingConfig;
   /** How long a PRE event's subscribers may take, all together, inside the request that fires it. */
   preEventBudgetMs: number;
+  /** Deployed: the PRE-event Express state machine and the POST-event queue; unset runs both in-process. */
+  preEventStateMachineArn?: string;
+  postEventQueueUrl?: string;
 }
 
 /** Frontend workers: where builds are served and kept, and what an uploaded archive may hold. */
@@ -359,6 +364,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     hosting: hostingOf(s, env),
     preEventBudgetMs: s.PRE_EVENT_BUDGET_MS,
+    preEventStateMachineArn: s.PRE_EVENT_STATE_MACHINE_ARN,
+    postEventQueueUrl: s.POST_EVENT_QUEUE_URL,
     rateLimit: s.RATE_LIMIT_ENABLED
       ? {
           consolePerMinute: s.RATE_LIMIT_CONSOLE_PER_MINUTE,

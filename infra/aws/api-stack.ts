@@ -13,6 +13,7 @@ import { gatewayRoutes } from './gateway-routes.ts';
 import type { HostingStack } from './hosting-stack.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
 import { SchemaMigration } from './schema-migration.ts';
+import { UserEvents } from './user-events.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -49,6 +50,7 @@ export class ApiStack extends Stack {
   /** The Lambda of each endpoint group, by group name. */
   readonly functions: ReadonlyMap<string, TesseraFunction>;
   readonly schemaMigration: SchemaMigration;
+  readonly userEvents: UserEvents;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -68,6 +70,7 @@ export class ApiStack extends Stack {
     };
 
     this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', { vpc: props.vpc, database: props.database, settings: props.settings });
+    this.userEvents = new UserEvents(this, 'UserEvents', { vpc: props.vpc, database: props.database, settings: props.settings });
 
     const functions = new Map<string, TesseraFunction>();
     for (const group of props.groups) {
@@ -94,6 +97,7 @@ export class ApiStack extends Stack {
         fn.bindDocumentLibrary(props.settings.documentLibrary);
       }
       if (group.uses.includes('schema-migrations')) this.schemaMigration.grantStart(fn);
+      if (group.uses.includes('user-events')) this.userEvents.grantPublish(fn);
       functions.set(group.name, fn);
 
       // One invoke permission per function for the whole API rather than one per route, which

@@ -85,6 +85,13 @@ export async function publishPostEvent(db: Queryable, site: Site, event: string,
   return publishResult(event, functions, tasks);
 }
 
+/** The queue POST events go to: SQS when its URL is configured (deployed), else this process's. */
+export async function eventQueueFor(db: Queryable, queueUrl: string | undefined, options: WebhookOptions): Promise<EventQueue> {
+  if (queueUrl === undefined) return localEventQueue(db, options);
+  const { sqsEventQueue } = await import('./sqs-event-queue.ts');
+  return sqsEventQueue(queueUrl);
+}
+
 const localQueues = new WeakMap<Queryable, LocalEventQueue>();
 
 /** This process's queue over `db` (the dev server's, a test app's). */

@@ -7,7 +7,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
-import { LOCAL_TASK_ARN, substituteDefinition } from '#shared/workflows/state-machine.ts';
+import { LOCAL_TASK_ARN, substituteDefinition, type ExecutionOutcome } from '#shared/workflows/state-machine.ts';
 import definition from '#infra/state-machines/pre-event.asl.json' with { type: 'json' };
 import { createInvocations, runInvocation, type InvocationTask } from './function-invocations.ts';
 
@@ -35,6 +35,8 @@ export interface EventOptions {
   allowPrivate: boolean;
   /** What is left of the request's time for the subscribers (a function's own timeout may be shorter). */
   budgetMs: number;
+  /** Deployed: the Express state machine, run synchronously; unset runs the same ASL in-process. */
+  stateMachineArn?: string;
 }
 
 /** Active functions of the site subscribed to `event`, in subscription order. */
@@ -77,6 +79,19 @@ export async function runFunctionTask(db: Queryable, input: Record<string, unkno
   return { function_id: Number(input.function_id), ok: outcome.ok, error: outcome.error ?? null };
 }
 
+async function runPreEventMachine(db: Queryable, input: Record<string, unknown>, options: EventOptions): Promise<ExecutionOutcome> {
+  if (options.stateMachineArn !== undefined) {
+    const { runSyncExecution } = await import('#shared/workflows/sfn-sync-execution.ts');
+    return runSyncExecution(options.stateMachineArn, input);
+  }
+  // Lambdas are bundled without the local runner (they have the deployed machine).
+  if (process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS === 'excluded') throw new Error('PRE_EVENT_STATE_MACHINE_ARN is not set');
+  const { runLocalStateMachine } = await import('#shared/workflows/local-state-machine.ts');
+  return runLocalStateMachine(substituteDefinition(definition, { [FUNCTION_RUNNER_ARN_SUBSTITUTION]: LOCAL_TASK_ARN }), input, {
+    handlers: { RunFunction: (taskInput) => runFunctionTask(db, taskInput, options.allowPrivate) },
+  });
+}
+
 export async function publishPreEvent(db: Queryable, site: Site, event: string, params: unknown, options: EventOptions): Promise<PublishResult> {
   const functions = await subscribedFunctions(db, site, event);
   if (functions.length === 0) return publishResult(event, functions, []);
@@ -87,12 +102,7 @@ export async function publishPreEvent(db: Queryable, site: Site, event: string, 
     budget_ms: options.budgetMs,
     tasks: tasks.map((task) => ({ function_id: task.functionId, invocation_id: task.invocationId })),
   };
-  // Lambdas are bundled without the local runner; starting the deployed machine is not wired yet.
-  if (process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS === 'excluded') throw new Error('PRE events have no state machine runner in this bundle');
-  const { runLocalStateMachine } = await import('#shared/workflows/local-state-machine.ts');
-  const execution = await runLocalStateMachine(substituteDefinition(definition, { [FUNCTION_RUNNER_ARN_SUBSTITUTION]: LOCAL_TASK_ARN }), input, {
-    handlers: { RunFunction: (taskInput) => runFunctionTask(db, taskInput, options.allowPrivate) },
-  });
+  const execution = await runPreEventMachine(db, input, options);
   const nameOf = (id: number) => functions.find((fn) => fn.id === id)?.name ?? String(id);
   if (execution.status === 'FAILED') {
     throw ValidationError.forFields({ non_field_errors: [`${event} subscribers could not run: ${execution.error ?? 'unknown error'}`] }, `${event} aborted the operation.`);

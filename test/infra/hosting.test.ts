@@ -85,3 +85,36 @@ describe('the edge host router', () => {
     expect((await route('web.sites.example.org', '/%E0%A4%A')).statusCode).toBe(404);
   });
 });
+
+describe('user event delivery', () => {
+  it('queues POST events with a dead-letter queue after three receives, consumed with partial batch failures', () => {
+    const queues = resourcesOf(synthesized.api, 'AWS::SQS::Queue');
+    const withRedrive = Object.values(queues).filter((queue) => queue.Properties?.RedrivePolicy !== undefined);
+
+    expect(withRedrive).toHaveLength(1);
+    expect(withRedrive[0]!.Properties!.RedrivePolicy).toMatchObject({ maxReceiveCount: 3 });
+    synthesized.api.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
+  });
+
+  it('runs PRE events on an Express state machine built from the ASL file', () => {
+    const [machine] = Object.values(resourcesOf(synthesized.api, 'AWS::StepFunctions::StateMachine')).filter((candidate) => candidate.Properties!.StateMachineType === 'EXPRESS');
+
+    expect(JSON.stringify(machine!.Properties!.DefinitionString)).toContain('RunSubscribers');
+    expect(machine!.Properties!.DefinitionSubstitutions).toHaveProperty('FunctionRunnerArn');
+  });
+
+  it('lets only the console function start PRE events and queue POST events', () => {
+    for (const group of ['console', 'auth', 'data', 'hosting']) {
+      const variables = (resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const actions = statementsOfFunction(synthesized.api, functionIdOf(group)).flatMap(actionsOf);
+      if (group === 'console') {
+        expect(variables.PRE_EVENT_STATE_MACHINE_ARN).toBeDefined();
+        expect(variables.POST_EVENT_QUEUE_URL).toBeDefined();
+        expect(actions).toEqual(expect.arrayContaining(['states:StartSyncExecution', 'sqs:SendMessage']));
+      } else {
+        expect(variables.PRE_EVENT_STATE_MACHINE_ARN).toBeUndefined();
+        expect(actions).not.toContain('states:StartSyncExecution');
+      }
+    }
+  });
+});

@@ -2,7 +2,7 @@
 // runs the site's subscribers before the user is saved (any failure aborts it), POST_USER_CREATE
 // queues them after. A user created on the platform host, or by a caller without access to the
 // named site, fires no tenant subscribers.
-import { publishPostEvent, localEventQueue } from '#shared/events/post-events.ts';
+import { eventQueueFor, publishPostEvent } from '#shared/events/post-events.ts';
 import { publishPreEvent } from '#shared/events/pre-events.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { describeError } from '#shared/logger.ts';
@@ -21,11 +21,12 @@ export async function userCreationEvents(ctx: RequestContext): Promise<UserCreat
   const options = { allowPrivate: config.outboundAllowPrivateNetworks };
   return {
     before: async (data) => {
-      await publishPreEvent(db, site, 'PRE_USER_CREATE', data, { ...options, budgetMs: config.preEventBudgetMs });
+      await publishPreEvent(db, site, 'PRE_USER_CREATE', data, { ...options, budgetMs: config.preEventBudgetMs, stateMachineArn: config.preEventStateMachineArn });
     },
     after: async (user) => {
       // Fire and forget: a failure to queue is logged, never the caller's problem.
-      await publishPostEvent(db, site, 'POST_USER_CREATE', userRecord(user), localEventQueue(db, options)).catch((error: unknown) =>
+      const queue = await eventQueueFor(db, config.postEventQueueUrl, options);
+      await publishPostEvent(db, site, 'POST_USER_CREATE', userRecord(user), queue).catch((error: unknown) =>
         ctx.log.error('POST_USER_CREATE could not be queued', describeError(error)),
       );
     },
