@@ -9,7 +9,6 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
-import type { IKeyValueStore } from 'aws-cdk-lib/aws-cloudfront';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -159,18 +158,15 @@ export class TesseraFunction extends NodejsFunction {
   }
 
   /**
-   * Frontend builds: the builds bucket (files of every build) and the CloudFront KeyValueStore that
-   * maps hosts to active builds, and the hosted domain the workers' subdomains live under.
+   * Frontend builds: the builds bucket (files of every build) and the hosted domain the workers'
+   * subdomains live under. (Writing the CloudFront KeyValueStore on activation is not wired yet, so
+   * the function gets no rights on it.)
    */
-  bindHostedBuilds(bucket: IBucket, hostMap: IKeyValueStore, hostedDomain: string | undefined): this {
+  bindHostedBuilds(bucket: IBucket, hostedDomain: string | undefined): this {
     this.addEnvironment('HOSTING_BUCKET', bucket.bucketName);
-    this.addEnvironment('HOSTING_KEY_VALUE_STORE_ARN', hostMap.keyValueStoreArn);
     if (hostedDomain !== undefined) this.addEnvironment('HOSTED_DOMAIN', hostedDomain);
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], resources: [bucket.arnForObjects('*')] }));
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
-    this.addToRolePolicy(
-      new PolicyStatement({ actions: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:PutKey', 'cloudfront-keyvaluestore:DeleteKey'], resources: [hostMap.keyValueStoreArn] }),
-    );
     return this;
   }
 

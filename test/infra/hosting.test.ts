@@ -41,18 +41,17 @@ describe('hosting stack', () => {
     synthesized.hosting.resourceCountIs('AWS::CloudFront::KeyValueStore', 1);
   });
 
-  it('gives only the hosting function the builds bucket, the host map and the hosted domain', () => {
+  it('gives only the hosting function the builds bucket and the hosted domain', () => {
     const hostingId = functionIdOf('hosting');
     const environment = (resourcesOf(synthesized.api)[hostingId]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
     const statements = statementsOfFunction(synthesized.api, hostingId);
 
     expect(environment.HOSTED_DOMAIN).toBe('sites.example.org');
     expect(referencedId(environment.HOSTING_BUCKET, synthesized.hosting)).toBe(synthesized.stacks.hosting.getLogicalId(synthesized.stacks.hosting.builds.node.defaultChild as never));
-    expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['s3:PutObject', 's3:DeleteObject', 'cloudfront-keyvaluestore:PutKey', 'cloudfront-keyvaluestore:DeleteKey']));
+    expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['s3:PutObject', 's3:DeleteObject']));
     for (const group of ['auth', 'console', 'data', 'storage']) {
       const variables = (resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables.HOSTING_BUCKET).toBeUndefined();
-      expect(statementsOfFunction(synthesized.api, functionIdOf(group)).flatMap(actionsOf)).not.toContain('cloudfront-keyvaluestore:PutKey');
     }
   });
 });
