@@ -15,7 +15,7 @@ import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-libr
 import { libraryFileName } from '#shared/storage/document-library/drive.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { describeError } from '#shared/logger.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable, type SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
 import type { ByteStores } from './storage-env.ts';
@@ -52,7 +52,7 @@ export async function removeFromStore(store: ObjectStore, keys: readonly string[
 }
 
 /** Queues keys for removal, inside the transaction that stops referencing them. */
-export async function queueDiscards(tx: Queryable, site: Pick<Tenant, 'schemaName'>, bucketId: number, keys: readonly string[]): Promise<void> {
+export async function queueDiscards(tx: Queryable, site: SchemaScopedSite, bucketId: number, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await tx.run(sql`insert into ${tenantTable(site, 'object_discards')} (bucket_id, storage_key)
     select ${bucketId}, key from unnest(${sql.param([...keys])}::text[]) as key`);
@@ -62,7 +62,7 @@ export async function queueDiscards(tx: Queryable, site: Pick<Tenant, 'schemaNam
  * Removes the bucket's queued keys from the store, a batch at a time, and then their queue rows.
  * Throws StorageUnavailableError when the store fails; the rows of that batch stay queued.
  */
-export async function flushDiscards(db: Queryable, store: ObjectStore, site: Pick<Tenant, 'schemaName'>, bucketId: number): Promise<void> {
+export async function flushDiscards(db: Queryable, store: ObjectStore, site: SchemaScopedSite, bucketId: number): Promise<void> {
   for (;;) {
     const queued = await db.rows<{ id: number | string; storage_key: string }>(sql`select id, storage_key
       from ${tenantTable(site, 'object_discards')} where bucket_id = ${bucketId} order by id limit ${DELETE_BATCH_SIZE}`);
@@ -78,7 +78,7 @@ export async function flushDiscards(db: Queryable, store: ObjectStore, site: Pic
 export async function flushDiscardsQuietly(
   db: Queryable,
   store: ObjectStore,
-  site: Pick<Tenant, 'schemaName'>,
+  site: SchemaScopedSite,
   bucketId: number,
   log: RequestLog,
 ): Promise<void> {
@@ -94,7 +94,7 @@ export async function flushDiscardsQuietly(
 export async function abandonStoredBytes(
   db: Queryable,
   store: ObjectStore,
-  site: Pick<Tenant, 'schemaName'>,
+  site: SchemaScopedSite,
   bucketId: number,
   keys: readonly string[],
   log: RequestLog,

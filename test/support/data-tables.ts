@@ -10,7 +10,8 @@ import {
   type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
-import { identifier, identifierLiteral, sqlType } from '#functions/data/records/query/field-sql.ts';
+import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
+import { sqlType } from '#functions/data/records/query/field-sql.ts';
 
 function columnSql(table: TableDescriptor, field: FieldDescriptor): SQL {
   const isKey = table.primaryKey.includes(field.name);

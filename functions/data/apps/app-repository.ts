@@ -2,10 +2,7 @@
 // comes from the resolved site record only; every value is a bound parameter.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 
 export type AppRow = {
   id: number;

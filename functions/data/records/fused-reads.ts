@@ -9,7 +9,7 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
 

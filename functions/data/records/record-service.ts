@@ -17,7 +17,7 @@ import type { FusedRead } from './fused-reads.ts';
 import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
-import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
+import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-preparation.ts';
 
 export type DataRecord = Record<string, unknown>;
 

@@ -2,6 +2,7 @@
 // TableDescriptor the record side reads, and the canonical hash. Every identifier that leaves here
 // has passed the safe-identifier check.
 import { createHash } from 'node:crypto';
+import { isSafeIdentifier, MAX_IDENTIFIER_LENGTH } from '#shared/db/sql-identifiers.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { userPatternProblem } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
@@ -19,8 +20,6 @@ import {
   type TableDescriptor,
 } from './table-descriptor.ts';
 
-export const SAFE_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-export const MAX_IDENTIFIER_LENGTH = 63;
 export const ON_DELETE_ACTIONS = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT', 'NO ACTION'] as const;
 export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
 export const INDEX_METHODS = ['btree', 'hash', 'gin', 'gist', 'brin'] as const;
@@ -79,10 +78,6 @@ export class TableSchemaError extends ValidationError {
   constructor(readonly problems: string[]) {
     super(problems[0] ?? 'Invalid table schema', { extras: { json_schema: problems } });
   }
-}
-
-export function isSafeIdentifier(name: unknown): name is string {
-  return typeof name === 'string' && SAFE_IDENTIFIER.test(name) && name.length <= MAX_IDENTIFIER_LENGTH;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 // Request shapes of the datatables endpoints. The Table Schema itself is checked by table-schema.ts
 // so that its errors come back as `{json_schema: [...]}`.
+import { SAFE_IDENTIFIER } from '#shared/db/sql-identifiers.ts';
 import { z } from 'zod';
 import { jsonObject } from '#shared/http/json-object.ts';
 
@@ -23,7 +24,7 @@ export const createTableBody = z.object({
   name: z
     .string()
     .max(63, 'Ensure this field has no more than 63 characters.')
-    .regex(/^[a-z_][a-z0-9_]*$/, 'Enter a valid table name: lower-case letters, digits and _, starting with a letter or _.'),
+    .regex(SAFE_IDENTIFIER, 'Enter a valid table name: lower-case letters, digits and _, starting with a letter or _.'),
   description: description.optional(),
   json_schema: jsonSchema,
 });

@@ -5,7 +5,8 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ValidationError } from '#shared/errors.ts';
-import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, ident, indexStatement, searchExpression, typedLiteral } from '../ddl.ts';
+import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, indexStatement, searchExpression, typedLiteral } from '../ddl.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
 import { tombstoneName, type PlannedStep, type Preflight } from './migration-steps.ts';

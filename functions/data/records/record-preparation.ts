@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError, type FieldErrors } from '#shared/errors.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
-import { batchDuplicates, checkRecord, withDefaults, type RecordValues } from '#functions/data/tables/record-validation.ts';
+import { batchDuplicates, checkRecord, withDefaults, type RecordValues } from '#functions/data/tables/record-checks.ts';
 
 export const VALIDATION_FAILED = 'Validation failed';
 
