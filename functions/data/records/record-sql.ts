@@ -87,6 +87,11 @@ export function insertSql(table: TableDescriptor, rows: RecordValues[]): SQL {
   return sql`insert into ${tableSql(table)} as ${ROW} ${target} returning ${recordText(table)} as record`;
 }
 
+/** The same insert, answering one JSON array text of the created records (`records`) built by the database. */
+export function insertAsJsonSql(table: TableDescriptor, rows: RecordValues[]): SQL {
+  return sql`with created as (${insertSql(table, rows)}) select '[' || coalesce(string_agg(record, ','), '') || ']' as records from created`;
+}
+
 /** Upsert on the primary key or a unique field; `inserted` tells a new row from an updated one. */
 export function upsertSql(table: TableDescriptor, rows: RecordValues[], uniqueFields: FieldDescriptor[], provided: ReadonlySet<string>): SQL {
   const { columns, values, source } = insertHead(table, rows);
