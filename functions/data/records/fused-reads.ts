@@ -61,7 +61,9 @@ function rowsOf(columns: readonly string[], text: string): Row[] {
   const rows: Row[] = [];
   for (let index = 0; index < count; index += 1) {
     const row: Row = {};
-    columns.forEach((column, at) => (row[column] = values[at]![index]));
+    columns.forEach((column, at) => {
+      row[column] = values[at]![index];
+    });
     rows.push(row);
   }
   return rows;

@@ -9,7 +9,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';
 import { JSONB_DATA_COLUMN, SEARCH_CONFIGURATION, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
-import { type CompiledTable, type ForeignKeySpec, type IndexSpec } from './table-schema.ts';
+import type { CompiledTable, ForeignKeySpec, IndexSpec } from './table-schema.ts';
 
 export interface DdlPlan {
   statements: SQL[];

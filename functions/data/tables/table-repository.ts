@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 export type DatatableRow = {
   id: number;

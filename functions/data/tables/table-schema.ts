@@ -265,6 +265,7 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
   const fields: FieldDescriptor[] = [];
   const seen = new Set<string>();
   let searchField: Record<string, unknown> | undefined;
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   rawFields.forEach((raw, index) => {
     if (!isPlainObject(raw)) {
       problems.push(`Field ${index + 1} must be an object with a name and a type.`);
@@ -323,9 +324,13 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
 
 function compileForeignKeys(raw: unknown, self: TableDescriptor, target: CompileTarget, problems: string[]): ForeignKeySpec[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw)) return void problems.push('"foreignKeys" must be a list.'), [];
+  if (!Array.isArray(raw)) {
+    problems.push('"foreignKeys" must be a list.');
+    return [];
+  }
   const known = new Set(self.fields.map((f) => f.name));
   const result: ForeignKeySpec[] = [];
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Foreign key ${index + 1}`;
     if (!isPlainObject(entry) || !isPlainObject(entry.reference)) return void problems.push(`${label} needs "fields" and a "reference".`);
@@ -371,10 +376,14 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
 
 function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[]): IndexSpec[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw)) return void problems.push('"indexes" must be a list.'), [];
+  if (!Array.isArray(raw)) {
+    problems.push('"indexes" must be a list.');
+    return [];
+  }
   const known = new Set(self.fields.map((f) => f.name));
   const names = new Set<string>();
   const result: IndexSpec[] = [];
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Index ${index + 1}`;
     if (!isPlainObject(entry)) return void problems.push(`${label} must be an object.`);

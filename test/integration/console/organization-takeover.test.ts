@@ -34,7 +34,7 @@ describe('organization account-takeover chain', () => {
     for (const name of ['mallory', 'victim-one', 'victim-two', 'shared-admin', 'shared-member', 'plain-member', 'legacy-member']) {
       people[name] = await app.createUser(name);
     }
-    people['staffer'] = await app.createUser('staffer', { is_staff: true });
+    people.staffer = await app.createUser('staffer', { is_staff: true });
     people['staff-victim'] = await app.createUser('staff-victim', { is_staff: true });
     mallory = await tokenOf('mallory');
     // A home of her own, so deleting her traps never soft-deletes mallory herself.
@@ -76,7 +76,7 @@ describe('organization account-takeover chain', () => {
       }
       const rows = await db().rows(sql`
         select 1 from platform.organization_members m join platform.organizations o on o.id = m.organization_id
-        where o.slug = ${trap} and m.user_id <> ${people['mallory']!.id}`);
+        where o.slug = ${trap} and m.user_id <> ${people.mallory!.id}`);
       expect(rows).toHaveLength(0);
     });
 
@@ -96,7 +96,7 @@ describe('organization account-takeover chain', () => {
       const texts: string[] = [];
       for (let id = 1; id <= max!.id + 3; id += 1) {
         const answer = await app.request('POST', membersOf(trap), { token: mallory, body: { user_id: id } });
-        if (id === people['mallory']!.id) {
+        if (id === people.mallory!.id) {
           expect(answer.status).toBe(409);
           continue;
         }

@@ -179,7 +179,7 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
   const warnings = warningsOf(plan.steps, preflights);
-  const blocked = plan.steps.some((step, index) => {
+  const blocked = plan.steps.some((_step, index) => {
     const found = preflights.get(index);
     return found !== undefined && found.violating_rows > 0 && found.blocking;
   });
