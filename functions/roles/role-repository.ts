@@ -169,11 +169,6 @@ export async function findSiteRole(db: Queryable, site: Site, slug: string): Pro
   return row;
 }
 
-export function siteRolesBySlugs(db: Queryable, site: Site, slugs: readonly string[]): Promise<SiteRoleRow[]> {
-  if (slugs.length === 0) return Promise.resolve([]);
-  return db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where s.slug = any(${sql.param([...slugs])}::text[])`);
-}
-
 export async function insertSiteRole(db: Queryable, site: Site, values: { name: string; slug: string; description: string }): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`
     insert into ${tenantTable(site, 'site_roles')} (name, slug, description)

@@ -62,6 +62,3 @@ export async function createDataTable(db: Queryable, table: TableDescriptor): Pr
   }
 }
 
-export async function dropDataTable(db: Queryable, table: TableDescriptor): Promise<void> {
-  await db.run(sql`drop table if exists ${physicalTableName(table)}`);
-}

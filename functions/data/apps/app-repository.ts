@@ -109,11 +109,6 @@ export async function findDatasource(db: Queryable, site: Site, appId: number, s
   return row;
 }
 
-export async function findDatasourceById(db: Queryable, site: Site, id: number): Promise<DatasourceRow | undefined> {
-  const [row] = await db.rows<DatasourceRow>(sql`${datasourceSelect(site)} where d.id = ${id}`);
-  return row;
-}
-
 export interface DatasourceValues {
   name: string;
   slug: string;

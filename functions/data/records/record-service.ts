@@ -15,7 +15,7 @@ import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './quer
 import type { FusedRead } from './fused-reads.ts';
 import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
-import { deleteWhereSql, detailSql, fieldOf, insertAsJsonSql, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
+import { deleteWhereSql, detailSql, insertAsJsonSql, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
 import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-preparation.ts';
 
 export type DataRecord = Record<string, unknown>;
@@ -280,4 +280,3 @@ export async function deleteRecordsByFilter(db: Queryable, table: TableDescripto
   return { deleted: rows.length };
 }
 
-export { fieldOf };

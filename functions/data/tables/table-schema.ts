@@ -473,6 +473,3 @@ export function compileTable(schema: unknown, target: CompileTarget): CompiledTa
   return result.compiled;
 }
 
-export function compileTableDescriptor(schema: unknown, target: CompileTarget): TableDescriptor {
-  return compileTable(schema, target).descriptor;
-}

@@ -10,7 +10,6 @@ const description = z.string().max(2000, 'Ensure this field has no more than 200
 const jsonSchema = jsonObject('The table schema must be a JSON object.');
 
 export const datasourceTablesParams = z.object({ app_slug: z.string().min(1).max(100), datasource_slug: z.string().min(1).max(100) });
-export type DatasourceTablesParams = z.infer<typeof datasourceTablesParams>;
 
 /** Both URL forms: with `datasource_slug` or without it. */
 export const tableParams = z.object({
@@ -40,4 +39,3 @@ export const replaceTableBody = z.object({ description: description.optional(), 
 // Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it, and
 // would refuse integers past 2^53, which arrive as bigints).
 export const validateDataBody = z.object({ data: z.array(z.unknown()).max(10_000, 'At most 10000 rows per request.') });
-export type ValidateDataBody = z.infer<typeof validateDataBody>;
