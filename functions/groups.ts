@@ -12,7 +12,14 @@ import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
-export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library' | 'schema-migrations' | 'hosted-builds' | 'user-events';
+export type GroupCapability =
+  | 'email'
+  | 'secrets-key'
+  | 'object-store'
+  | 'document-library'
+  | 'schema-migrations'
+  | 'hosted-builds'
+  | 'user-events';
 
 export interface EndpointGroup {
   name: string;

@@ -3,18 +3,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
-const commaList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0),
-  );
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 const seconds = z.coerce.number().int().positive();
 
@@ -94,7 +90,12 @@ const settingsSchema = z.object({
   S3_FORCE_PATH_STYLE: booleanFlag.default(false),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  PRESIGNED_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(900),
+  PRESIGNED_URL_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(900),
   DIRECT_TRANSFER_MAX_BYTES: z.coerce.number().int().positive().optional(),
   GRAPH_API_URL: z.string().url().default('https://graph.microsoft.com/v1.0'),
   GRAPH_TOKEN_URL: z.string().url().optional(),
@@ -111,7 +112,11 @@ const settingsSchema = z.object({
   SCHEMA_MIGRATION_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   SCHEMA_MIGRATION_WAIT_MS: z.coerce.number().int().min(0).max(28_000).default(25_000),
   SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
-  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
+  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(7 * 24 * 3600),
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
@@ -129,10 +134,22 @@ const settingsSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
     .optional(),
-  HOSTING_MAX_ARCHIVE_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+  HOSTING_MAX_ARCHIVE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
   HOSTING_MAX_ENTRIES: z.coerce.number().int().positive().default(10_000),
-  HOSTING_MAX_FILE_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
-  HOSTING_MAX_TOTAL_BYTES: z.coerce.number().int().positive().default(250 * 1024 * 1024),
+  HOSTING_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
+  HOSTING_MAX_TOTAL_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(250 * 1024 * 1024),
   HOSTING_MAX_COMPRESSION_RATIO: z.coerce.number().positive().default(100),
   RATE_LIMIT_ENABLED: booleanFlag.default(true),
   RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
@@ -302,9 +319,7 @@ export class ConfigError extends Error {
 /** Reads and validates the settings; throws a ConfigError naming every bad variable at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
-    Object.keys(settingsSchema.shape).flatMap((key) =>
-      env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]],
-    ),
+    Object.keys(settingsSchema.shape).flatMap((key) => (env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]])),
   );
   const parsed = settingsSchema.safeParse(present);
   if (!parsed.success) {
@@ -354,11 +369,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
-    schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS, tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000, ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS },
+    schemaMigrations: {
+      stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN,
+      waitMs: s.SCHEMA_MIGRATION_WAIT_MS,
+      lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS,
+      tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000,
+      ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS,
+    },
     objectStore: objectStoreOf(s, env),
     transfers: {
       presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,
-      directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
+      directMaxBytes:
+        s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
     },
     documentLibrary,
     outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
@@ -382,7 +404,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function hostingOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): HostingConfig {
   return {
     hostedDomain: s.HOSTED_DOMAIN,
-    siteUrl: (s.HOSTED_SITE_URL ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? `http://{host}:${s.PORT}` : 'https://{host}')).replace(/\/+$/, ''),
+    siteUrl: (s.HOSTED_SITE_URL ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? `http://{host}:${s.PORT}` : 'https://{host}')).replace(
+      /\/+$/,
+      '',
+    ),
     store:
       s.HOSTING_BUCKET === undefined
         ? { backend: 'filesystem', root: path.join(s.DATA_DIR, 'builds') }

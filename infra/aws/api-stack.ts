@@ -69,7 +69,11 @@ export class ApiStack extends Stack {
       throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
     };
 
-    this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', { vpc: props.vpc, database: props.database, settings: props.settings });
+    this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', {
+      vpc: props.vpc,
+      database: props.database,
+      settings: props.settings,
+    });
     this.userEvents = new UserEvents(this, 'UserEvents', { vpc: props.vpc, database: props.database, settings: props.settings });
 
     const functions = new Map<string, TesseraFunction>();

@@ -55,7 +55,10 @@ export class HostingStack extends Stack {
       comment: 'Tessera hosted frontend builds',
       priceClass: PriceClass.PRICE_CLASS_100,
       ...(hostedDomain !== undefined && hostedCertificateArn !== undefined
-        ? { domainNames: [`*.${hostedDomain}`], certificate: Certificate.fromCertificateArn(this, 'WildcardCertificate', hostedCertificateArn) }
+        ? {
+            domainNames: [`*.${hostedDomain}`],
+            certificate: Certificate.fromCertificateArn(this, 'WildcardCertificate', hostedCertificateArn),
+          }
         : {}),
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.builds),

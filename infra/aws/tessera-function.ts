@@ -116,9 +116,7 @@ export class TesseraFunction extends NodejsFunction {
     this.addEnvironment(variable, secret.secretArn);
     secret.grantRead(this);
     if (options.write === true) {
-      this.addToRolePolicy(
-        new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }),
-      );
+      this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }));
       secret.encryptionKey?.grantEncrypt(this);
     }
     return this;
@@ -165,7 +163,12 @@ export class TesseraFunction extends NodejsFunction {
   bindHostedBuilds(bucket: IBucket, hostedDomain: string | undefined): this {
     this.addEnvironment('HOSTING_BUCKET', bucket.bucketName);
     if (hostedDomain !== undefined) this.addEnvironment('HOSTED_DOMAIN', hostedDomain);
-    this.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], resources: [bucket.arnForObjects('*')] }));
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     return this;
   }

@@ -70,7 +70,11 @@ export class UserEvents extends Construct {
     });
     this.runner.grantInvoke(this.preEvents);
 
-    this.deadLetters = new Queue(this, 'PostEventDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.deadLetters = new Queue(this, 'PostEventDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
     this.postEvents = new Queue(this, 'PostEvents', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

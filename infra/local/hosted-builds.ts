@@ -51,7 +51,12 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * Answers the request from the host's active build and resolves true, or resolves false (without
  * touching the response) when the host serves no build, so the API answers it instead.
  */
-export async function serveHostedBuild(runtime: Runtime, host: string, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+export async function serveHostedBuild(
+  runtime: Runtime,
+  host: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<boolean> {
   const prefix = await activeBuildPrefix(runtime.db, host);
   if (prefix === undefined) return false;
   const method = (request.method ?? 'GET').toUpperCase();

@@ -43,10 +43,7 @@ export const users = platform.table(
     // Tokens issued before this instant are refused: set on password change and on soft delete.
     tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
   },
-  (table) => [
-    uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
-    index('users_date_joined_idx').on(table.dateJoined),
-  ],
+  (table) => [uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`), index('users_date_joined_idx').on(table.dateJoined)],
 );
 
 export const permissions = platform.table('permissions', {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { callWebhook, type WebhookOptions, type WebhookOutcome } from './webhook-call.ts';
 
@@ -29,7 +29,12 @@ export interface InvocationTask {
 }
 
 /** Records a pending invocation for each function and answers their task identifiers. */
-export async function createInvocations(db: Queryable, site: Site, event: string, functionIds: readonly number[]): Promise<InvocationTask[]> {
+export async function createInvocations(
+  db: Queryable,
+  site: Site,
+  event: string,
+  functionIds: readonly number[],
+): Promise<InvocationTask[]> {
   const tasks: InvocationTask[] = functionIds.map((functionId) => ({ functionId, invocationId: randomUUID(), taskId: randomUUID() }));
   for (const task of tasks) {
     await db.run(sql`insert into ${tenantTable(site, 'function_invocations')} (invocation_id, task_id, function_id, event, status)
@@ -75,7 +80,11 @@ export async function runInvocation(
   if (fn === undefined || !fn.isActive) outcome = { ok: false, error: 'the function is inactive or gone' };
   else {
     const timeoutMs = Math.min(fn.timeoutSeconds * 1000, options.budgetMs ?? Number.POSITIVE_INFINITY);
-    outcome = await callWebhook({ url: fn.webhookUrl, secret: fn.signingSecret, timeoutMs }, { event: claimed.event, params, invocation_id: invocationId }, options);
+    outcome = await callWebhook(
+      { url: fn.webhookUrl, secret: fn.signingSecret, timeoutMs },
+      { event: claimed.event, params, invocation_id: invocationId },
+      options,
+    );
   }
   await db.run(sql`update ${tenantTable(site, 'function_invocations')}
     set status = ${outcome.ok ? 'succeeded' : 'failed'}, completed_at = now(), error = ${outcome.error ?? null}

@@ -24,7 +24,10 @@ export const MAX_RECEIVES = 3;
 
 /** The consumer: runs one message's invocation; throws when it failed, so the queue delivers it again. */
 export async function consumePostEvent(db: Queryable, message: PostEventMessage, options: WebhookOptions): Promise<void> {
-  const outcome = await runInvocation(db, { schemaName: message.schema_name }, message.invocation_id, message.params, { ...options, maxAttempts: MAX_RECEIVES });
+  const outcome = await runInvocation(db, { schemaName: message.schema_name }, message.invocation_id, message.params, {
+    ...options,
+    maxAttempts: MAX_RECEIVES,
+  });
   if (!outcome.ok) throw new Error(outcome.error ?? 'the function failed');
 }
 
@@ -69,7 +72,10 @@ export class LocalEventQueue implements EventQueue {
     } catch (error) {
       if (receive >= MAX_RECEIVES) {
         this.deadLetters.push(message);
-        systemLog.warn('POST event message moved to the dead-letter list', { invocation_id: message.invocation_id, ...describeError(error) });
+        systemLog.warn('POST event message moved to the dead-letter list', {
+          invocation_id: message.invocation_id,
+          ...describeError(error),
+        });
         return;
       }
       await this.deliver(message, receive + 1);
@@ -77,10 +83,21 @@ export class LocalEventQueue implements EventQueue {
   }
 }
 
-export async function publishPostEvent(db: Queryable, site: Site, event: string, params: unknown, queue: EventQueue): Promise<PublishResult> {
+export async function publishPostEvent(
+  db: Queryable,
+  site: Site,
+  event: string,
+  params: unknown,
+  queue: EventQueue,
+): Promise<PublishResult> {
   const functions = await subscribedFunctions(db, site, event);
   if (functions.length === 0) return publishResult(event, functions, []);
-  const tasks = await createInvocations(db, site, event, functions.map((fn) => fn.id));
+  const tasks = await createInvocations(
+    db,
+    site,
+    event,
+    functions.map((fn) => fn.id),
+  );
   await queue.send(tasks.map((task) => ({ schema_name: site.schemaName, invocation_id: task.invocationId, params })));
   return publishResult(event, functions, tasks);
 }

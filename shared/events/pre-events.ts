@@ -5,7 +5,7 @@
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { ValidationError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { LOCAL_TASK_ARN, substituteDefinition, type ExecutionOutcome } from '#shared/workflows/state-machine.ts';
 import definition from '#infra/state-machines/pre-event.asl.json' with { type: 'json' };
@@ -92,10 +92,21 @@ async function runPreEventMachine(db: Queryable, input: Record<string, unknown>,
   });
 }
 
-export async function publishPreEvent(db: Queryable, site: Site, event: string, params: unknown, options: EventOptions): Promise<PublishResult> {
+export async function publishPreEvent(
+  db: Queryable,
+  site: Site,
+  event: string,
+  params: unknown,
+  options: EventOptions,
+): Promise<PublishResult> {
   const functions = await subscribedFunctions(db, site, event);
   if (functions.length === 0) return publishResult(event, functions, []);
-  const tasks = await createInvocations(db, site, event, functions.map((fn) => fn.id));
+  const tasks = await createInvocations(
+    db,
+    site,
+    event,
+    functions.map((fn) => fn.id),
+  );
   const input = {
     schema_name: site.schemaName,
     params,
@@ -105,7 +116,10 @@ export async function publishPreEvent(db: Queryable, site: Site, event: string, 
   const execution = await runPreEventMachine(db, input, options);
   const nameOf = (id: number) => functions.find((fn) => fn.id === id)?.name ?? String(id);
   if (execution.status === 'FAILED') {
-    throw ValidationError.forFields({ non_field_errors: [`${event} subscribers could not run: ${execution.error ?? 'unknown error'}`] }, `${event} aborted the operation.`);
+    throw ValidationError.forFields(
+      { non_field_errors: [`${event} subscribers could not run: ${execution.error ?? 'unknown error'}`] },
+      `${event} aborted the operation.`,
+    );
   }
   const results = (execution.output as { results?: TaskOutcome[] }).results ?? [];
   const failed = results.find((result) => !result.ok);

@@ -54,12 +54,19 @@ export function webhookSignature(secret: string, timestamp: number, body: string
 class RefusedAddress extends Error {}
 
 function guardedLookup(resolve: Resolve, allowPrivate: boolean): LookupFunction {
-  return (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     resolve(hostname, (error, addresses) => {
       if (error) return callback(error, '');
       const refused = allowPrivate ? undefined : addresses.find((entry) => isPrivateAddress(entry.address));
       if (addresses.length === 0 || refused !== undefined) {
-        return callback(new RefusedAddress(`"${hostname}" resolves to ${refused?.address ?? 'no address'}, which webhooks may not reach`), '');
+        return callback(
+          new RefusedAddress(`"${hostname}" resolves to ${refused?.address ?? 'no address'}, which webhooks may not reach`),
+          '',
+        );
       }
       if (options.all) return callback(null, addresses);
       return callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -75,10 +82,12 @@ export function assertWebhookUrl(raw: string, allowPrivate: boolean): URL {
   } catch {
     throw new RefusedAddress('The webhook URL is not a URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new RefusedAddress(`Webhook URLs use http or https, not ${url.protocol}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new RefusedAddress(`Webhook URLs use http or https, not ${url.protocol}`);
   if (url.username !== '' || url.password !== '') throw new RefusedAddress('Webhook URLs carry no credentials');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) throw new RefusedAddress(`${host} is not a public address; webhooks may not reach it`);
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host))
+    throw new RefusedAddress(`${host} is not a public address; webhooks may not reach it`);
   return url;
 }
 
@@ -140,7 +149,10 @@ export async function callWebhook(target: WebhookTarget, payload: WebhookPayload
           return;
         }
         readCapped(response, maxBytes).then(
-          () => finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `the webhook answered HTTP ${status}` }),
+          () =>
+            finish(
+              status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `the webhook answered HTTP ${status}` },
+            ),
           (error: Error) => finish({ ok: false, status, error: error.message }),
         );
       },
@@ -149,7 +161,9 @@ export async function callWebhook(target: WebhookTarget, payload: WebhookPayload
       finish({ ok: false, error: `the webhook did not answer within ${target.timeoutMs} ms` });
       outgoing.destroy();
     }, target.timeoutMs);
-    outgoing.on('error', (error) => finish({ ok: false, error: error instanceof RefusedAddress ? error.message : `the call failed: ${error.message}` }));
+    outgoing.on('error', (error) =>
+      finish({ ok: false, error: error instanceof RefusedAddress ? error.message : `the call failed: ${error.message}` }),
+    );
     outgoing.end(body);
   });
 }

@@ -12,6 +12,15 @@ export function encodeSegment(segment: string): string {
   return `${ENCODED_MARK}${Buffer.from(segment, 'utf8').toString('hex')}`;
 }
 
+/** C0 control characters and DEL: never part of a path a build may hold. */
+export function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
 export function buildPrefixOf(siteUuid: string, buildUuid: string): string {
   return `${siteUuid}/${buildUuid}`;
 }
@@ -32,8 +41,7 @@ export function requestedSegments(urlPath: string): string[] | undefined {
   } catch {
     return undefined;
   }
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (decoded.includes('\\') || /[\u0000-\u001f\u007f]/.test(decoded)) return undefined;
+  if (decoded.includes('\\') || hasControlCharacter(decoded)) return undefined;
   const segments = decoded.split('/').filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('..')) return undefined;
   if (decoded.endsWith('/') || segments.length === 0) segments.push('index.html');

@@ -19,7 +19,9 @@ export async function activeBuildPrefix(db: Queryable, host: string): Promise<st
   const now = Date.now();
   const known = remembered.get(host);
   if (known !== undefined && known.until > now) return known.buildPrefix;
-  const [row] = await db.rows<{ build_prefix: string | null }>(sql`select build_prefix from platform.hosted_domains where full_domain = ${host}`);
+  const [row] = await db.rows<{ build_prefix: string | null }>(
+    sql`select build_prefix from platform.hosted_domains where full_domain = ${host}`,
+  );
   const buildPrefix = row?.build_prefix ?? undefined;
   if (remembered.size > 10_000) remembered.clear();
   remembered.set(host, { buildPrefix, until: now + KEEP_MS });

@@ -108,7 +108,11 @@ export class FilesystemObjectStore implements ObjectStore {
       if (range === undefined) return { ...info, body: handle.createReadStream(readBuffer(info.size)) };
       if (range.start >= info.size) throw new RangeNotSatisfiableError(info.size);
       const served = { start: range.start, end: Math.min(range.end, info.size - 1) };
-      return { ...info, body: handle.createReadStream({ ...readBuffer(served.end - served.start + 1), start: served.start, end: served.end }), range: served };
+      return {
+        ...info,
+        body: handle.createReadStream({ ...readBuffer(served.end - served.start + 1), start: served.start, end: served.end }),
+        range: served,
+      };
     } catch (error) {
       await handle.close();
       throw error;

@@ -8,6 +8,7 @@ let client: SFNClient | undefined;
 export async function runSyncExecution(stateMachineArn: string, input: Record<string, unknown>): Promise<ExecutionOutcome> {
   client ??= new SFNClient({});
   const result = await client.send(new StartSyncExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }));
-  if (result.status === 'SUCCEEDED') return { status: 'SUCCEEDED', output: result.output === undefined ? undefined : JSON.parse(result.output) };
+  if (result.status === 'SUCCEEDED')
+    return { status: 'SUCCEEDED', output: result.output === undefined ? undefined : JSON.parse(result.output) };
   return { status: 'FAILED', error: [result.error, result.cause].filter(Boolean).join(': ') || String(result.status) };
 }

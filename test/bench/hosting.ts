@@ -23,27 +23,33 @@ const ASSET_BYTES = 200 * 1024;
 const SUBDOMAIN = 'bench-web';
 const TARGET_RATIO = 0.8;
 
-async function json(url: string, init: RequestInit): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- set-up answers read field by field
+async function json(url: string, init: RequestInit): Promise<{ status: number; body: any }> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any -- set-up answers read field by field
   const response = await fetch(url, init);
   return { status: response.status, body: await response.json() };
 }
 
 /** A static file server with nothing but what serving a file takes: stat, headers, a piped read stream. */
 async function startBareStaticServer(file: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
+  const server = createServer((_request, response) => {
     void (async () => {
       const info = await stat(file);
-      response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Content-Length': String(info.size), ETag: `"${info.size}-${info.mtimeMs}"` });
+      response.writeHead(200, {
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'Content-Length': String(info.size),
+        ETag: `"${info.size}-${info.mtimeMs}"`,
+      });
       await pipeline(createReadStream(file), response);
     })().catch(() => response.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -56,9 +62,17 @@ export async function benchHosting(): Promise<void> {
     const config = benchConfig(database.dataDir);
     await bootLocal(config, { db: database.db });
     const platform = await startDevServer(0);
-    const login = await json(`${platform.url}/api/auth/jwt/token/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) });
+    const login = await json(`${platform.url}/api/auth/jwt/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(BENCH_ADMIN),
+    });
     const auth = { authorization: `Bearer ${login.body.access}` };
-    const org = await json(`${platform.url}/api/cloud/organizations/`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench org' }) });
+    const org = await json(`${platform.url}/api/cloud/organizations/`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench org' }),
+    });
     const site = await json(`${platform.url}/api/cloud/organizations/${org.body.data.slug}/sites/`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
@@ -66,14 +80,26 @@ export async function benchHosting(): Promise<void> {
     });
     // Random bytes as hex: text that does not compress, like minified code.
     const asset = randomBytes(ASSET_BYTES / 2).toString('hex');
-    const archive = await tarArchive([{ name: 'index.html', data: '<!doctype html><script src="/assets/app.5e1f7c2a.js"></script>' }, { name: ASSET, data: asset }], { gzip: true });
+    const archive = await tarArchive(
+      [
+        { name: 'index.html', data: '<!doctype html><script src="/assets/app.5e1f7c2a.js"></script>' },
+        { name: ASSET, data: asset },
+      ],
+      { gzip: true },
+    );
     const form = new FormData();
     form.set('name', 'Bench');
     form.set('subdomain_input', SUBDOMAIN);
     form.set('file', new Blob([archive]), 'build.tgz');
-    const worker = await json(`${platform.url}/api/frontend_workers/`, { method: 'POST', headers: { ...auth, 'x-tenant': site.body.slug }, body: form });
+    const worker = await json(`${platform.url}/api/frontend_workers/`, {
+      method: 'POST',
+      headers: { ...auth, 'x-tenant': site.body.slug },
+      body: form,
+    });
     if (worker.status !== 201) throw new Error(`worker: ${worker.status} ${JSON.stringify(worker.body)}`);
-    const [claim] = await database.db.rows<{ build_prefix: string }>(sql`select build_prefix from platform.hosted_domains where full_domain = ${`${SUBDOMAIN}.localhost`}`);
+    const [claim] = await database.db.rows<{ build_prefix: string }>(
+      sql`select build_prefix from platform.hosted_domains where full_domain = ${`${SUBDOMAIN}.localhost`}`,
+    );
     if (config.hosting.store.backend !== 'filesystem') throw new Error('the benchmark reads the build from the filesystem store');
     const file = path.join(config.hosting.store.root, ...buildFileKey(claim!.build_prefix, ASSET.split('/')).split('/'));
     const baseline = await startBareStaticServer(file);
@@ -82,7 +108,8 @@ export async function benchHosting(): Promise<void> {
       const served = await fetch(`${platform.url}/${ASSET}`, { headers: { host } }).catch(() => undefined);
       // fetch may not send our Host; check through node:http instead when it did not.
       note(`database: ${database.label}; asset ${ASSET_BYTES} bytes in build ${claim!.build_prefix}`);
-      if (served !== undefined && served.status === 200 && (await served.text()) !== asset) throw new Error('the platform served other bytes');
+      if (served !== undefined && served.status === 200 && (await served.text()) !== asset)
+        throw new Error('the platform served other bytes');
       await comparePlatformToBaseline(
         [
           { name: 'platform (dev server, subdomain)', url: `${platform.url}/${ASSET}` },

@@ -9,7 +9,8 @@ import { tarArchive } from '#test/support/archives.ts';
 import { createHostingSite, createWorker } from '#test/support/hosting.ts';
 
 const OUTPUT = path.resolve('test-results', 'hosting');
-const PAGE = '<!doctype html><html><head><title>before</title><script type="module" src="/assets/main.8c1d2e3f.js"></script></head><body><div id="root">waiting for the script</div></body></html>';
+const PAGE =
+  '<!doctype html><html><head><title>before</title><script type="module" src="/assets/main.8c1d2e3f.js"></script></head><body><div id="root">waiting for the script</div></body></html>';
 const SCRIPT = `document.title = 'script ran';
 document.getElementById('root').textContent = 'rendered by ' + location.host + location.pathname;`;
 
@@ -21,10 +22,22 @@ describe('a hosted build in a browser', () => {
     app = await startTestApp();
     const admin = await app.adminToken();
     const site = await createHostingSite(app, admin, 'Browser Site');
-    const created = await createWorker(app, admin, site, { name: 'Browser', subdomain_input: 'browser-demo' }, {
-      filename: 'demo.tgz',
-      data: await tarArchive([{ name: 'index.html', data: PAGE }, { name: 'assets/main.8c1d2e3f.js', data: SCRIPT }], { gzip: true }),
-    });
+    const created = await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Browser', subdomain_input: 'browser-demo' },
+      {
+        filename: 'demo.tgz',
+        data: await tarArchive(
+          [
+            { name: 'index.html', data: PAGE },
+            { name: 'assets/main.8c1d2e3f.js', data: SCRIPT },
+          ],
+          { gzip: true },
+        ),
+      },
+    );
     if (created.status !== 201) throw new Error(JSON.stringify(created.json));
     // Root in these containers: chromium's sandbox needs a user namespace it cannot have.
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });

@@ -19,15 +19,21 @@ describe('serving hosted builds on the dev server', () => {
     port = new URL(app.url).port;
     admin = await app.adminToken();
     site = await createHostingSite(app, admin, 'Serving Site');
-    const created = await createWorker(app, admin, site, { name: 'Web', subdomain_input: 'web' }, {
-      filename: 'web.zip',
-      data: zipArchive([
-        { name: 'index.html', data: INDEX_HTML },
-        { name: HASHED, data: 'console.log("hashed");', deflate: true },
-        { name: 'assets/style.css', data: 'body{}' },
-        { name: 'logo.svg', data: '<svg xmlns="http://www.w3.org/2000/svg"/>' },
-      ]),
-    });
+    const created = await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Web', subdomain_input: 'web' },
+      {
+        filename: 'web.zip',
+        data: zipArchive([
+          { name: 'index.html', data: INDEX_HTML },
+          { name: HASHED, data: 'console.log("hashed");', deflate: true },
+          { name: 'assets/style.css', data: 'body{}' },
+          { name: 'logo.svg', data: '<svg xmlns="http://www.w3.org/2000/svg"/>' },
+        ]),
+      },
+    );
     if (created.status !== 201) throw new Error(JSON.stringify(created.json));
   });
   afterAll(async () => {
@@ -80,7 +86,14 @@ describe('serving hosted builds on the dev server', () => {
   });
 
   it('never serves a file outside the build', async () => {
-    for (const attack of ['/../../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2f..%2f..%2fetc%2fpasswd', '/%E0%A4%A', '/a%00b.js', '/..\\..\\etc\\passwd.txt']) {
+    for (const attack of [
+      '/../../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/assets/..%2f..%2f..%2fetc%2fpasswd',
+      '/%E0%A4%A',
+      '/a%00b.js',
+      '/..\\..\\etc\\passwd.txt',
+    ]) {
       const answer = await fromHost('web.localhost', attack);
       expect(answer.bytes.toString()).not.toContain('root:');
       expect([200, 404]).toContain(answer.status);
@@ -96,7 +109,14 @@ describe('serving hosted builds on the dev server', () => {
 
   it('switches to another build at once when it is activated', async () => {
     const before = await fromHost('web.localhost', '/');
-    const v2 = await postForm(app, admin, site, `${WORKERS}web/builds/`, {}, { filename: 'v2.zip', data: zipArchive([{ name: 'index.html', data: '<p>v2</p>' }]) });
+    const v2 = await postForm(
+      app,
+      admin,
+      site,
+      `${WORKERS}web/builds/`,
+      {},
+      { filename: 'v2.zip', data: zipArchive([{ name: 'index.html', data: '<p>v2</p>' }]) },
+    );
     const after = await fromHost('web.localhost', '/');
     const builds = await app.request('GET', `${WORKERS}web/builds/`, { token: admin, headers: site.tenant });
     const first = builds.body.data.find((build: { uuid: string }) => build.uuid !== v2.json.data.uuid).uuid;
@@ -119,7 +139,13 @@ describe('serving hosted builds on the dev server', () => {
   });
 
   it('stops serving a deleted worker', async () => {
-    await createWorker(app, admin, site, { name: 'Gone', subdomain_input: 'gone' }, { filename: 'gone.zip', data: zipArchive([{ name: 'index.html', data: 'gone' }]) });
+    await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Gone', subdomain_input: 'gone' },
+      { filename: 'gone.zip', data: zipArchive([{ name: 'index.html', data: 'gone' }]) },
+    );
     const served = await fromHost('gone.localhost', '/');
     await app.request('DELETE', `${WORKERS}gone/`, { token: admin, headers: site.tenant });
     const afterDelete = await fromHost('gone.localhost', '/');

@@ -2,7 +2,16 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { edgeHostRouterCode } from '#infra/aws/edge-host-router.ts';
 import { buildFileKey, requestedSegments } from '#shared/hosting/build-keys.ts';
-import { actionsOf, referencedId, resourcesOf, serviceNameOf, statementsOfFunction, synthesizeTessera, tesseraFunctions, type SynthesizedApp } from './synth.ts';
+import {
+  actionsOf,
+  referencedId,
+  resourcesOf,
+  serviceNameOf,
+  statementsOfFunction,
+  synthesizeTessera,
+  tesseraFunctions,
+  type SynthesizedApp,
+} from './synth.ts';
 
 let synthesized: SynthesizedApp;
 beforeAll(() => {
@@ -20,10 +29,17 @@ describe('hosting stack', () => {
   it('keeps builds in a private, encrypted bucket reachable over TLS only', () => {
     synthesized.hosting.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
     });
     synthesized.hosting.hasResourceProperties('AWS::S3::BucketPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
   });
 
@@ -36,21 +52,29 @@ describe('hosting stack', () => {
     expect(config.Origins[0].OriginAccessControlId).toBeDefined();
     expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: expect.anything() }]);
     synthesized.hosting.hasResourceProperties('AWS::CloudFront::Function', {
-      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0', KeyValueStoreAssociations: [{ KeyValueStoreARN: Match.anyValue() }] }),
+      FunctionConfig: Match.objectLike({
+        Runtime: 'cloudfront-js-2.0',
+        KeyValueStoreAssociations: [{ KeyValueStoreARN: Match.anyValue() }],
+      }),
     });
     synthesized.hosting.resourceCountIs('AWS::CloudFront::KeyValueStore', 1);
   });
 
   it('gives only the hosting function the builds bucket and the hosted domain', () => {
     const hostingId = functionIdOf('hosting');
-    const environment = (resourcesOf(synthesized.api)[hostingId]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    const environment = (resourcesOf(synthesized.api)[hostingId]!.Properties!.Environment as { Variables: Record<string, unknown> })
+      .Variables;
     const statements = statementsOfFunction(synthesized.api, hostingId);
 
     expect(environment.HOSTED_DOMAIN).toBe('sites.example.org');
-    expect(referencedId(environment.HOSTING_BUCKET, synthesized.hosting)).toBe(synthesized.stacks.hosting.getLogicalId(synthesized.stacks.hosting.builds.node.defaultChild as never));
+    expect(referencedId(environment.HOSTING_BUCKET, synthesized.hosting)).toBe(
+      synthesized.stacks.hosting.getLogicalId(synthesized.stacks.hosting.builds.node.defaultChild as never),
+    );
     expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['s3:PutObject', 's3:DeleteObject']));
     for (const group of ['auth', 'console', 'data', 'storage']) {
-      const variables = (resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (
+        resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       expect(variables.HOSTING_BUCKET).toBeUndefined();
     }
   });
@@ -62,7 +86,9 @@ describe('the edge host router', () => {
   const route = async (host: string, uri: string): Promise<Routed> => {
     const code = edgeHostRouterCode('kvs-id').replace("import cf from 'cloudfront';", '');
     const mapping: Record<string, string> = { 'web.sites.example.org': prefix };
-    const cf = { kvs: () => ({ get: async (key: string) => (key in mapping ? mapping[key] : Promise.reject(new Error('key not found'))) }) };
+    const cf = {
+      kvs: () => ({ get: async (key: string) => (key in mapping ? mapping[key] : Promise.reject(new Error('key not found'))) }),
+    };
     const handler = new Function('cf', `${code}\nreturn handler;`)(cf) as (event: unknown) => Promise<Routed>;
     return handler({ request: { uri, headers: { host: { value: host } } } });
   };
@@ -92,11 +118,16 @@ describe('user event delivery', () => {
 
     expect(withRedrive).toHaveLength(1);
     expect(withRedrive[0]!.Properties!.RedrivePolicy).toMatchObject({ maxReceiveCount: 3 });
-    synthesized.api.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
+    synthesized.api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 10,
+    });
   });
 
   it('runs PRE events on an Express state machine built from the ASL file', () => {
-    const [machine] = Object.values(resourcesOf(synthesized.api, 'AWS::StepFunctions::StateMachine')).filter((candidate) => candidate.Properties!.StateMachineType === 'EXPRESS');
+    const [machine] = Object.values(resourcesOf(synthesized.api, 'AWS::StepFunctions::StateMachine')).filter(
+      (candidate) => candidate.Properties!.StateMachineType === 'EXPRESS',
+    );
 
     expect(JSON.stringify(machine!.Properties!.DefinitionString)).toContain('RunSubscribers');
     expect(machine!.Properties!.DefinitionSubstitutions).toHaveProperty('FunctionRunnerArn');
@@ -104,7 +135,9 @@ describe('user event delivery', () => {
 
   it('lets only the console function start PRE events and queue POST events', () => {
     for (const group of ['console', 'auth', 'data', 'hosting']) {
-      const variables = (resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (
+        resourcesOf(synthesized.api)[functionIdOf(group)]!.Properties!.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
       const actions = statementsOfFunction(synthesized.api, functionIdOf(group)).flatMap(actionsOf);
       if (group === 'console') {
         expect(variables.PRE_EVENT_STATE_MACHINE_ARN).toBeDefined();

@@ -24,10 +24,7 @@ function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-export function synthesizeTessera(
-  context: Record<string, unknown> = {},
-  groups?: Parameters<typeof buildTesseraApp>[1],
-): SynthesizedApp {
+export function synthesizeTessera(context: Record<string, unknown> = {}, groups?: Parameters<typeof buildTesseraApp>[1]): SynthesizedApp {
   const app = new App({ context: { ...cdkJsonContext(), ...context, 'aws:cdk:bundling-stacks': [] } });
   const stacks = buildTesseraApp(app, groups);
   return {

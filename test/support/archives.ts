@@ -21,8 +21,10 @@ export async function tarArchive(entries: readonly TarEntry[], options: { gzip?:
     const type = entry.type ?? 'file';
     const data = type === 'file' ? Buffer.from(entry.data ?? '') : Buffer.alloc(0);
     await new Promise<void>((resolve, reject) => {
-      pack.entry({ name: entry.name, type, linkname: entry.linkname, size: data.length, mode: type === 'directory' ? 0o755 : 0o644 }, data, (error) =>
-        error ? reject(error) : resolve(),
+      pack.entry(
+        { name: entry.name, type, linkname: entry.linkname, size: data.length, mode: type === 'directory' ? 0o755 : 0o644 },
+        data,
+        (error) => (error ? reject(error) : resolve()),
       );
     });
   }

@@ -7,7 +7,8 @@ import type { TestApp } from './test-app.ts';
 
 export const WORKERS = '/api/frontend_workers/';
 
-export const INDEX_HTML = '<!doctype html><html><head><title>Hosted</title></head><body><div id="root">static</div><script src="/assets/app.js"></script></body></html>';
+export const INDEX_HTML =
+  '<!doctype html><html><head><title>Hosted</title></head><body><div id="root">static</div><script src="/assets/app.js"></script></body></html>';
 
 export interface HostingSite {
   slug: string;
@@ -29,15 +30,30 @@ export interface ArchiveUpload {
 }
 
 /** POSTs a multipart form with text fields and the archive as `file`. */
-export function postForm(app: TestApp, token: string, site: HostingSite, route: string, fields: Record<string, string>, archive?: ArchiveUpload): Promise<BinaryResponse> {
+export function postForm(
+  app: TestApp,
+  token: string,
+  site: HostingSite,
+  route: string,
+  fields: Record<string, string>,
+  archive?: ArchiveUpload,
+): Promise<BinaryResponse> {
   const form = multipart([
     ...Object.entries(fields).map(([name, data]) => ({ name, data })),
-    ...(archive === undefined ? [] : [{ name: 'file', filename: archive.filename, contentType: 'application/octet-stream', data: archive.data }]),
+    ...(archive === undefined
+      ? []
+      : [{ name: 'file', filename: archive.filename, contentType: 'application/octet-stream', data: archive.data }]),
   ]);
   return sendBinary(app.url, 'POST', route, { token, body: form.body, headers: { ...site.tenant, 'content-type': form.contentType } });
 }
 
-export function createWorker(app: TestApp, token: string, site: HostingSite, fields: Record<string, string>, archive: ArchiveUpload): Promise<BinaryResponse> {
+export function createWorker(
+  app: TestApp,
+  token: string,
+  site: HostingSite,
+  fields: Record<string, string>,
+  archive: ArchiveUpload,
+): Promise<BinaryResponse> {
   return postForm(app, token, site, WORKERS, fields, archive);
 }
 

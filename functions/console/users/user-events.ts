@@ -21,7 +21,11 @@ export async function userCreationEvents(ctx: RequestContext): Promise<UserCreat
   const options = { allowPrivate: config.outboundAllowPrivateNetworks };
   return {
     before: async (data) => {
-      await publishPreEvent(db, site, 'PRE_USER_CREATE', data, { ...options, budgetMs: config.preEventBudgetMs, stateMachineArn: config.preEventStateMachineArn });
+      await publishPreEvent(db, site, 'PRE_USER_CREATE', data, {
+        ...options,
+        budgetMs: config.preEventBudgetMs,
+        stateMachineArn: config.preEventStateMachineArn,
+      });
     },
     after: async (user) => {
       // Fire and forget: a failure to queue is logged, never the caller's problem.

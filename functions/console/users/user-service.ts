@@ -132,7 +132,12 @@ export interface UserCreationEvents {
   after(user: UserRow): Promise<void>;
 }
 
-export async function createUser(ports: UserServicePorts, caller: Principal, body: CreateUserBody, events?: UserCreationEvents): Promise<UserRow> {
+export async function createUser(
+  ports: UserServicePorts,
+  caller: Principal,
+  body: CreateUserBody,
+  events?: UserCreationEvents,
+): Promise<UserRow> {
   assertMayGrantFlags(caller, body);
   await assertAcceptable(ports, body, {
     value: body.password,
@@ -178,12 +183,7 @@ function assertMayChange(caller: Principal, target: UserRow, changes: UserChange
   }
 }
 
-export async function changeUser(
-  ports: UserServicePorts,
-  caller: Principal,
-  target: UserRow,
-  changes: UserChanges,
-): Promise<UserRow> {
+export async function changeUser(ports: UserServicePorts, caller: Principal, target: UserRow, changes: UserChanges): Promise<UserRow> {
   assertMayChange(caller, target, changes);
   if (Object.values(changes).every((value) => value === undefined)) return target;
   await assertAcceptable(

@@ -2,7 +2,7 @@
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
@@ -65,13 +65,24 @@ function selectFunctions(site: Site) {
 }
 
 export async function findApp(db: Queryable, site: Site, slug: string): Promise<AppRef | undefined> {
-  const [row] = await db.rows<{ id: number; name: string; slug: string }>(sql`select id, name, slug from ${tenantTable(site, 'apps')} where slug = ${slug} and deleted_at is null`);
+  const [row] = await db.rows<{ id: number; name: string; slug: string }>(
+    sql`select id, name, slug from ${tenantTable(site, 'apps')} where slug = ${slug} and deleted_at is null`,
+  );
   return row === undefined ? undefined : { id: Number(row.id), name: row.name, slug: row.slug };
 }
 
-export async function listFunctions(db: Queryable, site: Site, appId: number, page: PageRequest): Promise<{ rows: FunctionRow[]; total: number }> {
-  const rows = await db.rows(sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id limit ${page.pageSize} offset ${pageOffset(page)}`);
-  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'functions')} where app_id = ${appId}`);
+export async function listFunctions(
+  db: Queryable,
+  site: Site,
+  appId: number,
+  page: PageRequest,
+): Promise<{ rows: FunctionRow[]; total: number }> {
+  const rows = await db.rows(
+    sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id limit ${page.pageSize} offset ${pageOffset(page)}`,
+  );
+  const [counted] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'functions')} where app_id = ${appId}`,
+  );
   return { rows: rows.map(functionOf), total: Number(counted?.total ?? 0) };
 }
 
@@ -86,14 +97,25 @@ export async function findFunctionById(db: Queryable, site: Site, id: number): P
 }
 
 export async function functionSlugsLike(db: Queryable, site: Site, appId: number, base: string): Promise<string[]> {
-  const rows = await db.rows<{ slug: string }>(sql`select slug from ${tenantTable(site, 'functions')} where app_id = ${appId} and slug like ${`${base}%`}`);
+  const rows = await db.rows<{ slug: string }>(
+    sql`select slug from ${tenantTable(site, 'functions')} where app_id = ${appId} and slug like ${`${base}%`}`,
+  );
   return rows.map((row) => row.slug);
 }
 
 export async function insertFunction(
   db: Queryable,
   site: Site,
-  values: { appId: number; name: string; slug: string; webhookUrl: string; signingSecret: string; timeoutSeconds: number; isActive: boolean; createdBy: number },
+  values: {
+    appId: number;
+    name: string;
+    slug: string;
+    webhookUrl: string;
+    signingSecret: string;
+    timeoutSeconds: number;
+    isActive: boolean;
+    createdBy: number;
+  },
 ): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`
     insert into ${tenantTable(site, 'functions')} (app_id, name, slug, execution_mode, webhook_url, signing_secret, timeout_seconds, is_active, created_by)
@@ -102,7 +124,12 @@ export async function insertFunction(
   return Number(row!.id);
 }
 
-export async function updateFunction(db: Queryable, site: Site, id: number, values: { name: string; webhookUrl: string; timeoutSeconds: number; isActive: boolean }): Promise<void> {
+export async function updateFunction(
+  db: Queryable,
+  site: Site,
+  id: number,
+  values: { name: string; webhookUrl: string; timeoutSeconds: number; isActive: boolean },
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'functions')}
     set name = ${values.name}, webhook_url = ${values.webhookUrl}, timeout_seconds = ${values.timeoutSeconds}, is_active = ${values.isActive}, updated_at = now()
     where id = ${id}`);
@@ -112,10 +139,17 @@ export async function deleteFunction(db: Queryable, site: Site, id: number): Pro
   await db.run(sql`delete from ${tenantTable(site, 'functions')} where id = ${id}`);
 }
 
-export async function listInvocations(db: Queryable, site: Site, functionId: number, page: PageRequest): Promise<{ rows: InvocationRow[]; total: number }> {
+export async function listInvocations(
+  db: Queryable,
+  site: Site,
+  functionId: number,
+  page: PageRequest,
+): Promise<{ rows: InvocationRow[]; total: number }> {
   const rows = await db.rows<Record<string, unknown>>(sql`select * from ${tenantTable(site, 'function_invocations')}
     where function_id = ${functionId} order by created_at desc, id desc limit ${page.pageSize} offset ${pageOffset(page)}`);
-  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'function_invocations')} where function_id = ${functionId}`);
+  const [counted] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'function_invocations')} where function_id = ${functionId}`,
+  );
   return {
     rows: rows.map((row) => ({
       invocationId: String(row.invocation_id),

@@ -1,12 +1,19 @@
 // The functions endpoints of an app (tenant host, Envelope B): parse, call the service, answer.
-import { envelopeB, pageB } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { functionRecord, invocationRecord } from './function-representation.ts';
 import { appParams, createFunctionBody, functionParams, listQuery, patchFunctionBody } from './function-schemas.ts';
-import { createFunction, functionInvocations, getFunction, listAppFunctions, patchFunction, removeFunction, type FunctionsEnv } from './function-service.ts';
+import {
+  createFunction,
+  functionInvocations,
+  getFunction,
+  listAppFunctions,
+  patchFunction,
+  removeFunction,
+  type FunctionsEnv,
+} from './function-service.ts';
 
 const FUNCTIONS = '/api/apps/{app_slug}/functions/';
 const FUNCTION = `${FUNCTIONS}{function_slug}/`;
@@ -23,9 +30,10 @@ export const listFunctionsRoute = defineRoute({
   summary: "An app's functions",
   params: appParams,
   query: listQuery,
+  message: 'Functions retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const page = await listAppFunctions(functionsEnv(ctx), params.app_slug, toPageRequest(query));
-    return pageB(page.rows.map(functionRecord), page.total, toPageRequest(query), 'Functions retrieved successfully');
+    return paged(page.rows.map(functionRecord), page.total, toPageRequest(query));
   },
 });
 
@@ -36,10 +44,9 @@ export const createFunctionRoute = defineRoute({
   summary: 'Create a webhook function (its signing secret is generated)',
   params: appParams,
   body: createFunctionBody,
-  handler: async (ctx, { params, body }) => {
-    const fn = await createFunction(functionsEnv(ctx), params.app_slug, body);
-    return reply(201, envelopeB(functionRecord(fn), 'Function created successfully', 201));
-  },
+  status: 201,
+  message: 'Function created successfully',
+  handler: async (ctx, { params, body }) => functionRecord(await createFunction(functionsEnv(ctx), params.app_slug, body)),
 });
 
 export const getFunctionRoute = defineRoute({
@@ -48,8 +55,8 @@ export const getFunctionRoute = defineRoute({
   path: FUNCTION,
   summary: 'One function',
   params: functionParams,
-  handler: async (ctx, { params }) =>
-    envelopeB(functionRecord(await getFunction(functionsEnv(ctx), params.app_slug, params.function_slug)), 'Function retrieved successfully'),
+  message: 'Function retrieved successfully',
+  handler: async (ctx, { params }) => functionRecord(await getFunction(functionsEnv(ctx), params.app_slug, params.function_slug)),
 });
 
 export const patchFunctionRoute = defineRoute({
@@ -59,8 +66,9 @@ export const patchFunctionRoute = defineRoute({
   summary: "Change a function's name, webhook URL, timeout or activity",
   params: functionParams,
   body: patchFunctionBody,
+  message: 'Function updated successfully',
   handler: async (ctx, { params, body }) =>
-    envelopeB(functionRecord(await patchFunction(functionsEnv(ctx), params.app_slug, params.function_slug, body)), 'Function updated successfully'),
+    functionRecord(await patchFunction(functionsEnv(ctx), params.app_slug, params.function_slug, body)),
 });
 
 export const deleteFunctionRoute = defineRoute({
@@ -69,9 +77,10 @@ export const deleteFunctionRoute = defineRoute({
   path: FUNCTION,
   summary: 'Delete a function with its subscriptions and invocation records',
   params: functionParams,
+  message: 'Function deleted successfully',
   handler: async (ctx, { params }) => {
     await removeFunction(functionsEnv(ctx), params.app_slug, params.function_slug);
-    return envelopeB({}, 'Function deleted successfully');
+    return {};
   },
 });
 
@@ -82,8 +91,9 @@ export const listInvocationsRoute = defineRoute({
   summary: "A function's invocations, newest first",
   params: functionParams,
   query: listQuery,
+  message: 'Invocations retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const page = await functionInvocations(functionsEnv(ctx), params.app_slug, params.function_slug, toPageRequest(query));
-    return pageB(page.rows.map(invocationRecord), page.total, toPageRequest(query), 'Invocations retrieved successfully');
+    return paged(page.rows.map(invocationRecord), page.total, toPageRequest(query));
   },
 });

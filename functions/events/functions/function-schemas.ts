@@ -2,7 +2,10 @@
 import { z } from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
-const webhookUrl = z.string().max(2048).refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'Send an http or https URL.');
+const webhookUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'Send an http or https URL.');
 
 export const appParams = z.object({ app_slug: z.string().min(1).max(100) });
 export const functionParams = z.object({ app_slug: z.string().min(1).max(100), function_slug: z.string().min(1).max(100) });
@@ -11,7 +14,10 @@ export type FunctionParams = z.infer<typeof functionParams>;
 
 export const createFunctionBody = z.strictObject({
   name: z.string().trim().min(1).max(255),
-  slug: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.').optional(),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.')
+    .optional(),
   execution_mode: z.literal('webhook').optional().default('webhook'),
   webhook_url: webhookUrl,
   timeout_seconds: z.number().int().min(1).max(300).optional().default(300),

@@ -64,7 +64,11 @@ export async function createFunction(env: FunctionsEnv, appSlug: string, body: C
   if (body.slug !== undefined && (await findFunction(env.db, env.site, app.id, body.slug)) !== undefined) {
     throw ValidationError.forFields({ slug: ['A function with this slug already exists in the app.'] });
   }
-  const slug = body.slug ?? (await uniqueSlug(slugFrom(body.name, 100) || 'function', (base) => functionSlugsLike(env.db, env.site, app.id, base), { maxLength: 100 }));
+  const slug =
+    body.slug ??
+    (await uniqueSlug(slugFrom(body.name, 100) || 'function', (base) => functionSlugsLike(env.db, env.site, app.id, base), {
+      maxLength: 100,
+    }));
   await insertFunction(env.db, env.site, {
     appId: app.id,
     name: body.name,

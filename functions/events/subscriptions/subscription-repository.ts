@@ -1,7 +1,7 @@
 // SQL of event subscribers (tenant schema): a function subscribes to an event once.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
@@ -54,7 +54,9 @@ export async function insertSubscriber(db: Queryable, site: Site, event: string,
 }
 
 export async function deleteSubscriber(db: Queryable, site: Site, event: string, functionId: number): Promise<boolean> {
-  return (await db.run(sql`delete from ${tenantTable(site, 'event_subscribers')} where event = ${event} and function_id = ${functionId}`)) > 0;
+  return (
+    (await db.run(sql`delete from ${tenantTable(site, 'event_subscribers')} where event = ${event} and function_id = ${functionId}`)) > 0
+  );
 }
 
 /** Subscribers of an event, of one app or of the whole site, oldest first. */

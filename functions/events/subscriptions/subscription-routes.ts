@@ -2,7 +2,7 @@
 // site, and an app's subscribers of one event.
 import { z } from 'zod';
 import { SYSTEM_EVENTS } from '#shared/events/event-names.ts';
-import { envelopeB } from '#shared/http/envelopes.ts';
+import { outcome } from '#shared/http/answers.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { functionsEnv } from '../functions/function-routes.ts';
 import { appSubscribers, subscribe, unsubscribe } from './subscription-service.ts';
@@ -33,7 +33,8 @@ export const listEventsRoute = defineRoute({
   path: '/api/cloud/events/',
   consoleAlias: true,
   summary: 'The system events functions may subscribe to',
-  handler: async () => envelopeB({ events: [...SYSTEM_EVENTS] }, 'Events retrieved successfully'),
+  message: 'Events retrieved successfully',
+  handler: async () => ({ events: [...SYSTEM_EVENTS] }),
 });
 
 export const subscribeRoute = defineRoute({
@@ -44,9 +45,10 @@ export const subscribeRoute = defineRoute({
   summary: 'Subscribe a function of the site to an event (once per function and event)',
   params: eventParams,
   body: functionBody,
+  message: 'Subscribed',
   handler: async (ctx, { params, body }) => {
     const subscriber = await subscribe(functionsEnv(ctx), params.event_name, body.function_id);
-    return envelopeB(subscriberRecord(subscriber), `Subscribed to ${subscriber.event}`);
+    return outcome(subscriberRecord(subscriber), { message: `Subscribed to ${subscriber.event}` });
   },
 });
 
@@ -58,9 +60,10 @@ export const unsubscribeRoute = defineRoute({
   summary: "End a function's subscription to an event",
   params: eventParams,
   body: functionBody,
+  message: 'Unsubscribed',
   handler: async (ctx, { params, body }) => {
     await unsubscribe(functionsEnv(ctx), params.event_name, body.function_id);
-    return envelopeB({}, `Unsubscribed from ${params.event_name}`);
+    return outcome({}, { message: `Unsubscribed from ${params.event_name}` });
   },
 });
 
@@ -69,27 +72,25 @@ export const appEventRoute = defineRoute({
   method: 'GET',
   path: '/api/apps/{app_slug}/events/{event_name}/',
   summary: "An app's subscribers of one event",
+  message: 'Event subscribers retrieved successfully',
   params: z.object({ app_slug: z.string().min(1).max(100), event_name: z.string().min(1).max(100) }),
   handler: async (ctx, { params }) => {
     const { event, app, subscribers } = await appSubscribers(functionsEnv(ctx), params.app_slug, params.event_name);
-    return envelopeB(
-      {
-        event,
-        app: { id: app.id, name: app.name, slug: app.slug },
-        total_subscribers: subscribers.length,
-        subscribers: subscribers.map((subscriber) => ({
-          subscriber_id: subscriber.id,
-          event: subscriber.event,
-          function_id: subscriber.functionId,
-          function_name: subscriber.functionName,
-          function_slug: subscriber.functionSlug,
-          app_id: subscriber.appId,
-          app_name: subscriber.appName,
-          app_slug: subscriber.appSlug,
-          created_at: subscriber.createdAt.toISOString(),
-        })),
-      },
-      'Event subscribers retrieved successfully',
-    );
+    return {
+      event,
+      app: { id: app.id, name: app.name, slug: app.slug },
+      total_subscribers: subscribers.length,
+      subscribers: subscribers.map((subscriber) => ({
+        subscriber_id: subscriber.id,
+        event: subscriber.event,
+        function_id: subscriber.functionId,
+        function_name: subscriber.functionName,
+        function_slug: subscriber.functionSlug,
+        app_id: subscriber.appId,
+        app_name: subscriber.appName,
+        app_slug: subscriber.appSlug,
+        created_at: subscriber.createdAt.toISOString(),
+      })),
+    };
   },
 });

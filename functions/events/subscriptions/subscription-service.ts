@@ -11,7 +11,8 @@ function eventOf(name: string): string {
 }
 
 async function assertFunction(env: FunctionsEnv, functionId: number): Promise<void> {
-  if ((await findFunctionById(env.db, env.site, functionId)) === undefined) throw ValidationError.forFields({ function_id: ['No function with this id on the site.'] });
+  if ((await findFunctionById(env.db, env.site, functionId)) === undefined)
+    throw ValidationError.forFields({ function_id: ['No function with this id on the site.'] });
 }
 
 export async function subscribe(env: FunctionsEnv, eventName: string, functionId: number): Promise<SubscriberRow> {
@@ -24,7 +25,8 @@ export async function subscribe(env: FunctionsEnv, eventName: string, functionId
 
 export async function unsubscribe(env: FunctionsEnv, eventName: string, functionId: number): Promise<void> {
   const event = eventOf(eventName);
-  if (!(await deleteSubscriber(env.db, env.site, event, functionId))) throw new NotFoundError(`The function does not subscribe to ${event}.`);
+  if (!(await deleteSubscriber(env.db, env.site, event, functionId)))
+    throw new NotFoundError(`The function does not subscribe to ${event}.`);
 }
 
 export async function appSubscribers(env: FunctionsEnv, appSlug: string, eventName: string) {

@@ -32,7 +32,8 @@ export class ArchiveGuard {
     return new Transform({
       transform: (chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) => {
         this.packedBytes += chunk.length;
-        if (this.packedBytes > this.limits.archiveBytes) callback(refusedArchive(`The archive is larger than ${this.limits.archiveBytes} bytes.`));
+        if (this.packedBytes > this.limits.archiveBytes)
+          callback(refusedArchive(`The archive is larger than ${this.limits.archiveBytes} bytes.`));
         else callback(null, chunk);
       },
     });
@@ -51,8 +52,13 @@ export class ArchiveGuard {
         fileBytes += chunk.length;
         this.unpackedBytes += chunk.length;
         if (fileBytes > this.limits.fileBytes) callback(this.fileTooLarge(path));
-        else if (this.unpackedBytes > this.limits.totalBytes) callback(refusedArchive(`The archive unpacks to more than ${this.limits.totalBytes} bytes.`));
-        else if (this.unpackedBytes > RATIO_FLOOR_BYTES && this.unpackedBytes > this.limits.compressionRatio * Math.max(this.packedBytes, 1)) callback(this.bomb());
+        else if (this.unpackedBytes > this.limits.totalBytes)
+          callback(refusedArchive(`The archive unpacks to more than ${this.limits.totalBytes} bytes.`));
+        else if (
+          this.unpackedBytes > RATIO_FLOOR_BYTES &&
+          this.unpackedBytes > this.limits.compressionRatio * Math.max(this.packedBytes, 1)
+        )
+          callback(this.bomb());
         else callback(null, chunk);
       },
     });

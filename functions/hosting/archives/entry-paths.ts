@@ -2,7 +2,7 @@
 // `..`, no drive letters or backslashes, no control characters). Store keys are built from the
 // checked segments (shared/hosting/build-keys.ts), never from the raw name.
 import { ValidationError } from '#shared/errors.ts';
-import { encodeSegment } from '#shared/hosting/build-keys.ts';
+import { encodeSegment, hasControlCharacter } from '#shared/hosting/build-keys.ts';
 
 const MAX_PATH_LENGTH = 1024;
 const MAX_DEPTH = 32;
@@ -21,8 +21,7 @@ export function buildPathOf(rawName: string): string[] | undefined {
   const shown = JSON.stringify(rawName.slice(0, 200));
   if (rawName.length === 0) throw refusedArchive('The archive has an entry without a name.');
   if (rawName.length > MAX_PATH_LENGTH) throw refusedArchive(`The entry ${shown} has a path longer than ${MAX_PATH_LENGTH} characters.`);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f]/.test(rawName)) throw refusedArchive(`The entry ${shown} has control characters in its name.`);
+  if (hasControlCharacter(rawName)) throw refusedArchive(`The entry ${shown} has control characters in its name.`);
   if (rawName.includes('\\')) throw refusedArchive(`The entry ${shown} uses backslashes; archive paths use "/".`);
   if (rawName.startsWith('/') || /^[A-Za-z]:/.test(rawName)) throw refusedArchive(`The entry ${shown} has an absolute path.`);
   const segments = rawName.split('/').filter((segment) => segment !== '' && segment !== '.');

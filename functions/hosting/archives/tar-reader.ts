@@ -48,7 +48,9 @@ export async function readTar(source: Readable, gzipped: boolean, guard: Archive
       } else if (String(type) === 'pax-global-header') {
         entry.resume();
       } else {
-        throw refusedArchive(`The entry ${shown} is ${TYPE_NAMES[type ?? ''] ?? `of type ${String(type)}`}; only files and folders are accepted.`);
+        throw refusedArchive(
+          `The entry ${shown} is ${TYPE_NAMES[type ?? ''] ?? `of type ${String(type)}`}; only files and folders are accepted.`,
+        );
       }
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 // Reads a .zip build with yauzl from the archive received whole into a temporary file (a zip's
 // table of contents is at its end). Entries are read one at a time, lazily: each file entry's
 // declared sizes are judged before it is unpacked, and its bytes are counted as they stream.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { AppError } from '#shared/errors.ts';
 import type { ArchiveGuard } from './archive-guard.ts';

@@ -3,7 +3,14 @@
 // site's name, the year), two semantic suffixes, one meaningful number, then plain sequence numbers.
 import type { HostingEnv } from '../hosting-env.ts';
 import { domainHolders } from './worker-repository.ts';
-import { RESERVED_SUBDOMAINS, domainChoice, environmentPrefix, fullDomainOf, subdomainFormatProblem, assertSubdomainFormat } from './subdomain-rules.ts';
+import {
+  RESERVED_SUBDOMAINS,
+  domainChoice,
+  environmentPrefix,
+  fullDomainOf,
+  subdomainFormatProblem,
+  assertSubdomainFormat,
+} from './subdomain-rules.ts';
 import type { AvailabilityQuery } from './worker-schemas.ts';
 
 type SuggestionReason = 'context-aware' | 'semantic' | 'smart-numeric' | 'fallback';
@@ -26,7 +33,12 @@ function withSuffix(base: string, suffix: string, prefix: string): string {
   return `${base.slice(0, Math.max(room, 1)).replace(/-+$/, '')}-${suffix}`;
 }
 
-function candidatesOf(base: string, prefix: string, siteSlug: string, year: number): Array<{ subdomain: string; reason: SuggestionReason }> {
+function candidatesOf(
+  base: string,
+  prefix: string,
+  siteSlug: string,
+  year: number,
+): Array<{ subdomain: string; reason: SuggestionReason }> {
   const candidates: Array<{ subdomain: string; reason: SuggestionReason }> = [];
   const siteWord = siteSlug.split('-').filter(Boolean).slice(0, 2).join('-');
   for (const word of [siteWord, String(year)]) {
@@ -55,21 +67,40 @@ export async function checkAvailability(env: HostingEnv, query: AvailabilityQuer
   if (!reserved && holder === undefined) return { ...base, available: true, message: 'This subdomain is available.' };
 
   const candidates = candidatesOf(query.subdomain, prefix, env.site.slug, now.getUTCFullYear()).filter(
-    (candidate) => subdomainFormatProblem(candidate.subdomain, prefix) === undefined && !(choice.isInternal && RESERVED_SUBDOMAINS.has(candidate.subdomain)),
+    (candidate) =>
+      subdomainFormatProblem(candidate.subdomain, prefix) === undefined &&
+      !(choice.isInternal && RESERVED_SUBDOMAINS.has(candidate.subdomain)),
   );
   const domainOf = (subdomain: string) => fullDomainOf(prefix, subdomain, choice.domain);
-  const taken = new Set((await domainHolders(env.db, candidates.map((candidate) => domainOf(candidate.subdomain)))).filter((found) => !isMine(found)).map((found) => found.fullDomain));
+  const taken = new Set(
+    (
+      await domainHolders(
+        env.db,
+        candidates.map((candidate) => domainOf(candidate.subdomain)),
+      )
+    )
+      .filter((found) => !isMine(found))
+      .map((found) => found.fullDomain),
+  );
   const suggestions: Suggestion[] = [];
   const used: Record<SuggestionReason, number> = { 'context-aware': 0, semantic: 0, 'smart-numeric': 0, fallback: 0 };
   for (const candidate of candidates) {
     if (suggestions.length === MAX_SUGGESTIONS) break;
     const full = domainOf(candidate.subdomain);
-    if (taken.has(full) || used[candidate.reason] >= QUOTA[candidate.reason] || suggestions.some((known) => known.subdomain === candidate.subdomain)) continue;
+    if (
+      taken.has(full) ||
+      used[candidate.reason] >= QUOTA[candidate.reason] ||
+      suggestions.some((known) => known.subdomain === candidate.subdomain)
+    )
+      continue;
     used[candidate.reason] += 1;
     suggestions.push({ subdomain: candidate.subdomain, full_domain: full, reason: candidate.reason });
   }
   // Another site's worker is not named: which names other tenants use is theirs to know.
-  const conflict = holder?.siteId === env.site.siteId && holder.workerSlug !== undefined ? { conflicts_with: { worker_slug: holder.workerSlug, worker_name: holder.workerName } } : {};
+  const conflict =
+    holder?.siteId === env.site.siteId && holder.workerSlug !== undefined
+      ? { conflicts_with: { worker_slug: holder.workerSlug, worker_name: holder.workerName } }
+      : {};
   return {
     ...base,
     available: false,

@@ -1,6 +1,4 @@
 // A worker's build endpoints (DECISIONS): list, upload a new build (it goes live), activate one.
-import { envelopeB } from '#shared/http/envelopes.ts';
-import { reply } from '#shared/http/reply.ts';
 import { defineRoute, defineStreamingRoute } from '#shared/http/route.ts';
 import { hostingEnv } from '../hosting-env.ts';
 import { activateBuild, addBuild, listWorkerBuilds } from './build-service.ts';
@@ -15,9 +13,10 @@ export const listBuildsRoute = defineRoute({
   path: `${WORKERS}{slug}/builds/`,
   summary: "A worker's builds, newest first, the active one marked",
   params: workerParams,
+  message: 'Builds retrieved successfully',
   handler: async (ctx, { params }) => {
     const { worker, builds } = await listWorkerBuilds(await hostingEnv(ctx), params.slug);
-    return envelopeB(builds.map((build) => buildRecord(worker, build)), 'Builds retrieved successfully');
+    return builds.map((build) => buildRecord(worker, build));
   },
 });
 
@@ -27,10 +26,12 @@ export const uploadBuildRoute = defineStreamingRoute({
   path: `${WORKERS}{slug}/builds/`,
   summary: 'Upload a new build (multipart `file`: .zip, .tar, .tar.gz, .tgz); it becomes the active build',
   params: workerParams,
+  status: 201,
+  message: 'Build uploaded and activated',
   handler: async (ctx, { params, body }) => {
     const env = await hostingEnv(ctx);
     const { worker, build } = await addBuild(env, params.slug, await readBuildForm(env, body));
-    return reply(201, envelopeB(buildRecord(worker, build), 'Build uploaded and activated', 201));
+    return buildRecord(worker, build);
   },
 });
 
@@ -40,8 +41,9 @@ export const activateBuildRoute = defineRoute({
   path: `${WORKERS}{slug}/builds/{uuid}/activate/`,
   summary: 'Make an earlier or later build the active one (roll back or forward)',
   params: buildParams,
+  message: 'Build activated',
   handler: async (ctx, { params }) => {
     const { worker, build } = await activateBuild(await hostingEnv(ctx), params.slug, params.uuid);
-    return envelopeB(buildRecord(worker, build), 'Build activated');
+    return buildRecord(worker, build);
   },
 });

@@ -5,7 +5,16 @@ import { buildPrefixOf } from '#shared/hosting/build-keys.ts';
 import { forgetHostedDomains } from '#shared/hosting/hosted-domains.ts';
 import type { HostingEnv } from '../hosting-env.ts';
 import { discardBuild, type BuildForm } from './build-upload.ts';
-import { findBuild, insertBuild, listBuilds, lockWorker, pointDomainAt, setActiveBuild, type BuildRow, type WorkerRow } from './worker-repository.ts';
+import {
+  findBuild,
+  insertBuild,
+  listBuilds,
+  lockWorker,
+  pointDomainAt,
+  setActiveBuild,
+  type BuildRow,
+  type WorkerRow,
+} from './worker-repository.ts';
 import { getWorker, workerNotFound } from './worker-service.ts';
 
 export interface WorkerBuild {
@@ -26,7 +35,13 @@ export async function addBuild(env: HostingEnv, slug: string, form: BuildForm): 
     outcome = await env.db.transaction(async (tx) => {
       const worker = await lockWorker(tx, env.site, slug);
       if (worker === undefined) throw workerNotFound();
-      const row = await insertBuild(tx, env.site, { uuid: build.uuid, workerId: worker.id, files: build.files, totalBytes: build.totalBytes, createdBy: env.user.id });
+      const row = await insertBuild(tx, env.site, {
+        uuid: build.uuid,
+        workerId: worker.id,
+        files: build.files,
+        totalBytes: build.totalBytes,
+        createdBy: env.user.id,
+      });
       await setActiveBuild(tx, env.site, worker.id, build.uuid);
       await pointDomainAt(tx, env.site.siteId, slug, build.prefix);
       return { worker: { ...worker, activeBuildUuid: build.uuid }, build: row };

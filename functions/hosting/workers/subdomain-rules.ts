@@ -13,9 +13,33 @@ const ENVIRONMENT_PREFIXES: Readonly<Record<string, string>> = {
 
 /** Names kept for the platform's own hosts; a worker may not take them on the hosted domain. */
 export const RESERVED_SUBDOMAINS: ReadonlySet<string> = new Set([
-  'www', 'api', 'admin', 'app', 'apps', 'assets', 'auth', 'blog', 'cdn', 'cloud', 'console', 'dashboard',
-  'dev', 'docs', 'email', 'ftp', 'help', 'localhost', 'login', 'mail', 'platform', 'smtp', 'staging',
-  'static', 'status', 'support', 'test',
+  'www',
+  'api',
+  'admin',
+  'app',
+  'apps',
+  'assets',
+  'auth',
+  'blog',
+  'cdn',
+  'cloud',
+  'console',
+  'dashboard',
+  'dev',
+  'docs',
+  'email',
+  'ftp',
+  'help',
+  'localhost',
+  'login',
+  'mail',
+  'platform',
+  'smtp',
+  'staging',
+  'static',
+  'status',
+  'support',
+  'test',
 ]);
 
 const SUBDOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
@@ -55,16 +79,26 @@ export interface DomainChoice {
  * The base domain of a worker. An external domain is a registrable domain with no subdomain part,
  * never the hosted domain, the platform's base domain or anything under them.
  */
-export function domainChoice(config: Pick<HostingConfig, 'hostedDomain'>, platformDomain: string, isInternal: boolean, domain: string | undefined): DomainChoice {
+export function domainChoice(
+  config: Pick<HostingConfig, 'hostedDomain'>,
+  platformDomain: string,
+  isInternal: boolean,
+  domain: string | undefined,
+): DomainChoice {
   if (isInternal) return { isInternal, domain: config.hostedDomain };
   const fail = (message: string) => ValidationError.forFields({ domain: [message] }, message);
   if (domain === undefined || domain.trim() === '') throw fail('A domain is required when is_internal is false.');
   const normalized = domain.trim().toLowerCase().replace(/\.$/, '');
   const labels = normalized.split('.');
   for (const reserved of [config.hostedDomain, platformDomain]) {
-    if (normalized === reserved || normalized.endsWith(`.${reserved}`)) throw fail(`${reserved} and its subdomains are reserved for the platform.`);
+    if (normalized === reserved || normalized.endsWith(`.${reserved}`))
+      throw fail(`${reserved} and its subdomains are reserved for the platform.`);
   }
-  if (normalized.length > 253 || labels.length < 2 || !labels.every((label) => DOMAIN_LABEL.test(label) && label.length <= MAX_LABEL_LENGTH)) {
+  if (
+    normalized.length > 253 ||
+    labels.length < 2 ||
+    !labels.every((label) => DOMAIN_LABEL.test(label) && label.length <= MAX_LABEL_LENGTH)
+  ) {
     throw fail('Send a domain name such as example.com.');
   }
   const registrable = labels.length === 2 || (labels.length === 3 && SECOND_LEVEL_LABELS.has(labels[1]!) && labels[2]!.length === 2);

@@ -23,7 +23,13 @@ export function takenError(field: string): ValidationError {
 }
 
 /** The full domain a subdomain and base domain make for this site; throws 400 on a rule broken. */
-export function workerTarget(env: HostingEnv, subdomain: string, isInternal: boolean, domain: string | undefined, field: string): WorkerTarget {
+export function workerTarget(
+  env: HostingEnv,
+  subdomain: string,
+  isInternal: boolean,
+  domain: string | undefined,
+  field: string,
+): WorkerTarget {
   const prefix = environmentPrefix(env.site.environment);
   assertSubdomainFormat(subdomain, prefix, field);
   if (isInternal && RESERVED_SUBDOMAINS.has(subdomain)) {

@@ -4,7 +4,7 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -95,7 +95,9 @@ export async function listWorkers(
   const rows = await db.rows(
     sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
   );
-  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'frontend_workers')} w ${where}`);
+  const [counted] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'frontend_workers')} w ${where}`,
+  );
   return { rows: rows.map(workerOf), total: Number(counted?.total ?? 0) };
 }
 
@@ -106,17 +108,23 @@ export async function findWorker(db: Queryable, site: Site, slug: string): Promi
 
 /** Locks the worker's row for the rest of the transaction (activation, subdomain change, delete). */
 export async function lockWorker(tx: Queryable, site: Site, slug: string): Promise<WorkerRow | undefined> {
-  const [locked] = await tx.rows<{ id: number }>(sql`select id from ${tenantTable(site, 'frontend_workers')} where slug = ${slug} for update`);
+  const [locked] = await tx.rows<{ id: number }>(
+    sql`select id from ${tenantTable(site, 'frontend_workers')} where slug = ${slug} for update`,
+  );
   return locked === undefined ? undefined : findWorker(tx, site, slug);
 }
 
 export async function workerSlugsLike(db: Queryable, site: Site, base: string): Promise<string[]> {
-  const rows = await db.rows<{ slug: string }>(sql`select slug from ${tenantTable(site, 'frontend_workers')} where slug like ${`${base}%`}`);
+  const rows = await db.rows<{ slug: string }>(
+    sql`select slug from ${tenantTable(site, 'frontend_workers')} where slug like ${`${base}%`}`,
+  );
   return rows.map((row) => row.slug);
 }
 
 export async function findAppName(db: Queryable, site: Site, appId: number): Promise<string | undefined> {
-  const [row] = await db.rows<{ name: string }>(sql`select name from ${tenantTable(site, 'apps')} where id = ${appId} and deleted_at is null`);
+  const [row] = await db.rows<{ name: string }>(
+    sql`select name from ${tenantTable(site, 'apps')} where id = ${appId} and deleted_at is null`,
+  );
   return row?.name;
 }
 
@@ -152,7 +160,9 @@ export async function updateWorker(
 }
 
 export async function setActiveBuild(tx: Queryable, site: Site, id: number, buildUuid: string): Promise<void> {
-  await tx.run(sql`update ${tenantTable(site, 'frontend_workers')} set active_build_uuid = ${buildUuid}, updated_at = now() where id = ${id}`);
+  await tx.run(
+    sql`update ${tenantTable(site, 'frontend_workers')} set active_build_uuid = ${buildUuid}, updated_at = now() where id = ${id}`,
+  );
 }
 
 export async function deleteWorkerRow(tx: Queryable, site: Site, id: number): Promise<void> {
@@ -172,12 +182,16 @@ export async function insertBuild(
 }
 
 export async function listBuilds(db: Queryable, site: Site, workerId: number): Promise<BuildRow[]> {
-  const rows = await db.rows(sql`select * from ${tenantTable(site, 'frontend_worker_builds')} where worker_id = ${workerId} order by created_at desc, id desc`);
+  const rows = await db.rows(
+    sql`select * from ${tenantTable(site, 'frontend_worker_builds')} where worker_id = ${workerId} order by created_at desc, id desc`,
+  );
   return rows.map(buildOf);
 }
 
 export async function findBuild(db: Queryable, site: Site, workerId: number, uuid: string): Promise<BuildRow | undefined> {
-  const [row] = await db.rows(sql`select * from ${tenantTable(site, 'frontend_worker_builds')} where worker_id = ${workerId} and uuid = ${uuid}`);
+  const [row] = await db.rows(
+    sql`select * from ${tenantTable(site, 'frontend_worker_builds')} where worker_id = ${workerId} and uuid = ${uuid}`,
+  );
   return row === undefined ? undefined : buildOf(row);
 }
 
@@ -197,7 +211,12 @@ export async function claimDomain(tx: Queryable, claim: DomainClaim): Promise<vo
 }
 
 /** Moves a worker's claim to another full domain (a subdomain change) and keeps its name current. */
-export async function updateClaim(tx: Queryable, siteId: number, workerSlug: string, values: { fullDomain: string; workerName: string }): Promise<void> {
+export async function updateClaim(
+  tx: Queryable,
+  siteId: number,
+  workerSlug: string,
+  values: { fullDomain: string; workerName: string },
+): Promise<void> {
   await tx.run(sql`update platform.hosted_domains set full_domain = ${values.fullDomain}, worker_name = ${values.workerName}, updated_at = now()
     where site_id = ${siteId} and worker_slug = ${workerSlug}`);
 }

@@ -1,7 +1,6 @@
 // The frontend worker endpoints (tenant level, Envelope B): parse, call the service, answer.
-import { envelopeB, pageB } from '#shared/http/envelopes.ts';
+import { outcome, paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
-import { reply } from '#shared/http/reply.ts';
 import { defineRoute, defineStreamingRoute } from '#shared/http/route.ts';
 import { hostingEnv } from '../hosting-env.ts';
 import { checkAvailability } from './availability-service.ts';
@@ -19,10 +18,15 @@ export const listWorkersRoute = defineRoute({
   path: WORKERS,
   summary: "List the site's frontend workers (search by name, ordering, app id)",
   query: listWorkersQuery,
+  message: 'Frontend workers retrieved successfully',
   handler: async (ctx, { query }) => {
     const env = await hostingEnv(ctx);
     const page = await listSiteWorkers(env, query);
-    return pageB(page.rows.map((worker) => workerListItem(env.hosting, worker)), page.total, toPageRequest(query), 'Frontend workers retrieved successfully');
+    return paged(
+      page.rows.map((worker) => workerListItem(env.hosting, worker)),
+      page.total,
+      toPageRequest(query),
+    );
   },
 });
 
@@ -31,10 +35,11 @@ export const createWorkerRoute = defineStreamingRoute({
   method: 'POST',
   path: WORKERS,
   summary: 'Create a worker from a build archive (multipart: name, subdomain_input, file, is_internal, domain); the build goes live',
+  status: 201,
+  message: 'Frontend worker created successfully',
   handler: async (ctx, { body }) => {
     const env = await hostingEnv(ctx);
-    const worker = await createWorker(env, await readBuildForm(env, body));
-    return reply(201, envelopeB(workerRecord(env.hosting, worker), 'Frontend worker created successfully', 201));
+    return workerRecord(env.hosting, await createWorker(env, await readBuildForm(env, body)));
   },
 });
 
@@ -44,9 +49,10 @@ export const availabilityRoute = defineRoute({
   path: `${WORKERS}check-subdomain-availability/`,
   summary: 'Whether a subdomain is free for this site, with up to five suggestions when it is not',
   query: availabilityQuery,
+  message: 'This subdomain is available.',
   handler: async (ctx, { query }) => {
     const data = await checkAvailability(await hostingEnv(ctx), query);
-    return envelopeB(data, data.message);
+    return outcome(data, { message: data.message });
   },
 });
 
@@ -56,9 +62,10 @@ export const getWorkerRoute = defineRoute({
   path: `${WORKERS}{slug}/`,
   summary: 'One frontend worker',
   params: workerParams,
+  message: 'Frontend worker retrieved successfully',
   handler: async (ctx, { params }) => {
     const env = await hostingEnv(ctx);
-    return envelopeB(workerRecord(env.hosting, await getWorker(env, params.slug)), 'Frontend worker retrieved successfully');
+    return workerRecord(env.hosting, await getWorker(env, params.slug));
   },
 });
 
@@ -69,9 +76,10 @@ export const patchWorkerRoute = defineRoute({
   summary: 'Rename a worker or move it to another subdomain or domain (the slug never changes)',
   params: workerParams,
   body: patchWorkerBody,
+  message: 'Frontend worker updated successfully',
   handler: async (ctx, { params, body }) => {
     const env = await hostingEnv(ctx);
-    return envelopeB(workerRecord(env.hosting, await patchWorker(env, params.slug, body)), 'Frontend worker updated successfully');
+    return workerRecord(env.hosting, await patchWorker(env, params.slug, body));
   },
 });
 
@@ -81,8 +89,9 @@ export const deleteWorkerRoute = defineRoute({
   path: `${WORKERS}{slug}/`,
   summary: 'Delete a worker with its builds and files; its subdomain is free again',
   params: workerParams,
+  message: 'Frontend worker deleted successfully',
   handler: async (ctx, { params }) => {
     await deleteWorker(await hostingEnv(ctx), params.slug);
-    return envelopeB({}, 'Frontend worker deleted successfully');
+    return {};
   },
 });

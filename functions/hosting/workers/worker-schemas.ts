@@ -5,7 +5,10 @@ import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery } from '#shared/http/query-params.ts';
 
 const slug = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.');
-const wholeNumber = z.string().regex(/^\d{1,9}$/, 'A whole number is required.').transform(Number);
+const wholeNumber = z
+  .string()
+  .regex(/^\d{1,9}$/, 'A whole number is required.')
+  .transform(Number);
 
 export const workerParams = z.object({ slug: z.string().min(1).max(100) });
 export type WorkerParams = z.infer<typeof workerParams>;

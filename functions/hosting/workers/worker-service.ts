@@ -67,10 +67,13 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
     worker = await env.db.transaction(async (tx) => {
       let slug: string;
       if (input.slug !== undefined) {
-        if ((await findWorker(tx, env.site, input.slug)) !== undefined) throw ValidationError.forFields({ slug: ['A frontend worker with this slug already exists.'] });
+        if ((await findWorker(tx, env.site, input.slug)) !== undefined)
+          throw ValidationError.forFields({ slug: ['A frontend worker with this slug already exists.'] });
         slug = input.slug;
       } else {
-        slug = await uniqueSlug(slugFrom(target.subdomain, SLUG_MAX), (base) => workerSlugsLike(tx, env.site, base), { maxLength: SLUG_MAX });
+        slug = await uniqueSlug(slugFrom(target.subdomain, SLUG_MAX), (base) => workerSlugsLike(tx, env.site, base), {
+          maxLength: SLUG_MAX,
+        });
       }
       const id = await insertWorker(tx, env.site, {
         slug,
@@ -83,7 +86,13 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
         createdBy: env.user.id,
       });
       await claimDomain(tx, { fullDomain: target.fullDomain, siteId: env.site.siteId, workerSlug: slug, workerName: input.name });
-      await insertBuild(tx, env.site, { uuid: build.uuid, workerId: id, files: build.files, totalBytes: build.totalBytes, createdBy: env.user.id });
+      await insertBuild(tx, env.site, {
+        uuid: build.uuid,
+        workerId: id,
+        files: build.files,
+        totalBytes: build.totalBytes,
+        createdBy: env.user.id,
+      });
       await setActiveBuild(tx, env.site, id, build.uuid);
       await pointDomainAt(tx, env.site.siteId, slug, build.prefix);
       return (await findWorker(tx, env.site, slug))!;
@@ -135,7 +144,9 @@ export async function deleteWorker(env: HostingEnv, slug: string): Promise<void>
     const builds = await listBuilds(tx, env.site, current.id);
     await deleteWorkerRow(tx, env.site, current.id);
     await releaseDomain(tx, env.site.siteId, slug);
-    const buildKeys = builds.flatMap((build) => build.files.map((file) => buildFileKey(buildPrefixOf(env.site.uuid, build.uuid), file.split('/'))));
+    const buildKeys = builds.flatMap((build) =>
+      build.files.map((file) => buildFileKey(buildPrefixOf(env.site.uuid, build.uuid), file.split('/'))),
+    );
     return { worker: current, keys: buildKeys };
   });
   forgetHostedDomains([worker.fullDomain]);

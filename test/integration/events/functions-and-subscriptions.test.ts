@@ -7,7 +7,8 @@ describe('functions and event subscriptions', () => {
   let admin: string;
   let site: StorageSite;
   let other: StorageSite;
-  const call = (method: string, route: string, body?: unknown, on: StorageSite = site) => app.request(method, route, { token: admin, headers: on.tenant, body });
+  const call = (method: string, route: string, body?: unknown, on: StorageSite = site) =>
+    app.request(method, route, { token: admin, headers: on.tenant, body });
   const functions = () => `/api/apps/${site.app}/functions/`;
 
   beforeAll(async () => {
@@ -62,7 +63,12 @@ describe('functions and event subscriptions', () => {
 
   it('refuses timeouts over 300 seconds and unknown fields', async () => {
     const long = await call('POST', functions(), { name: 'Long', webhook_url: 'https://hooks.example.com/', timeout_seconds: 301 });
-    const extra = await call('POST', functions(), { name: 'Extra', webhook_url: 'https://hooks.example.com/', __proto__: { admin: true }, runtime: 'node' });
+    const extra = await call('POST', functions(), {
+      name: 'Extra',
+      webhook_url: 'https://hooks.example.com/',
+      __proto__: { admin: true },
+      runtime: 'node',
+    });
 
     expect(long.status).toBe(400);
     expect(extra.status).toBe(400);
@@ -76,9 +82,20 @@ describe('functions and event subscriptions', () => {
     const again = await call('POST', '/api/events/PRE_USER_CREATE/subscribe/', { function_id: fn.id });
     const listed = await call('GET', `/api/apps/${site.app}/events/PRE_USER_CREATE/`);
 
-    expect(events.body).toEqual({ success: true, message: 'Events retrieved successfully', status_code: 200, data: { events: ['PRE_USER_CREATE', 'POST_USER_CREATE'] } });
+    expect(events.body).toEqual({
+      success: true,
+      message: 'Events retrieved successfully',
+      status_code: 200,
+      data: { events: ['PRE_USER_CREATE', 'POST_USER_CREATE'] },
+    });
     expect(subscribed.status).toBe(200);
-    expect(subscribed.body.data).toMatchObject({ event: 'PRE_USER_CREATE', function: fn.id, function_name: 'Check signup', function_slug: 'check-signup', app_slug: site.app });
+    expect(subscribed.body.data).toMatchObject({
+      event: 'PRE_USER_CREATE',
+      function: fn.id,
+      function_name: 'Check signup',
+      function_slug: 'check-signup',
+      app_slug: site.app,
+    });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ success: false, code: 'DUPLICATE_ENTRY' });
     expect(listed.body.data).toMatchObject({ event: 'PRE_USER_CREATE', app: { slug: site.app }, total_subscribers: 1 });

@@ -45,9 +45,18 @@ describe('the POST-event consumer Lambda', () => {
     app = await startTestApp({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
     const admin = await app.adminToken();
     site = await createStorageSite(app, admin, 'Consumer Site');
-    schemaName = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`))[0]!.schema_name;
-    for (const [name, path] of [['Works', '/ok'], ['Breaks', '/down']]) {
-      const created = await app.request('POST', `/api/apps/${site.app}/functions/`, { token: admin, headers: site.tenant, body: { name, webhook_url: `${hooks}${path}`, timeout_seconds: 5 } });
+    schemaName = (
+      await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`)
+    )[0]!.schema_name;
+    for (const [name, path] of [
+      ['Works', '/ok'],
+      ['Breaks', '/down'],
+    ]) {
+      const created = await app.request('POST', `/api/apps/${site.app}/functions/`, {
+        token: admin,
+        headers: site.tenant,
+        body: { name, webhook_url: `${hooks}${path}`, timeout_seconds: 5 },
+      });
       if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     }
   });
@@ -58,9 +67,20 @@ describe('the POST-event consumer Lambda', () => {
   });
 
   it('reports only the failed message, and runs a duplicated message once', async () => {
-    const ids = await app.runtime.db.rows<{ id: number; name: string }>(sql`select id, name from ${sql.identifier(schemaName)}.functions order by id`);
-    const [works, breaks] = await createInvocations(app.runtime.db, { schemaName }, 'POST_USER_CREATE', ids.map((row) => Number(row.id)));
-    const message = (invocationId: string) => ({ schema_name: schemaName, invocation_id: invocationId, params: { id: 1, username: 'ada' } });
+    const ids = await app.runtime.db.rows<{ id: number; name: string }>(
+      sql`select id, name from ${sql.identifier(schemaName)}.functions order by id`,
+    );
+    const [works, breaks] = await createInvocations(
+      app.runtime.db,
+      { schemaName },
+      'POST_USER_CREATE',
+      ids.map((row) => Number(row.id)),
+    );
+    const message = (invocationId: string) => ({
+      schema_name: schemaName,
+      invocation_id: invocationId,
+      params: { id: 1, username: 'ada' },
+    });
 
     const first = await handler(
       sqsEvent([
@@ -79,7 +99,13 @@ describe('the POST-event consumer Lambda', () => {
   });
 
   it('reports malformed messages as failed, also when the whole batch failed', async () => {
-    const answer = await handler(sqsEvent([{ id: 'bad', body: 'not json' }, { id: 'worse', body: '{"schema_name": "platform"' }]), {} as Context);
+    const answer = await handler(
+      sqsEvent([
+        { id: 'bad', body: 'not json' },
+        { id: 'worse', body: '{"schema_name": "platform"' },
+      ]),
+      {} as Context,
+    );
 
     expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }, { itemIdentifier: 'worse' }]);
   });

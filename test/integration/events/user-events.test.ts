@@ -21,10 +21,15 @@ describe('user events', () => {
   let hooks: string;
   const hits: Hit[] = [];
   const hitsOf = (path: string) => hits.filter((hit) => hit.path === path);
-  const call = (method: string, route: string, body?: unknown, headers = site.tenant) => app.request(method, route, { token: admin, headers, body });
+  const call = (method: string, route: string, body?: unknown, headers = site.tenant) =>
+    app.request(method, route, { token: admin, headers, body });
 
   async function subscribedFunction(name: string, path: string, event: string, timeoutSeconds = 5): Promise<number> {
-    const created = await call('POST', `/api/apps/${site.app}/functions/`, { name, webhook_url: `${hooks}${path}`, timeout_seconds: timeoutSeconds });
+    const created = await call('POST', `/api/apps/${site.app}/functions/`, {
+      name,
+      webhook_url: `${hooks}${path}`,
+      timeout_seconds: timeoutSeconds,
+    });
     if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     const subscribed = await call('POST', `/api/cloud/events/${event}/subscribe/`, { function_id: created.body.data.id });
     if (subscribed.status !== 200) throw new Error(JSON.stringify(subscribed.body));
@@ -37,7 +42,12 @@ describe('user events', () => {
   }
 
   const newUser = (username: string, headers = site.tenant) =>
-    call('POST', '/api/cloud/users/', { username, email: `${username}@example.com`, password: 'a-Strong-password-42!', first_name: 'Ada' }, headers);
+    call(
+      'POST',
+      '/api/cloud/users/',
+      { username, email: `${username}@example.com`, password: 'a-Strong-password-42!', first_name: 'Ada' },
+      headers,
+    );
 
   beforeAll(async () => {
     receiver = createServer((request, response) => {
@@ -71,10 +81,18 @@ describe('user events', () => {
 
     expect(created.status).toBe(201);
     expect(hitsOf('/ok-pre')).toHaveLength(1);
-    expect(hitsOf('/ok-pre')[0]!.body).toMatchObject({ event: 'PRE_USER_CREATE', params: { username: 'ada', email: 'ada@example.com', first_name: 'Ada' } });
+    expect(hitsOf('/ok-pre')[0]!.body).toMatchObject({
+      event: 'PRE_USER_CREATE',
+      params: { username: 'ada', email: 'ada@example.com', first_name: 'Ada' },
+    });
     expect(JSON.stringify(hitsOf('/ok-pre')[0]!.body)).not.toContain('a-Strong-password-42!');
     expect(invocations.body.data).toEqual([
-      expect.objectContaining({ event: 'PRE_USER_CREATE', status: 'succeeded', error: null, invocation_id: hitsOf('/ok-pre')[0]!.body.invocation_id }),
+      expect.objectContaining({
+        event: 'PRE_USER_CREATE',
+        status: 'succeeded',
+        error: null,
+        invocation_id: hitsOf('/ok-pre')[0]!.body.invocation_id,
+      }),
     ]);
     await call('POST', '/api/cloud/events/PRE_USER_CREATE/unsubscribe/', { function_id: fnId });
   });
@@ -109,7 +127,13 @@ describe('user events', () => {
     const created = await newUser('grace');
     await queue.drained();
     const [hit] = hitsOf('/ok-post');
-    await queue.redeliver({ schema_name: (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`))[0]!.schema_name, invocation_id: hit!.body.invocation_id, params: {} });
+    await queue.redeliver({
+      schema_name: (
+        await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`)
+      )[0]!.schema_name,
+      invocation_id: hit!.body.invocation_id,
+      params: {},
+    });
 
     expect(created.status).toBe(201);
     expect(hit!.body).toMatchObject({ event: 'POST_USER_CREATE', params: { id: created.body.id, username: 'grace' } });

@@ -29,7 +29,8 @@ describe('webhook calls', () => {
         if (request.url === '/ok') response.writeHead(204).end();
         else if (request.url === '/fail') response.writeHead(500).end('no');
         else if (request.url === '/redirect') response.writeHead(302, { location: `${base}/ok` }).end();
-        else if (request.url === '/metadata-redirect') response.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+        else if (request.url === '/metadata-redirect')
+          response.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
         else if (request.url === '/huge') response.writeHead(200).end(Buffer.alloc(200 * 1024));
         else if (request.url === '/slow') setTimeout(() => response.writeHead(200).end(), 3000);
         else response.writeHead(404).end();
@@ -101,7 +102,10 @@ describe('webhook calls', () => {
     });
 
     it('refuses a name that resolves to 10.0.0.1, checked at connect time', async () => {
-      const outcome = await callWebhook({ url: 'http://hooks.example.test/', secret, timeoutMs: 2000 }, payload, { ...refused, resolve: tenDotResolver });
+      const outcome = await callWebhook({ url: 'http://hooks.example.test/', secret, timeoutMs: 2000 }, payload, {
+        ...refused,
+        resolve: tenDotResolver,
+      });
 
       expect(outcome).toEqual({ ok: false, error: '"hooks.example.test" resolves to 10.0.0.1, which webhooks may not reach' });
     });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { tarArchive, zipArchive } from '#test/support/archives.ts';
 import { sendBinary } from '#test/support/storage.ts';
-import { INDEX_HTML, WORKERS, createHostingSite, createWorker, postForm, storedBuildFiles, type HostingSite } from '#test/support/hosting.ts';
+import {
+  INDEX_HTML,
+  WORKERS,
+  createHostingSite,
+  createWorker,
+  postForm,
+  storedBuildFiles,
+  type HostingSite,
+} from '#test/support/hosting.ts';
 
 const site1Files = [
   { name: 'index.html', data: INDEX_HTML },
@@ -10,7 +18,14 @@ const site1Files = [
 ];
 
 function zipBuild(version: string) {
-  return { filename: 'build.zip', data: zipArchive([{ name: 'index.html', data: `<p>${version}</p>`, deflate: true }, { name: 'assets/', data: '' }, { name: 'assets/app.js', data: `// ${version}` }]) };
+  return {
+    filename: 'build.zip',
+    data: zipArchive([
+      { name: 'index.html', data: `<p>${version}</p>`, deflate: true },
+      { name: 'assets/', data: '' },
+      { name: 'assets/app.js', data: `// ${version}` },
+    ]),
+  };
 }
 
 describe('frontend workers', () => {
@@ -97,7 +112,10 @@ describe('frontend workers', () => {
     const afterUpload = await get(`${WORKERS}docs-site/`);
     const rolledBack = await app.request('POST', `${WORKERS}docs-site/builds/${first}/activate/`, { token: admin, headers: site.tenant });
     const builds = await get(`${WORKERS}docs-site/builds/`);
-    const forward = await app.request('POST', `${WORKERS}docs-site/builds/${second.json.data.uuid}/activate/`, { token: admin, headers: site.tenant });
+    const forward = await app.request('POST', `${WORKERS}docs-site/builds/${second.json.data.uuid}/activate/`, {
+      token: admin,
+      headers: site.tenant,
+    });
 
     expect(second.status).toBe(201);
     expect(second.json.data).toMatchObject({ is_active: true, file_count: 2 });
@@ -115,8 +133,14 @@ describe('frontend workers', () => {
     const mine = await createWorker(app, admin, site, { name: 'Mine', subdomain_input: 'mine' }, zipBuild('m'));
     const theirs = await createWorker(app, admin, other, { name: 'Theirs', subdomain_input: 'theirs' }, zipBuild('t'));
 
-    const crossWorker = await app.request('POST', `${WORKERS}docs-site/builds/${mine.json.data.active_build_uuid}/activate/`, { token: admin, headers: site.tenant });
-    const crossSite = await app.request('POST', `${WORKERS}mine/builds/${theirs.json.data.active_build_uuid}/activate/`, { token: admin, headers: site.tenant });
+    const crossWorker = await app.request('POST', `${WORKERS}docs-site/builds/${mine.json.data.active_build_uuid}/activate/`, {
+      token: admin,
+      headers: site.tenant,
+    });
+    const crossSite = await app.request('POST', `${WORKERS}mine/builds/${theirs.json.data.active_build_uuid}/activate/`, {
+      token: admin,
+      headers: site.tenant,
+    });
     const notUuid = await app.request('POST', `${WORKERS}mine/builds/not-a-uuid/activate/`, { token: admin, headers: site.tenant });
 
     expect([crossWorker.status, crossSite.status, notUuid.status]).toEqual([404, 404, 400]);
@@ -125,16 +149,29 @@ describe('frontend workers', () => {
   it('changes the subdomain with PATCH: the slug stays, web_url moves, the old subdomain is free again', async () => {
     await createWorker(app, admin, site, { name: 'Shop', subdomain_input: 'shop' }, zipBuild('s'));
 
-    const patched = await app.request('PATCH', `${WORKERS}shop/`, { token: admin, headers: site.tenant, body: { subdomain_input: 'store' } });
+    const patched = await app.request('PATCH', `${WORKERS}shop/`, {
+      token: admin,
+      headers: site.tenant,
+      body: { subdomain_input: 'store' },
+    });
     const oldName = await get(`${WORKERS}check-subdomain-availability/?subdomain=shop`);
 
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ slug: 'shop', subdomain: 'store', full_domain: 'store.localhost', web_url: 'http://store.localhost:8000/' });
+    expect(patched.body.data).toMatchObject({
+      slug: 'shop',
+      subdomain: 'store',
+      full_domain: 'store.localhost',
+      web_url: 'http://store.localhost:8000/',
+    });
     expect(oldName.body.data.available).toBe(true);
   });
 
   it('refuses a PATCH to a subdomain another worker holds, and unknown fields', async () => {
-    const taken = await app.request('PATCH', `${WORKERS}mine/`, { token: admin, headers: site.tenant, body: { subdomain_input: 'marketing' } });
+    const taken = await app.request('PATCH', `${WORKERS}mine/`, {
+      token: admin,
+      headers: site.tenant,
+      body: { subdomain_input: 'marketing' },
+    });
     const unknown = await app.request('PATCH', `${WORKERS}mine/`, { token: admin, headers: site.tenant, body: { slug: 'renamed' } });
 
     expect(taken.status).toBe(400);
@@ -197,15 +234,30 @@ describe('frontend workers', () => {
     const onDevelopment = await createWorker(app, admin, development, { name: 'Shop', subdomain_input: 'marketing' }, zipBuild('dv'));
 
     expect(onStaging.status).toBe(201);
-    expect(onStaging.json.data).toMatchObject({ subdomain: 'marketing', full_domain: 'staging-marketing.localhost', web_url: 'http://staging-marketing.localhost:8000/' });
+    expect(onStaging.json.data).toMatchObject({
+      subdomain: 'marketing',
+      full_domain: 'staging-marketing.localhost',
+      web_url: 'http://staging-marketing.localhost:8000/',
+    });
     expect(onDevelopment.json.data.full_domain).toBe('dev-marketing.localhost');
   });
 
   it('creates an external worker on a customer base domain', async () => {
-    const created = await createWorker(app, admin, site, { name: 'Brand', subdomain_input: 'www', is_internal: 'false', domain: 'Brand-Example.com' }, zipBuild('e'));
+    const created = await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Brand', subdomain_input: 'www', is_internal: 'false', domain: 'Brand-Example.com' },
+      zipBuild('e'),
+    );
 
     expect(created.status).toBe(201);
-    expect(created.json.data).toMatchObject({ is_internal: false, domain: 'brand-example.com', full_domain: 'www.brand-example.com', web_url: 'https://www.brand-example.com/' });
+    expect(created.json.data).toMatchObject({
+      is_internal: false,
+      domain: 'brand-example.com',
+      full_domain: 'www.brand-example.com',
+      web_url: 'https://www.brand-example.com/',
+    });
   });
 
   it.each([

@@ -5,7 +5,15 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { tarArchive, zipArchive, type TarEntry, type ZipEntry } from '#test/support/archives.ts';
-import { INDEX_HTML, buildsRoot, createHostingSite, createWorker, storedBuildFiles, type ArchiveUpload, type HostingSite } from '#test/support/hosting.ts';
+import {
+  INDEX_HTML,
+  buildsRoot,
+  createHostingSite,
+  createWorker,
+  storedBuildFiles,
+  type ArchiveUpload,
+  type HostingSite,
+} from '#test/support/hosting.ts';
 
 const MAX_ENTRIES = 20;
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -93,7 +101,10 @@ describe('hostile build archives', () => {
   it('refuses a tar symbolic link, even one pointing inside, with 400', async () => {
     const { response, stored } = await refused({
       filename: 'link.tar.gz',
-      data: await tarArchive([index, { name: 'passwd', type: 'symlink', linkname: '/etc/passwd' }, { name: 'ok', type: 'symlink', linkname: 'index.html' }], { gzip: true }),
+      data: await tarArchive(
+        [index, { name: 'passwd', type: 'symlink', linkname: '/etc/passwd' }, { name: 'ok', type: 'symlink', linkname: 'index.html' }],
+        { gzip: true },
+      ),
     });
 
     expect(response.status).toBe(400);
@@ -132,7 +143,10 @@ describe('hostile build archives', () => {
   });
 
   it('refuses a zip device entry with 400', async () => {
-    const { response, stored } = await refused({ filename: 'dev.zip', data: zipArchive([zipIndex, { name: 'tty', data: '', mode: 0o020666 }]) });
+    const { response, stored } = await refused({
+      filename: 'dev.zip',
+      data: zipArchive([zipIndex, { name: 'tty', data: '', mode: 0o020666 }]),
+    });
 
     expect(response.status).toBe(400);
     expect(stored).toEqual([]);
@@ -154,7 +168,10 @@ describe('hostile build archives', () => {
 
   it('refuses a zip decompression bomb before unpacking it', async () => {
     const zeros = Buffer.alloc(64 * 1024 * 1024);
-    const { response, stored } = await refused({ filename: 'bomb.zip', data: zipArchive([zipIndex, { name: 'zeros.bin', data: zeros, deflate: true }]) });
+    const { response, stored } = await refused({
+      filename: 'bomb.zip',
+      data: zipArchive([zipIndex, { name: 'zeros.bin', data: zeros, deflate: true }]),
+    });
 
     expect(response.status).toBe(400);
     expect(response.json.errors.file[0]).toMatch(/unpacks to more than/);
@@ -193,7 +210,10 @@ describe('hostile build archives', () => {
   });
 
   it('refuses an archive without index.html at its root, removing what it stored', async () => {
-    const { response, stored } = await refused({ filename: 'noindex.tar', data: await tarArchive([{ name: 'dist/index.html', data: INDEX_HTML }]) });
+    const { response, stored } = await refused({
+      filename: 'noindex.tar',
+      data: await tarArchive([{ name: 'dist/index.html', data: INDEX_HTML }]),
+    });
 
     expect(response.status).toBe(400);
     expect(response.json.errors.file).toEqual(['The archive has no index.html at its root.']);
@@ -201,10 +221,21 @@ describe('hostile build archives', () => {
   });
 
   it('keeps prototype-like and unusual names inside the build as plain files', async () => {
-    const created = await createWorker(app, admin, site, { name: 'Odd names', subdomain_input: 'odd-names', ['__proto__']: 'x' }, {
-      filename: 'odd.zip',
-      data: zipArchive([zipIndex, { name: '__proto__/constructor.js', data: '1' }, { name: '.well-known/security.txt', data: '2' }, { name: 'ünï cødé.txt', data: '3' }]),
-    });
+    const created = await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Odd names', subdomain_input: 'odd-names', ['__proto__']: 'x' },
+      {
+        filename: 'odd.zip',
+        data: zipArchive([
+          zipIndex,
+          { name: '__proto__/constructor.js', data: '1' },
+          { name: '.well-known/security.txt', data: '2' },
+          { name: 'ünï cødé.txt', data: '3' },
+        ]),
+      },
+    );
 
     expect(created.status).toBe(201);
     const stored = await storedBuildFiles(app);
