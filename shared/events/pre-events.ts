@@ -14,7 +14,7 @@ import { createInvocations, runInvocation, type InvocationTask } from './functio
 type Site = Pick<Tenant, 'schemaName'>;
 
 /** The substitution CDK fills with the function runner's ARN. */
-export const FUNCTION_RUNNER_ARN_SUBSTITUTION = 'FunctionRunnerArn';
+const FUNCTION_RUNNER_ARN_SUBSTITUTION = 'FunctionRunnerArn';
 
 export interface EventFunction {
   id: number;

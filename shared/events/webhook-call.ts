@@ -41,8 +41,8 @@ export interface WebhookOptions {
 }
 
 export const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
-export const SIGNATURE_HEADER = 'x-tessera-signature';
-export const TIMESTAMP_HEADER = 'x-tessera-timestamp';
+const SIGNATURE_HEADER = 'x-tessera-signature';
+const TIMESTAMP_HEADER = 'x-tessera-timestamp';
 
 const systemResolve: Resolve = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
 

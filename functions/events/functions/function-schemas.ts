@@ -9,8 +9,6 @@ const webhookUrl = z
 
 export const appParams = z.object({ app_slug: z.string().min(1).max(100) });
 export const functionParams = z.object({ app_slug: z.string().min(1).max(100), function_slug: z.string().min(1).max(100) });
-export type AppParams = z.infer<typeof appParams>;
-export type FunctionParams = z.infer<typeof functionParams>;
 
 export const createFunctionBody = z.strictObject({
   name: z.string().trim().min(1).max(255),
@@ -34,4 +32,3 @@ export const patchFunctionBody = z.strictObject({
 export type PatchFunctionBody = z.infer<typeof patchFunctionBody>;
 
 export const listQuery = z.object({ ...pageQuery() });
-export type ListQuery = z.infer<typeof listQuery>;

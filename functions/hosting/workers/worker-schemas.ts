@@ -11,10 +11,8 @@ const wholeNumber = z
   .transform(Number);
 
 export const workerParams = z.object({ slug: z.string().min(1).max(100) });
-export type WorkerParams = z.infer<typeof workerParams>;
 
 export const buildParams = z.object({ slug: z.string().min(1).max(100), uuid: z.uuid('Not a valid UUID.') });
-export type BuildParams = z.infer<typeof buildParams>;
 
 /** The text fields of the create form (multipart, so every value arrives as text). */
 export const createWorkerFields = z.object({
@@ -25,7 +23,6 @@ export const createWorkerFields = z.object({
   domain: z.string().max(253).optional(),
   app: wholeNumber.optional(),
 });
-export type CreateWorkerFields = z.infer<typeof createWorkerFields>;
 
 export const patchWorkerBody = z.strictObject({
   name: z.string().trim().min(1).max(255).optional(),
