@@ -46,11 +46,11 @@ export interface TesseraBundling {
 function bundledCode(entry: string, bundling: TesseraBundling): Code {
   return Code.fromAsset(REPO_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
-    // CDK caches bundles per source folder and serializable bundling options; `local` is a function,
-    // so without this two functions of one folder would share the first one's bundle.
-    extraHash: JSON.stringify({ entry, ...bundling }),
     bundling: {
       image: LAMBDA_RUNTIME.bundlingImage, // never pulled: local bundling always succeeds or throws
+      // Unused by local bundling, but CDK caches a bundle under the JSON of these options, where
+      // `local` (a function) vanishes: without it two functions of one folder share one bundle.
+      environment: { TESSERA_BUNDLE: JSON.stringify({ entry, ...bundling }) },
       local: {
         tryBundle(outputDir: string): boolean {
           buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define });
