@@ -77,6 +77,8 @@ export interface BundleFile {
   bytes: number;
   /** Read when index.mjs is imported (index.mjs itself and the chunks it imports statically). */
   loadedOnImport: boolean;
+  /** Source files bundled into it (paths relative to the repository root) with their bytes in it. */
+  inputs: Array<{ path: string; bytes: number }>;
 }
 
 export interface LambdaBundle {
@@ -121,6 +123,7 @@ export function buildLambdaBundle(request: LambdaBundleRequest): LambdaBundle {
     name: path.relative(request.outdir, outputPath(name)),
     bytes: statSync(outputPath(name)).size,
     loadedOnImport: loaded.has(name),
+    inputs: Object.entries(outputs[name]!.inputs).map(([input, { bytesInOutput }]) => ({ path: input, bytes: bytesInOutput })),
   }));
   const sum = (list: BundleFile[]) => list.reduce((total, file) => total + file.bytes, 0);
   return {
