@@ -90,11 +90,14 @@ export function lambdaEnvironment(secretsUrl: string, database: BundleDatabase, 
 export interface InvokeResult {
   statusCode: number;
   body?: string;
+  /** Wall time of the handler call, and the CPU time the process spent in it. */
   ms: number;
+  cpuMs: number;
 }
 
 export interface BundleRun {
   importMs: number;
+  importCpuMs: number;
   results: InvokeResult[];
 }
 
