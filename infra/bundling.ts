@@ -12,13 +12,13 @@ import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import type { GroupCapability } from '#functions/groups.ts';
 
 /** The deployed functions run on `nodejs22.x` (TesseraFunction); esbuild writes syntax it runs natively. */
-export const LAMBDA_NODE_TARGET = 'node22';
+const LAMBDA_NODE_TARGET = 'node22';
 
 /** PGlite (27 MB) is the embedded database of the dev server and tests; Lambdas never load it. */
-export const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite'];
+const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite'];
 
 /** ESM bundles still meet CommonJS dependencies that call `require`; give every output file one. */
-export const LAMBDA_ESM_BANNER =
+const LAMBDA_ESM_BANNER =
   "import { createRequire as __tesseraCreateRequire } from 'node:module'; const require = __tesseraCreateRequire(import.meta.url);";
 
 /** The file the Lambda runtime imports (handler `index.handler`). */
@@ -71,7 +71,7 @@ export interface LambdaBundleRequest {
   define?: Record<string, string>;
 }
 
-export interface BundleFile {
+interface BundleFile {
   /** Relative to the bundle folder. */
   name: string;
   bytes: number;
@@ -107,7 +107,9 @@ export function buildLambdaBundle(request: LambdaBundleRequest): LambdaBundle {
   const metafile = result.metafile!;
   const outputs = metafile.outputs;
   const outputPath = (name: string) => path.resolve(REPO_ROOT, name);
-  const entryOutput = Object.keys(outputs).find((name) => path.basename(name) === LAMBDA_ENTRY_FILE && outputs[name]!.entryPoint !== undefined);
+  const entryOutput = Object.keys(outputs).find(
+    (name) => path.basename(name) === LAMBDA_ENTRY_FILE && outputs[name]!.entryPoint !== undefined,
+  );
   if (entryOutput === undefined) throw new Error(`esbuild wrote no ${LAMBDA_ENTRY_FILE} for ${request.entry}`);
   const loaded = new Set<string>();
   const pending = [entryOutput];

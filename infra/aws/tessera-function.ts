@@ -16,7 +16,7 @@ import { buildLambdaBundle, LAMBDA_ENTRY_FILE } from '#infra/bundling.ts';
 import { REPO_ROOT, type DocumentLibrarySettings, type LogLevel } from './settings.ts';
 
 /** The runtime the bundles are built for (`LAMBDA_NODE_TARGET`); it also ships an AWS SDK v3, which we do not use. */
-export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
 
 /** What a function needs to reach the database: the proxy, the credentials it fronts, the name. */
 export interface DatabaseAccess {
@@ -32,7 +32,7 @@ export const LAMBDA_DATABASE_POOL_MAX = 2;
 export const API_FUNCTION_TIMEOUT = Duration.seconds(29);
 
 /** How a function's entry becomes its code. */
-export interface TesseraBundling {
+interface TesseraBundling {
   /** esbuild defines: capabilities compiled out of the bundle (`capabilityDefines`). */
   define?: Record<string, string>;
   /** Folders or files of the repository copied beside index.mjs, as `{ from: repo path, to: name }`. */
@@ -135,9 +135,7 @@ export class TesseraFunction extends LambdaFunction {
     this.addEnvironment(variable, secret.secretArn);
     secret.grantRead(this);
     if (options.write === true) {
-      this.addToRolePolicy(
-        new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }),
-      );
+      this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }));
       secret.encryptionKey?.grantEncrypt(this);
     }
     return this;

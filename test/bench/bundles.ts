@@ -71,7 +71,11 @@ function printSizes(built: readonly Built[]): void {
 }
 
 /** Cold imports, interleaved so a slow moment of the machine hits every target alike. */
-async function printColdImports(targets: ReadonlyArray<{ name: string; dir: string }>, env: NodeJS.ProcessEnv, runs: number): Promise<void> {
+async function printColdImports(
+  targets: ReadonlyArray<{ name: string; dir: string }>,
+  env: NodeJS.ProcessEnv,
+  runs: number,
+): Promise<void> {
   const times = new Map<string, Array<{ ms: number; cpuMs: number }>>(targets.map((target) => [target.name, []]));
   await invokeBundle(targets[0]!.dir, [], env); // the first process start after writing files pays for the page cache
   for (let round = 0; round < runs; round += 1) {
@@ -81,8 +85,10 @@ async function printColdImports(targets: ReadonlyArray<{ name: string; dir: stri
     }
   }
   const baselineMs = median(times.get(targets[0]!.name)!.map((sample) => sample.ms));
-  note(`cold import: median of ${runs} fresh \`node\` processes each, timing \`await import(index.mjs)\` (test/support/bundle-invoke.mjs);`);
-  note('CPU ms is the process\'s user + system time over the import: what a busy machine inflates least');
+  note(
+    `cold import: median of ${runs} fresh \`node\` processes each, timing \`await import(index.mjs)\` (test/support/bundle-invoke.mjs);`,
+  );
+  note("CPU ms is the process's user + system time over the import: what a busy machine inflates least");
   table(
     ['module', 'median ms', 'min ms', 'max ms', 'median CPU ms', 'minus baseline ms', `vs ${TARGET_MS} ms target`],
     targets.map((target, index) => {
@@ -115,7 +121,11 @@ async function printFirstRequests(built: readonly Built[], runs: number): Promis
     const [admin] = await bench.db.query((orm) =>
       orm.select({ uuid: users.uuid, username: users.username }).from(users).where(eq(users.username, BENCH_ADMIN.username)),
     );
-    const issuer = new TokenIssuer(await signingKeysFromJwk(jwk), { issuer: config.tokens.issuer, accessTtlSeconds: 3600, refreshTtlSeconds: 3600 });
+    const issuer = new TokenIssuer(await signingKeysFromJwk(jwk), {
+      issuer: config.tokens.issuer,
+      accessTtlSeconds: 3600,
+      refreshTtlSeconds: 3600,
+    });
     const token = (await issuer.issuePair(admin!)).access.token;
     const database: BundleDatabase = { url: bench.url, dataDir: bench.dataDir };
     // As deployed: INFO logs with a line per request, to stdout.
@@ -123,13 +133,17 @@ async function printFirstRequests(built: readonly Built[], runs: number): Promis
     const dirOf = (name: string) => built.find((entry) => entry.name === name)!.bundle.outdir;
     await seedThroughBundles(dirOf, env, token);
 
-    const samples = new Map<string, Array<{ importMs: number; requestMs: number; cpuMs: number; status: number }>>(built.map(({ name }) => [name, []]));
+    const samples = new Map<string, Array<{ importMs: number; requestMs: number; cpuMs: number; status: number }>>(
+      built.map(({ name }) => [name, []]),
+    );
     for (let round = 0; round < runs; round += 1) {
       for (const { name } of built) {
         const group = endpointGroups.find((candidate) => candidate.name === name)!;
         const run = await invokeBundle(dirOf(name), [firstRequestEvent(group, token)], env);
         const [answer] = run.results;
-        samples.get(name)!.push({ importMs: run.importMs, requestMs: answer!.ms, cpuMs: run.importCpuMs + answer!.cpuMs, status: answer!.statusCode });
+        samples
+          .get(name)!
+          .push({ importMs: run.importMs, requestMs: answer!.ms, cpuMs: run.importCpuMs + answer!.cpuMs, status: answer!.statusCode });
       }
     }
     note(
@@ -139,7 +153,16 @@ async function printFirstRequests(built: readonly Built[], runs: number): Promis
         'round trips to Secrets Manager and RDS Proxy (TLS), which this machine cannot measure.',
     );
     table(
-      ['group', 'request', 'status', 'import ms', 'first request ms', 'import + first request ms', 'of which CPU ms', `vs ${TARGET_MS} ms target`],
+      [
+        'group',
+        'request',
+        'status',
+        'import ms',
+        'first request ms',
+        'import + first request ms',
+        'of which CPU ms',
+        `vs ${TARGET_MS} ms target`,
+      ],
       built.map(({ name }) => {
         const list = samples.get(name)!;
         const event = firstRequestEvent(endpointGroups.find((candidate) => candidate.name === name)!, token);
@@ -177,7 +200,10 @@ export async function benchBundles(): Promise<void> {
 
   const importEnv = lambdaEnvironment('http://127.0.0.1:9', { dataDir: path.join(OUT_DIR, 'data') });
   await printColdImports(
-    [{ name: 'trivial ESM (baseline)', dir: path.join(OUT_DIR, 'trivial') }, ...built.map(({ name, bundle }) => ({ name, dir: bundle.outdir }))],
+    [
+      { name: 'trivial ESM (baseline)', dir: path.join(OUT_DIR, 'trivial') },
+      ...built.map(({ name, bundle }) => ({ name, dir: bundle.outdir })),
+    ],
     importEnv,
     settings.importRuns,
   );

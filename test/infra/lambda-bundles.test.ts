@@ -65,9 +65,15 @@ describe('Lambda bundles, run as deployed', () => {
     }
     const config = loadConfig({ DATA_DIR: dataDir, ADMIN_PASSWORD: 'bundle-admin-password', PASSWORD_SCRYPT_COST: '1024' });
     await ensureSuperuser(db, config);
-    const [admin] = await db.query((orm) => orm.select({ uuid: users.uuid, username: users.username }).from(users).where(eq(users.username, 'admin')));
+    const [admin] = await db.query((orm) =>
+      orm.select({ uuid: users.uuid, username: users.username }).from(users).where(eq(users.username, 'admin')),
+    );
     const jwk = await generatePrivateJwk();
-    const issuer = new TokenIssuer(await signingKeysFromJwk(jwk), { issuer: config.tokens.issuer, accessTtlSeconds: 900, refreshTtlSeconds: 3600 });
+    const issuer = new TokenIssuer(await signingKeysFromJwk(jwk), {
+      issuer: config.tokens.issuer,
+      accessTtlSeconds: 900,
+      refreshTtlSeconds: 3600,
+    });
     token = (await issuer.issuePair(admin!)).access.token;
     if (testDriver === 'pglite') await db.close();
     secrets = await startSecretsStandIn(new Map([[SIGNING_KEY_SECRET_ID, JSON.stringify(jwk)]]));
@@ -93,7 +99,9 @@ describe('Lambda bundles, run as deployed', () => {
       const lazy = bundle.files.filter((file) => !file.loadedOnImport);
       expect(lazy.length, group.name).toBeGreaterThan(0);
     }
-    const dictionaries = bundles.get('console')!.files.filter((file) => file.inputs.some((input) => input.path.includes('@zxcvbn-ts/language-')));
+    const dictionaries = bundles
+      .get('console')!
+      .files.filter((file) => file.inputs.some((input) => input.path.includes('@zxcvbn-ts/language-')));
     expect(dictionaries.length).toBeGreaterThan(0);
     expect(dictionaries.every((file) => !file.loadedOnImport)).toBe(true);
   });

@@ -87,7 +87,7 @@ export function lambdaEnvironment(secretsUrl: string, database: BundleDatabase, 
   return env;
 }
 
-export interface InvokeResult {
+interface InvokeResult {
   statusCode: number;
   body?: string;
   /** Wall time of the handler call, and the CPU time the process spent in it. */
@@ -102,7 +102,11 @@ export interface BundleRun {
 }
 
 /** Imports `bundleDir`/index.mjs in a fresh `node` and calls its handler with `events` in order. */
-export async function invokeBundle(bundleDir: string, events: readonly APIGatewayProxyEventV2[], env: NodeJS.ProcessEnv): Promise<BundleRun> {
+export async function invokeBundle(
+  bundleDir: string,
+  events: readonly APIGatewayProxyEventV2[],
+  env: NodeJS.ProcessEnv,
+): Promise<BundleRun> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'tessera-bundle-events-'));
   try {
     const eventsFile = path.join(scratch, 'events.json');
@@ -158,7 +162,11 @@ export async function seedThroughBundles(bundleDirOf: (group: string) => string,
     ],
     env,
   );
-  const dataRun = await invokeBundle(bundleDirOf('data'), [signedRequest('POST', '/api/apps/', token, { name: fixture.appName }, fixture.siteSlug)], env);
+  const dataRun = await invokeBundle(
+    bundleDirOf('data'),
+    [signedRequest('POST', '/api/apps/', token, { name: fixture.appName }, fixture.siteSlug)],
+    env,
+  );
   return { console: consoleRun, data: dataRun };
 }
 
