@@ -64,7 +64,7 @@ describe('the schema-migration state machine', () => {
     const result = validateAsl(definition);
     expect(result.errorsText()).toBe('');
     expect(result.isValid).toBe(true);
-    expect(Object.keys(definition.States)).toEqual(['Validate', 'Lock', 'Execute', 'Record', 'Invalidate', 'MarkFailed', 'FailedOrReconciled', 'Reconciled', 'Failed']);
+    expect(Object.keys(definition.States)).toEqual(['Validate', 'Lock', 'Execute', 'ValidateConstraints', 'Record', 'Invalidate', 'Revert', 'MarkFailed', 'FailedOrReconciled', 'Reconciled', 'Failed']);
   });
 
   it('runs validate → lock → execute → record → invalidate to SUCCESS', async () => {

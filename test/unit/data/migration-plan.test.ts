@@ -78,14 +78,18 @@ describe('migration planner', () => {
     expect(back[0]!.rollback_preflight!.predicate).toContain(`pg_input_is_valid("age"::text, 'bigint')`);
   });
 
-  it('sets NOT NULL through a validated CHECK, with a preflight of the NULLs', () => {
+  it('sets NOT NULL through a CHECK added NOT VALID in the transaction and validated after it, with a preflight of the NULLs', () => {
     const [step] = plan(BASE, withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { required: true } }]));
-    expect(step).toMatchObject({ type: 'set_not_null', class: 'data-dependent', is_safe: true, preflight: { predicate: '"email" is null', blocking: true } });
-    expect(step!.sql).toEqual([
-      'alter table "site_a"."hr_people" add constraint "hr_people_email_not_null" check ("email" is not null) not valid',
+    expect(step).toMatchObject({ type: 'set_not_null', object: 'hr_people_email_not_null', class: 'data-dependent', is_safe: true, preflight: { predicate: '"email" is null', blocking: true } });
+    expect(step!.sql).toEqual(['alter table "site_a"."hr_people" add constraint "hr_people_email_not_null" check ("email" is not null) not valid']);
+    expect(step!.validate_sql).toEqual([
       'alter table "site_a"."hr_people" validate constraint "hr_people_email_not_null"',
       'alter table "site_a"."hr_people" alter column "email" set not null',
-      'alter table "site_a"."hr_people" drop constraint "hr_people_email_not_null"',
+      'alter table "site_a"."hr_people" drop constraint if exists "hr_people_email_not_null"',
+    ]);
+    expect(step!.rollback_sql).toEqual([
+      'alter table "site_a"."hr_people" drop constraint if exists "hr_people_email_not_null"',
+      'alter table "site_a"."hr_people" alter column "email" drop not null',
     ]);
   });
 
@@ -97,11 +101,28 @@ describe('migration planner', () => {
       ['create_index', 'online', 'concurrent'],
     ]);
     expect(steps[1]!.preflight!.describes).toBe('rows sharing a value');
-    expect(steps[0]!.sql[0]).toBe(`alter table "site_a"."hr_people" add constraint "hr_people_age_max_length" check (char_length("age") <= 3) not valid`);
-    expect(steps[2]!.sql).toEqual(['create index concurrently if not exists "hr_people_by_age" on "site_a"."hr_people" using btree ("age")']);
+    expect(steps[0]!.sql).toEqual([`alter table "site_a"."hr_people" add constraint "hr_people_age_max_length" check (char_length("age") <= 3) not valid`]);
+    expect(steps[0]!.validate_sql).toEqual(['alter table "site_a"."hr_people" validate constraint "hr_people_age_max_length"']);
+    // No IF NOT EXISTS: another table's index of the name must fail the build, not stand in for it.
+    expect(steps[2]!.sql).toEqual(['create index concurrently "hr_people_by_age" on "site_a"."hr_people" using btree ("age")']);
     const { executed, rollback } = planSql(steps);
     expect(executed[0]).toMatch(/^create index concurrently/);
+    expect(executed.at(-1)).toBe('alter table "site_a"."hr_people" validate constraint "hr_people_age_max_length"');
     expect(rollback.at(-1)).toBe('drop index "site_a"."hr_people_by_age"');
+  });
+
+  it('builds an index in the transaction when its name is one the table has or gets otherwise', () => {
+    // "search_vector_idx" would be the search vector's index, "email_key" a unique constraint's: a
+    // failed CONCURRENTLY build is cleaned up by dropping its name on the table, so it must not be those.
+    const search = plan(BASE, withFields(F, { indexes: [{ name: 'by_email', fields: ['email'] }, { name: 'search_vector_idx', fields: ['age'] }] }));
+    expect(search.map((s) => [s.type, s.object, s.phase])).toEqual([['create_index', 'hr_people_search_vector_idx', 'transaction']]);
+    const unique = plan(BASE, withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { unique: true } }], { indexes: [{ name: 'by_email', fields: ['email'] }, { name: 'email_key', fields: ['age'] }] }));
+    expect(unique.map((s) => [s.type, s.object, s.phase])).toEqual([
+      ['add_unique', 'hr_people_email_key', 'transaction'],
+      ['create_index', 'hr_people_email_key', 'transaction'],
+    ]);
+    const free = plan(BASE, withFields(F, { indexes: [{ name: 'by_email', fields: ['email'] }, { name: 'by_age', fields: ['age'] }] }));
+    expect(free.map((s) => s.phase)).toEqual(['concurrent']);
   });
 
   it('refuses a primary key change', () => {
@@ -146,20 +167,23 @@ describe('migration planner', () => {
       // DROP INDEX is catalog-only; its short lock is bounded by lock_timeout, and CONCURRENTLY cannot
       // run inside the transaction that keeps the migration all or nothing.
       'require-concurrent-index-deletion': 'catalog-only, inside the atomic transaction',
-      // A CONCURRENTLY build outside the transaction holds SHARE UPDATE EXCLUSIVE (reads and writes go
-      // on) and runs without timeouts: a session-level SET would leave state on a pooled connection
-      // (RDS Proxy pins such sessions). The in-transaction statements have both (SET LOCAL above).
-      'require-lock-timeout': 'concurrent builds do not block writers',
-      'require-statement-timeout': 'no session state on pooled connections',
     };
     const dir = mkdtempSync(path.join(tmpdir(), 'squawk-'));
     const files = pairs.map(([before, after], index) => {
       const steps = plan(before, after);
       const concurrent = steps.filter((s) => s.phase === 'concurrent').flatMap((s) => s.sql);
       const inTransaction = steps.filter((s) => s.phase === 'transaction').flatMap((s) => s.sql);
-      // As the executor runs it: CONCURRENTLY steps alone, then one transaction with both timeouts
-      // (set_config(..., true) there, which is SET LOCAL).
-      const text = [...concurrent.map((s) => `${s};`), 'begin;', "set local lock_timeout = '5s';", "set local statement_timeout = '30s';", ...inTransaction.map((s) => `${s};`), 'commit;'].join('\n');
+      const validations = steps.flatMap((s) => s.validate_sql ?? []);
+      // As the executor runs it: each CONCURRENTLY step alone with session timeouts (reset after it),
+      // then one transaction with both timeouts (set_config(..., true) there, which is SET LOCAL), then
+      // each validation in a short transaction of its own with the same timeouts.
+      const timeouts = ["set lock_timeout = '5s';", "set statement_timeout = '30s';"];
+      const local = ["set local lock_timeout = '5s';", "set local statement_timeout = '30s';"];
+      const text = [
+        ...concurrent.flatMap((s) => [...timeouts, `${s};`, 'reset lock_timeout;', 'reset statement_timeout;']),
+        'begin;', ...local, ...inTransaction.map((s) => `${s};`), 'commit;',
+        ...validations.flatMap((s) => ['begin;', ...local, `${s};`, 'commit;']),
+      ].join('\n');
       const file = path.join(dir, `pair-${index + 1}.sql`);
       writeFileSync(file, `${text}\n`);
       return file;

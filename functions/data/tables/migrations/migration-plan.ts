@@ -141,7 +141,15 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   };
   const oldIndexes = indexes(before, input.before, renameField);
   const newIndexes = indexes(after, input.after, (n) => n);
-  const oldIndexNames = new Set([...oldIndexes.values()].map((i) => i.physical));
+  // Every index name the table has or gets besides the declared indexes: old indexes, the indexes of
+  // unique and primary key constraints, the search vector's.
+  const uniqueNames = [...oldChecks.values(), ...newChecks.values()].filter((c) => c.text.startsWith('unique')).flatMap((c) => [c.name, c.physical]);
+  const reservedIndexNames = new Set([
+    ...[...oldIndexes.values()].map((i) => i.physical),
+    ...uniqueNames,
+    constraintName(after.tableName, 'pkey'),
+    constraintName(after.tableName, `${SEARCH_VECTOR_FIELD}_idx`),
+  ]);
   const touchesRetyped = (named: Named) => named.columns.some((c) => retyped.has(c));
   const unchanged = (old: Named, now: Named | undefined) => now !== undefined && now.text === old.text && !touchesRetyped(old);
 
@@ -275,12 +283,16 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       step({ type: 'drop_not_null', column: field.name, class: 'instant', is_safe: true, sql: [alter(sql`alter column ${col} drop not null`)], rollback_sql: [alter(sql`alter column ${col} set not null`)] });
     }
     if (!wasRequired && isRequired) {
-      // A validated CHECK lets SET NOT NULL skip its own scan; the check goes once it has served.
-      const check = ident(constraintName(after.tableName, `${field.name}_not_null`));
-      step({ type: 'set_not_null', column: field.name, class: 'data-dependent', is_safe: true,
+      // The CHECK is added NOT VALID under the migration's lock and validated after it (no ACCESS
+      // EXCLUSIVE during the scan); the validated CHECK lets SET NOT NULL skip its own scan, and it
+      // goes once it has served.
+      const checkName = constraintName(after.tableName, `${field.name}_not_null`);
+      const check = ident(checkName);
+      step({ type: 'set_not_null', column: field.name, object: checkName, class: 'data-dependent', is_safe: true,
         preflight: { predicate: ddlText(sql`${preCol} is null`), describes: 'rows with no value', blocking: true },
-        sql: [alter(sql`add constraint ${check} check (${col} is not null) not valid`), alter(sql`validate constraint ${check}`), alter(sql`alter column ${col} set not null`), alter(sql`drop constraint ${check}`)],
-        rollback_sql: [alter(sql`alter column ${col} drop not null`)] });
+        sql: [alter(sql`add constraint ${check} check (${col} is not null) not valid`)],
+        validate_sql: [alter(sql`validate constraint ${check}`), alter(sql`alter column ${col} set not null`), alter(sql`drop constraint if exists ${check}`)],
+        rollback_sql: [alter(sql`drop constraint if exists ${check}`), alter(sql`alter column ${col} drop not null`)] });
     }
   }
 
@@ -297,7 +309,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       const predicate = check.before === undefined ? undefined : ddlText(check.before).replace(/^check /, '');
       step({ type: 'add_check', column: check.columns[0]!, object: name, class: 'online', is_safe: true,
         ...(predicate ? { preflight: { predicate: `not coalesce(${predicate}, true)`, describes: `rows breaking ${name}`, blocking: true } } : {}),
-        sql: [alter(sql`add constraint ${ident(name)} ${check.clause} not valid`), alter(sql`validate constraint ${ident(name)}`)],
+        sql: [alter(sql`add constraint ${ident(name)} ${check.clause} not valid`)],
+        validate_sql: [alter(sql`validate constraint ${ident(name)}`)],
         rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
     }
   }
@@ -312,7 +325,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const present = sql.join(preFields.map((f) => sql`${ident(f ?? '_')} is not null`), sql` and `);
     step({ type: 'add_foreign_key', column: fk.columns.join(','), object: name, class: 'online', is_safe: true,
       ...(checkable ? { preflight: { predicate: ddlText(sql`${present} and not exists (select 1 from ${ident(after.schemaName)}.${ident(target)} r where ${missing})`), describes: 'rows referring to missing records', blocking: true } } : {}),
-      sql: [alter(sql`add constraint ${ident(name)} ${fk.clause} not valid`), alter(sql`validate constraint ${ident(name)}`)],
+      sql: [alter(sql`add constraint ${ident(name)} ${fk.clause} not valid`)],
+      validate_sql: [alter(sql`validate constraint ${ident(name)}`)],
       rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
   }
   if (after.search !== undefined && (before.search === undefined || searchChanges)) {
@@ -322,9 +336,12 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   for (const [name, index] of newIndexes) {
     const old = oldIndexes.get(name);
     if (old !== undefined && unchanged(old, index)) continue;
-    // CONCURRENTLY needs the columns as they are before the transaction and a free name.
-    const concurrent = !oldIndexNames.has(name) && index.columns.every((f) => origin.get(f)?.name === f && !retyped.has(f));
-    const text = concurrent ? index.text.replace(/^create (unique )?index /, (m) => `${m}concurrently if not exists `) : index.text;
+    // CONCURRENTLY needs the columns as they are before the transaction and a name no index of the
+    // table has or gets otherwise: a failed build is cleaned up by dropping the index of that name on
+    // this table, which must never be one the table still needs. No IF NOT EXISTS: an index of the
+    // name on another table must fail the build, not stand in for it.
+    const concurrent = !reservedIndexNames.has(name) && index.columns.every((f) => origin.get(f)?.name === f && !retyped.has(f));
+    const text = concurrent ? index.text.replace(/^create (unique )?index /, (m) => `${m}concurrently `) : index.text;
     const spec = input.after.indexes.find((candidate, position) => indexStatement(after, table, candidate, position + 1).name === name)!;
     const pre = spec.unique && spec.where === undefined && spec.fields.length === 1 ? origin.get(spec.fields[0]!) : undefined;
     step({ type: 'create_index', column: index.columns.join(','), object: name, class: concurrent ? 'online' : 'data-dependent', is_safe: true, phase: concurrent ? 'concurrent' : 'transaction',

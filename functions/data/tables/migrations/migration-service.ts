@@ -4,7 +4,7 @@
 // awaited within the request budget (else 202 with the operation).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Config } from '#shared/config.ts';
-import type { Queryable } from '#shared/db/database.ts';
+import type { Database, Queryable } from '#shared/db/database.ts';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
@@ -211,7 +211,7 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
 
 /** Migrates a materialized table: recorded, run by the state machine, awaited within the budget. */
 export async function migrateTable(
-  db: Queryable,
+  db: Database,
   settings: MigrationSettings,
   site: Tenant,
   caller: Principal,

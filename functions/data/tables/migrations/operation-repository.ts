@@ -109,10 +109,14 @@ export async function operationPage(db: Queryable, site: Site, tableId: number, 
   return { count: counted?.n ?? 0, rows };
 }
 
-/** The newest successful ALTER_TABLE of the table: the only one a rollback may reverse. */
+/**
+ * The newest applied ALTER_TABLE of the table: the only one a rollback may reverse. Applied: SUCCESS,
+ * or FAILED with its change still in place (a validation and its revert failed).
+ */
 export async function latestAppliedMigration(db: Queryable, site: Site, tableId: number): Promise<string | undefined> {
   const [row] = await db.rows<{ revision_id: string }>(sql`select revision_id from ${tenantTable(site, 'schema_operations')}
-    where datatable_id = ${tableId} and status = 'SUCCESS' and operation_type = 'ALTER_TABLE' order by id desc limit 1`);
+    where datatable_id = ${tableId} and operation_type = 'ALTER_TABLE' and (status = 'SUCCESS' or (status = 'FAILED' and applied_at is not null))
+    order by id desc limit 1`);
   return row?.revision_id;
 }
 
