@@ -129,9 +129,39 @@ export async function executeMigration(db: Database, site: Site, op: MigrationRo
       { statementTimeoutMs: limits.ddlTimeoutMs, lockTimeoutMs: limits.lockTimeoutMs },
     );
   } catch (error) {
-    await dropConcurrentIndexes(db, site, op, limits);
+    // Best effort: a drop that cannot get its lock now is done by markFailed or the sweep.
+    await dropConcurrentIndexes(db, site, op, limits).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The INVALID indexes failed migrations of the schema (or of one table) left because their drop
+ * could not get its lock at the time: dropped now. Failures stay for the next sweep.
+ */
+export async function sweepInvalidIndexes(db: Database, site: Site, limits: StatementLimits, tableId?: number): Promise<number> {
+  const table = tableId === undefined ? sql`` : sql` and o.datatable_id = ${tableId}`;
+  const leftovers = await db.rows<{ index_name: string }>(sql`select distinct ic.relname as index_name
+    from ${tenantTable(site, 'schema_operations')} o
+    cross join lateral jsonb_array_elements(o.steps) as step
+    join pg_class ic on ic.relname = step ->> 'object'
+    join pg_index i on i.indexrelid = ic.oid and not i.indisvalid
+    join pg_class t on t.oid = i.indrelid and t.relname = o.table_name
+    join pg_namespace s on s.oid = ic.relnamespace and s.nspname = ${site.schemaName}
+    where o.status = 'FAILED' and o.applied_at is null and step ->> 'phase' = 'concurrent'${table}`);
+  let dropped = 0;
+  for (const { index_name } of leftovers) {
+    try {
+      await db.runOutsideTransaction(sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(index_name)}`)), {
+        statementTimeoutMs: limits.ddlTimeoutMs,
+        lockTimeoutMs: limits.lockTimeoutMs,
+      });
+      dropped += 1;
+    } catch {
+      // still locked: the next sweep tries again
+    }
+  }
+  return dropped;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Database } from '#shared/db/database.ts';
 import { isSafeIdentifier } from '../table-schema.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
-import { causeMessage, currentHash, dropConcurrentIndexes, executeMigration, pendingValidations, revertAppliedMigration, StaleSchemaError, validateConstraints } from './migration-execution.ts';
+import { causeMessage, currentHash, dropConcurrentIndexes, executeMigration, pendingValidations, revertAppliedMigration, StaleSchemaError, sweepInvalidIndexes, validateConstraints } from './migration-execution.ts';
 import { claimMigration, completeMigration, failMigration, findMigration, type MigrationRow } from './operation-repository.ts';
 
 export interface MigrationTaskInput {
@@ -92,6 +92,7 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
       forgetTableDescriptors(site.schemaName, op.table_name);
       // The table's own dropped columns whose retention has passed go now; the schedule sweeps the rest.
       const swept = await sweepTombstones(db, site, deps, op.datatable_id!);
+      await sweepInvalidIndexes(db, site, deps, op.datatable_id!);
       return { status: op.status, swept_columns: swept.columns };
     }
     case 'markFailed':
@@ -123,25 +124,34 @@ async function markFailed(deps: MigrationTaskDeps, site: { schemaName: string },
     forgetTableDescriptors(site.schemaName, op.table_name);
     return { status: 'FAILED' };
   }
-  await dropConcurrentIndexes(db, site, op, deps);
-  await failMigration(db, site, op.revision_id, code, message);
+  // The FAILED status must be recorded whatever the cleanup meets (an old transaction that keeps a
+  // DROP INDEX CONCURRENTLY waiting past its lock timeout): what stays is dropped by the sweep.
+  let leftover = '';
+  try {
+    await dropConcurrentIndexes(db, site, op, deps);
+  } catch (error) {
+    leftover = ` An index its CONCURRENTLY step built could not be dropped yet (${causeMessage(error)}); the sweep drops it.`;
+  }
+  await failMigration(db, site, op.revision_id, code, `${message}${leftover}`);
   return { status: 'FAILED' };
 }
 
-/** The scheduled sweep: every site's expired tombstones; one site's failure does not stop the others. */
+/** The scheduled sweep: every site's expired tombstones and leftover INVALID indexes; one site's failure does not stop the others. */
 async function sweepAllSites(deps: MigrationTaskDeps): Promise<Record<string, unknown>> {
   let columns = 0;
+  let indexes = 0;
   const failed: unknown[] = [];
   for (const schemaName of await siteSchemas(deps.db)) {
     try {
       const result = await sweepTombstones(deps.db, { schemaName }, deps);
+      indexes += await sweepInvalidIndexes(deps.db, { schemaName }, deps);
       columns += result.columns;
       failed.push(...result.failed.map((f) => ({ schema: schemaName, ...f })));
     } catch (error) {
       failed.push({ schema: schemaName, error: causeMessage(error) });
     }
   }
-  return { swept_columns: columns, failed };
+  return { swept_columns: columns, swept_invalid_indexes: indexes, failed };
 }
 
 /** Step Functions wraps a Lambda's error as `{errorMessage, errorType}` JSON in `Cause`; the local runner does not. */
