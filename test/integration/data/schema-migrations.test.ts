@@ -319,6 +319,128 @@ describe('schema evolution API', () => {
     expect((await as('POST', `${T}guarded/rollback/`, { revision_id: op.revision_id })).status).toBe(403);
   });
 
+  describe('on a jsonb table', () => {
+    const J = '/api/apps/hr/datatables/';
+    const DOCS = {
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'name', type: 'string' },
+        { name: 'age', type: 'string' },
+        { name: 'tags', type: 'array' },
+      ],
+      primaryKey: ['id'],
+    };
+    const ROWS = [
+      { id: 1, name: 'Ann', age: '41', tags: ['a'] },
+      { id: 2, name: 'Bob', age: 'old' },
+      { id: 3, age: '7' },
+    ];
+    const makeDocs = async (name: string) => {
+      expect((await call('POST', '/api/apps/hr/datasources/docs/datatables/', { name, json_schema: DOCS })).status).toBe(201);
+      expect((await call('POST', `${J}${name}/materialize/`)).status).toBe(200);
+      expect((await call('POST', `${J}${name}/data/`, ROWS)).status).toBe(201);
+    };
+    const records = async (name: string) => (await call('GET', `${J}${name}/data/?_sort=id`)).body.data;
+    const with_ = (fields: unknown[], extra: Record<string, unknown> = {}) => ({ ...DOCS, ...extra, fields });
+    const [ID, NAME, AGE, TAGS] = DOCS.fields;
+
+    beforeAll(async () => {
+      expect((await call('POST', '/api/apps/hr/datasources/', { name: 'Docs', provider_type: 'jsonb' })).status).toBe(201);
+    });
+
+    it('renames with the hint, adds with a default, drops (and a rollback restores) a member, keeping every value', async () => {
+      await makeDocs('jmoves');
+      const next = with_([ID, { name: 'full_name', type: 'string', 'x-rename-from': 'name' }, AGE, { name: 'level', type: 'integer', default: 1 }]);
+      const preview = await call('POST', `${J}jmoves/preview-changes/`, { new_schema: next });
+      expect(preview.status).toBe(200);
+      expect(preview.body.operations.map((o: { type: string; class: string }) => [o.type, o.class])).toEqual([
+        ['rename_column', 'data-dependent'],
+        ['drop_column', 'destructive'],
+        ['add_column', 'data-dependent'],
+      ]);
+      expect(preview.body.is_safe).toBe(true);
+      expect((await call('PATCH', `${J}jmoves/`, { json_schema: next })).status).toBe(200);
+      expect(await records('jmoves')).toEqual([
+        { id: 1, full_name: 'Ann', age: '41', level: 1 },
+        { id: 2, full_name: 'Bob', age: 'old', level: 1 },
+        { id: 3, age: '7', level: 1 },
+      ]);
+      const [op] = (await call('GET', `${J}jmoves/operation-history/?limit=1`)).body.results;
+      expect(op).toMatchObject({ status: 'SUCCESS', operation_type: 'ALTER_TABLE' });
+      expect(op.executed_sql).toContain(`jsonb_build_object(E'full_name'`);
+      const back = await call('POST', `${J}jmoves/rollback/`, { revision_id: op.revision_id });
+      expect(back.status).toBe(200);
+      expect(back.body.message).toMatch(/restored with their data/);
+      expect(await records('jmoves')).toEqual(ROWS);
+      expect((await call('GET', `${J}jmoves/`)).body.json_schema).toEqual(DOCS);
+    });
+
+    it('changes a member type after a preflight over the stored values, and refuses a rollback the new values block', async () => {
+      await makeDocs('jtypes');
+      const typed = with_([ID, NAME, { name: 'age', type: 'integer' }, TAGS]);
+      const preview = await call('POST', `${J}jtypes/preview-changes/`, { new_schema: typed });
+      expect(preview.body.operations).toEqual([
+        expect.objectContaining({ type: 'alter_column_type', class: 'breaking', is_safe: false, preflight: { violating_rows: 1, sample_ids: [2], describes: 'values that do not convert to bigint', blocking: false } }),
+      ]);
+      const refused = await call('PATCH', `${J}jtypes/`, { json_schema: typed });
+      expect(refused.status).toBe(400);
+      expect(refused.body.warnings.join(' ')).toMatch(/values that do not convert to bigint .*for example 2/);
+      expect((await call('PATCH', `${J}jtypes/`, { json_schema: typed, allow_data_loss: true })).status).toBe(200);
+      expect((await records('jtypes')).map((r: { age: unknown }) => r.age)).toEqual([41, null, 7]);
+      // Written on the new type, then the rollback to string converts every value back.
+      expect((await call('POST', `${J}jtypes/data/`, { id: 4, age: 12 })).status).toBe(201);
+      const [op] = (await call('GET', `${J}jtypes/operation-history/?limit=1`)).body.results;
+      expect((await call('POST', `${J}jtypes/rollback/`, { revision_id: op.revision_id })).status).toBe(200);
+      expect((await records('jtypes')).map((r: { age: unknown }) => r.age)).toEqual(['41', null, '7', '12']);
+      // string → integer → string again, then a value that cannot go back blocks the rollback.
+      expect((await call('PATCH', `${J}jtypes/`, { json_schema: with_([ID, NAME, { name: 'age', type: 'number' }, TAGS]), allow_data_loss: true })).status).toBe(200);
+      expect((await call('POST', `${J}jtypes/data/`, { id: 5, age: 1.5 })).status).toBe(201);
+      const widened = with_([ID, NAME, { name: 'age', type: 'string' }, TAGS]);
+      expect((await call('PATCH', `${J}jtypes/`, { json_schema: widened })).status).toBe(200);
+      expect((await call('POST', `${J}jtypes/data/`, { id: 6, age: 'six' })).status).toBe(201);
+      const [last] = (await call('GET', `${J}jtypes/operation-history/?limit=1`)).body.results;
+      const blocked = await call('POST', `${J}jtypes/rollback/`, { revision_id: last.revision_id });
+      expect(blocked.status).toBe(422);
+      expect(JSON.stringify(blocked.body)).toMatch(/Incompatible data/);
+    });
+
+    it('preflights new required, length and unique constraints over the stored members, and builds unique and declared indexes', async () => {
+      await makeDocs('jrules');
+      const required = with_([ID, { name: 'name', type: 'string', constraints: { required: true } }, AGE, TAGS]);
+      const noName = await call('PATCH', `${J}jrules/`, { json_schema: required });
+      expect(noName.status).toBe(400);
+      expect(noName.body.warnings.join(' ')).toMatch(/1 row: rows with no value for set_not_null on "name" \(for example 3\)/);
+      const short = with_([ID, { name: 'name', type: 'string', constraints: { maxLength: 2 } }, AGE, TAGS]);
+      const long = await call('POST', `${J}jrules/preview-changes/`, { new_schema: short });
+      expect(long.body.operations[0]).toMatchObject({ type: 'add_check', preflight: { violating_rows: 2, sample_ids: [1, 2] } });
+      expect((await call('POST', `${J}jrules/data/`, { id: 4, name: 'Ann' })).status).toBe(201);
+      const unique = with_([ID, { name: 'name', type: 'string', constraints: { unique: true } }, AGE, TAGS]);
+      const twice = await call('POST', `${J}jrules/preview-changes/`, { new_schema: unique });
+      expect(twice.body.operations[0]).toMatchObject({ type: 'add_unique', preflight: { violating_rows: 2, sample_ids: [1, 4] } });
+      expect((await call('DELETE', `${J}jrules/data/4/`)).status).toBe(204);
+      const indexed = { ...unique, indexes: [{ name: 'by_age', fields: ['age'] }] };
+      expect((await call('PATCH', `${J}jrules/`, { json_schema: indexed })).status).toBe(200);
+      expect(await indexes('hr_jrules')).toEqual(['hr_jrules_by_age', 'hr_jrules_name_key', 'hr_jrules_pkey']);
+      // The unique index holds: a second "Ann" is refused as the spec's record validation failure.
+      expect((await call('POST', `${J}jrules/data/`, { id: 5, name: 'Ann' })).status).toBe(400);
+      const [op] = (await call('GET', `${J}jrules/operation-history/?limit=1`)).body.results;
+      expect(op.alembic_operations.map((o: { op: string; phase: string }) => [o.op, o.phase])).toEqual([['add_unique', 'transaction'], ['create_index', 'concurrent']]);
+    });
+  });
+
+  it('refuses a rename onto a name the table already has, and two fields renamed from one', async () => {
+    await makeTable('clash', PEOPLE, [{ id: 1, name: 'Ann', age: '3' }]);
+    const onto = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'age', type: 'string', 'x-rename-from': 'name' }] };
+    const refused = await call('PATCH', `${T}clash/`, { json_schema: onto });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toMatch(/already has a field \\"age\\"/);
+    const split = { ...PEOPLE, fields: [...PEOPLE.fields.filter((f) => f.name !== 'name'), { name: 'a', type: 'string', 'x-rename-from': 'name' }, { name: 'b', type: 'string', 'x-rename-from': 'name' }] };
+    expect((await call('PATCH', `${T}clash/`, { json_schema: split })).status).toBe(400);
+    expect((await call('POST', `${T}clash/validate-schema/`, { schema: split })).body).toMatchObject({ valid: false, errors: [expect.stringMatching(/both renamed from "name"/)] });
+    expect(await columns('hr_clash')).toEqual(['id:bigint:not null', 'name:text:null', 'age:text:null']);
+    expect((await call('GET', `${T}clash/operation-history/`)).body.count).toBe(1);
+  });
+
   it('is not reachable from another site: the table is not found there', async () => {
     const other = (await createSite(app, admin, 'Other Site')).slug;
     const answer = await app.request('GET', `${T}history/operation-history/`, { token: admin, headers: { 'x-tenant': other } });

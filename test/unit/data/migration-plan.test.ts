@@ -24,9 +24,10 @@ const BASE = {
   indexes: [{ name: 'by_email', fields: ['email'] }],
 };
 
-function plan(before: unknown, after: unknown): PlannedStep[] {
-  return planMigration({ before: compileTable(before, target), after: compileTable(after, target), afterSchema: after, referencedTables: new Map(), baseHash: 'a'.repeat(64), castable });
+function plan(before: unknown, after: unknown, on: typeof target | typeof jsonbTarget = target): PlannedStep[] {
+  return planMigration({ before: compileTable(before, on), after: compileTable(after, on), afterSchema: after, referencedTables: new Map(), baseHash: 'a'.repeat(64), castable });
 }
+const jsonbTarget = { ...target, tableName: 'hr_docs', provider: 'jsonb' as const, name: 'docs' };
 const withFields = (fields: unknown[], extra: Record<string, unknown> = {}) => ({ ...BASE, ...extra, fields });
 const F = BASE.fields;
 
@@ -125,6 +126,21 @@ describe('migration planner', () => {
     expect(free.map((s) => s.phase)).toEqual(['concurrent']);
   });
 
+  it('plans a jsonb table: members renamed, dropped to a tombstone column and retyped by UPDATEs, constraints checked by preflight', () => {
+    const steps = plan(BASE, withFields([F[0], { name: 'full_name', type: 'string', 'x-rename-from': 'name' }, { name: 'age', type: 'integer', constraints: { minimum: 0 } }], { indexes: [] }), jsonbTarget);
+    expect(steps.map((s) => [s.type, s.class, s.sql.length])).toEqual([
+      ['drop_index', 'instant', 1],
+      ['rename_column', 'data-dependent', 1],
+      ['drop_column', 'destructive', 2],
+      ['alter_column_type', 'breaking', 1],
+      ['add_check', 'instant', 0],
+    ]);
+    expect(steps[1]!.sql).toEqual([`update "site_a"."hr_docs" set "data" = ("data" - E'name') || jsonb_build_object(E'full_name', ("data" -> E'name')) where "data" ? E'name'`]);
+    expect(steps[2]!.sql[1]).toMatch(/^update "site_a"."hr_docs" set "_tomb_[0-9a-f]{24}" = \("data" -> E'email'\), "data" = "data" - E'email' where "data" \? E'email'$/);
+    expect(steps[3]!.preflight!.predicate).toBe(`("data" -> E'age') is not null and ("data" -> E'age') <> 'null'::jsonb and not pg_input_is_valid(("data" ->> E'age'), 'bigint')`);
+    expect(steps[4]!.preflight!.describes).toBe('rows breaking hr_docs_age_min');
+  });
+
   it('refuses a primary key change', () => {
     expect(() => plan(BASE, { ...BASE, primaryKey: ['email'] })).toThrow(/primary key/);
   });
@@ -169,8 +185,13 @@ describe('migration planner', () => {
       'require-concurrent-index-deletion': 'catalog-only, inside the atomic transaction',
     };
     const dir = mkdtempSync(path.join(tmpdir(), 'squawk-'));
-    const files = pairs.map(([before, after], index) => {
-      const steps = plan(before, after);
+    // jsonb tables: member renames, drops, type changes and expression indexes.
+    const jsonbPairs: [unknown, unknown][] = [
+      [BASE, withFields([F[0], { name: 'full_name', type: 'string', 'x-rename-from': 'name' }, { name: 'age', type: 'integer' }, { name: 'level', type: 'integer', default: 1 }], { indexes: [] })],
+      [BASE, withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { unique: true } }], { indexes: [{ name: 'by_age', fields: ['age'] }] })],
+    ];
+    const files = [...pairs.map((pair) => ({ pair, on: target })), ...jsonbPairs.map((pair) => ({ pair, on: jsonbTarget }))].map(({ pair: [before, after], on }, index) => {
+      const steps = plan(before, after, on);
       const concurrent = steps.filter((s) => s.phase === 'concurrent').flatMap((s) => s.sql);
       const inTransaction = steps.filter((s) => s.phase === 'transaction').flatMap((s) => s.sql);
       const validations = steps.flatMap((s) => s.validate_sql ?? []);

@@ -4,11 +4,12 @@
 // migrated table has exactly the objects materializing the new schema would have made.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import { BusinessLogicError, ValidationError } from '#shared/errors.ts';
 import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, ident, indexStatement, searchExpression, typedLiteral } from '../ddl.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
-import { tombstoneName, type PlannedStep, type Preflight } from './migration-steps.ts';
+import { mapFields } from './field-mapping.ts';
+import { planJsonbMigration } from './migration-plan-jsonb.ts';
+import { tombstoneName, WIDENINGS, type PlannedStep, type Preflight } from './migration-steps.ts';
 
 export interface PlanInput {
   before: CompiledTable;
@@ -23,29 +24,6 @@ export interface PlanInput {
   castable: (text: SQL, type: string) => SQL;
 }
 
-/** Column types a value of the key type converts into without loss or failure. */
-const WIDENINGS: Record<string, readonly string[]> = {
-  integer: ['bigint', 'double precision', 'text'],
-  bigint: ['double precision', 'text'],
-  'double precision': ['text'],
-  boolean: ['text'],
-  uuid: ['text'],
-  date: ['text', 'timestamptz'],
-  time: ['text'],
-  timestamptz: ['text'],
-  interval: ['text'],
-};
-
-function renameHints(schema: unknown): Map<string, string> {
-  const hints = new Map<string, string>();
-  const fields = (schema as { fields?: unknown }).fields;
-  if (!Array.isArray(fields)) return hints;
-  for (const field of fields as Record<string, unknown>[]) {
-    const from = field['x-rename-from'];
-    if (typeof field.name === 'string' && typeof from === 'string') hints.set(field.name, from);
-  }
-  return hints;
-}
 
 function sameDefault(a: FieldDescriptor, b: FieldDescriptor): boolean {
   return canonicalJson(a.default ?? null) === canonicalJson(b.default ?? null);
@@ -54,42 +32,11 @@ function sameDefault(a: FieldDescriptor, b: FieldDescriptor): boolean {
 export function planMigration(input: PlanInput): PlannedStep[] {
   const before = input.before.descriptor;
   const after = input.after.descriptor;
-  if (after.provider !== 'flat_table') {
-    throw new BusinessLogicError('Schema migrations are available for flat_table tables; this table stores its fields in one jsonb column.');
-  }
+  const mapping = mapFields(before, after, input.afterSchema);
+  if (after.provider === 'jsonb') return planJsonbMigration(input, mapping);
+  const { origin, renamed, newNameOf, retyped, added, dropped } = mapping;
   const table = sql`${ident(after.schemaName)}.${ident(after.tableName)}`;
   const alter = (rest: SQL) => ddlText(sql`alter table ${table} ${rest}`);
-  const oldByName = new Map(before.fields.map((f) => [f.name, f]));
-  const newByName = new Map(after.fields.map((f) => [f.name, f]));
-
-  // Which old field each new field continues: itself, or the field its rename hint names.
-  const hints = renameHints(input.afterSchema);
-  const origin = new Map<string, FieldDescriptor>();
-  const renamed = new Map<string, string>();
-  for (const field of after.fields) {
-    const from = hints.get(field.name);
-    if (from !== undefined && from !== field.name && oldByName.has(from) && !newByName.has(from)) {
-      origin.set(field.name, oldByName.get(from)!);
-      renamed.set(from, field.name);
-    } else if (oldByName.has(field.name)) {
-      origin.set(field.name, oldByName.get(field.name)!);
-    }
-  }
-  const newNameOf = (old: string) => renamed.get(old) ?? (newByName.has(old) ? old : undefined);
-  const mappedKey = before.primaryKey.map(newNameOf);
-  if (canonicalJson(mappedKey) !== canonicalJson(after.primaryKey)) {
-    const message = 'Changing the primary key of a materialized table is not supported.';
-    throw ValidationError.forFields({ json_schema: [message] }, message);
-  }
-  for (const key of after.primaryKey) {
-    if (columnType(origin.get(key)!) !== columnType(newByName.get(key)!)) {
-      const message = `Changing the type of the primary key field "${key}" is not supported.`;
-      throw ValidationError.forFields({ json_schema: [message] }, message);
-    }
-  }
-  const retyped = new Set(after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name));
-  const added = after.fields.filter((f) => !origin.has(f.name));
-  const dropped = before.fields.filter((f) => newNameOf(f.name) === undefined);
 
   // Constraints and indexes, keyed by their name in the new column names and compared by their full
   // text there; `physical` and `original` are the name and clause the object has before the plan.
@@ -211,7 +158,7 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const hasDefault = field.default !== undefined;
     const restored: FieldDescriptor = { ...field, constraints: { ...field.constraints, required: false } };
     step({ type: 'drop_column', column: field.name, object: tombstoneName(input.baseHash, field.name), class: 'destructive', is_safe: true,
-      warning: `Column "${field.name}" will be dropped and its data will be lost once the retention window has passed.${hints.size > 0 || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
+      warning: `Column "${field.name}" will be dropped and its data will be lost once the retention window has passed.${mapping.hinted || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
       sql: [
         alter(sql`rename column ${col} to ${tomb}`),
         ...(required ? [alter(sql`alter column ${tomb} drop not null`)] : []),

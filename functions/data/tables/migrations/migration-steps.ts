@@ -65,6 +65,19 @@ export interface PlannedStep {
   tombstone?: { sweep_sql: string[]; rollback_after_sweep: string[] };
 }
 
+/** Column types a value of the key type converts into without loss or failure (both planners). */
+export const WIDENINGS: Readonly<Record<string, readonly string[]>> = {
+  integer: ['bigint', 'double precision', 'text'],
+  bigint: ['double precision', 'text'],
+  'double precision': ['text'],
+  boolean: ['text'],
+  uuid: ['text'],
+  date: ['text', 'timestamptz'],
+  time: ['text'],
+  timestamptz: ['text'],
+  interval: ['text'],
+};
+
 /** Dropped columns are renamed under this prefix until the retention window has passed. */
 export const TOMBSTONE_PREFIX = '_tomb_';
 
