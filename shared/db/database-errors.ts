@@ -65,6 +65,22 @@ export class LockTimeoutError extends ConflictError {
   }
 }
 
+/**
+ * A statement on a user table named a column or the table itself that is not there (42703, 42P01).
+ * Record statements are built from the table's schema as the request read it; a schema migration
+ * that commits while the statement waits for the table (a rename, a drop) makes that description
+ * stale: the request is to be sent again, on the new schema. The record code maps to it (only there:
+ * elsewhere these codes mean our own statement is wrong, a 500).
+ */
+export class StaleDefinitionError extends ConflictError {
+  constructor(options: AppErrorOptions = {}) {
+    super("The table's definition changed while this request ran; send it again.", {
+      ...options,
+      headers: { 'Retry-After': '1', ...options.headers },
+    });
+  }
+}
+
 function stringField(source: Record<string, unknown>, ...names: string[]): string | undefined {
   for (const name of names) {
     const value = source[name];

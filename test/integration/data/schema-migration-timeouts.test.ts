@@ -117,3 +117,61 @@ timeoutSuite(
     expect(await indexes()).toEqual(['to_held_pkey']);
   },
 );
+
+describe.runIf(testDriver === 'postgres')('a record write queued behind a rename', () => {
+  let app: TestApp;
+  let admin: string;
+  let tenant: Record<string, string>;
+  let schema: string;
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.adminToken();
+    const site = (await createSite(app, admin, 'Queue Site')).slug;
+    tenant = { 'x-tenant': site };
+    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
+    await call('POST', '/api/apps/', { name: 'Q' });
+    await call('POST', '/api/apps/q/datasources/', { name: 'Main', provider_type: 'flat_table' });
+    expect((await call('POST', '/api/apps/q/datasources/main/datatables/', { name: 'queued', json_schema: PEOPLE })).status).toBe(201);
+    expect((await call('POST', '/api/apps/q/datatables/queued/materialize/')).status).toBe(200);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  /** Waits until some backend waits for `mode` on the table. */
+  const waitingFor = async (mode: string) => {
+    for (let attempt = 0; attempt < 300; attempt += 1) {
+      const [row] = await app.runtime.db.rows<{ n: number }>(sql`select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
+        join pg_namespace s on s.oid = c.relnamespace where s.nspname = ${schema} and c.relname = 'q_queued' and not l.granted and l.mode = ${mode}`);
+      if (row!.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`nobody waited for ${mode}`);
+  };
+
+  it('is answered 409 to send again, never a 500, when the rename commits before it runs', async () => {
+    const holder = postgres(app.database.url!, { max: 1, onnotice: () => undefined });
+    const renamed = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'full_name', type: 'string', 'x-rename-from': 'name' }] };
+    let migration: Promise<Answer> | undefined;
+    let write: Promise<Answer> | undefined;
+    try {
+      await holder.begin(async (tx) => {
+        await tx.unsafe(`lock table "${schema}".q_queued in access share mode`);
+        migration = call('PATCH', '/api/apps/q/datatables/queued/', { json_schema: renamed });
+        await waitingFor('AccessExclusiveLock');
+        // The write reads the table's schema now (still "name"), and its INSERT queues behind the ALTER.
+        write = call('POST', '/api/apps/q/datatables/queued/data/', { id: 2, name: 'Bo' });
+        await waitingFor('RowExclusiveLock');
+      });
+    } finally {
+      await holder.end({ timeout: 5 });
+    }
+    expect((await migration!).status).toBe(200);
+    const answer = await write!;
+    expect(answer.status, JSON.stringify(answer.body)).toBe(409);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect((await call('POST', '/api/apps/q/datatables/queued/data/', { id: 2, full_name: 'Bo' })).status).toBe(201);
+  });
+});
