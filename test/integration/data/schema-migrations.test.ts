@@ -456,6 +456,18 @@ describe('schema evolution API', () => {
     expect(rows.map((r: { id: number; full_name: string }) => [r.id, r.full_name])).toEqual([[1, 'Ann'], ...writes.map((id) => [id, `n${id}`])]);
   });
 
+  it('retypes, renames and constrains a column in one change, the preflight reading the values as they will be', async () => {
+    await makeTable('reshape', PEOPLE, [{ id: 1, age: '41' }, { id: 2, age: '-3' }, { id: 3, age: 'x' }]);
+    const next = { ...PEOPLE, fields: [PEOPLE.fields[0], PEOPLE.fields[1], { name: 'years', type: 'integer', 'x-rename-from': 'age', constraints: { minimum: 0 } }] };
+    const preview = await call('POST', `${T}reshape/preview-changes/`, { new_schema: next });
+    expect(preview.status).toBe(200);
+    const check = preview.body.operations.find((o: { type: string }) => o.type === 'add_check');
+    expect(check.preflight).toMatchObject({ violating_rows: 1, sample_ids: [2] });
+    expect((await call('DELETE', `${T}reshape/data/2/`)).status).toBe(204);
+    expect((await call('PATCH', `${T}reshape/`, { json_schema: next, allow_data_loss: true })).status).toBe(200);
+    expect((await call('GET', `${T}reshape/data/?_sort=id`)).body.data.map((r: { years: unknown }) => r.years)).toEqual([41, null]);
+  });
+
   it('refuses a rename onto a name the table already has, and two fields renamed from one', async () => {
     await makeTable('clash', PEOPLE, [{ id: 1, name: 'Ann', age: '3' }]);
     const onto = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'age', type: 'string', 'x-rename-from': 'name' }] };

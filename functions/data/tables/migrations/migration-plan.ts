@@ -35,12 +35,13 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const mapping = mapFields(before, after, input.afterSchema);
   if (after.provider === 'jsonb') return planJsonbMigration(input, mapping);
   const { origin, renamed, newNameOf, retyped, added, dropped } = mapping;
+  const newByName = new Map(after.fields.map((f) => [f.name, f]));
   const table = sql`${ident(after.schemaName)}.${ident(after.tableName)}`;
   const alter = (rest: SQL) => ddlText(sql`alter table ${table} ${rest}`);
 
   // Constraints and indexes, keyed by their name in the new column names and compared by their full
   // text there; `physical` and `original` are the name and clause the object has before the plan.
-  type Named = { name: string; text: string; columns: string[]; clause: SQL; physical: string; original: SQL; before?: SQL };
+  type Named = { name: string; text: string; columns: string[]; clause: SQL; physical: string; original: SQL };
   const asNew = (f: FieldDescriptor): FieldDescriptor => ({ ...f, name: newNameOf(f.name) ?? `${f.name}__dropped` });
   const renameField = (n: string) => newNameOf(n) ?? `${n}__dropped`;
   const constraintsOf = (desc: TableDescriptor, fields: FieldDescriptor[], rename: (f: FieldDescriptor) => FieldDescriptor) => {
@@ -48,10 +49,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     for (const field of fields) {
       const f = rename(field);
       const now = fieldChecks(desc.tableName, field);
-      // The same checks over the column as it is before the plan, for the preflight.
-      const pre = origin.has(f.name) ? fieldChecks(desc.tableName, { ...f, name: origin.get(f.name)!.name }) : undefined;
       fieldChecks(desc.tableName, f).forEach((check, i) =>
-        map.set(check.name, { name: check.name, text: ddlText(check.clause), columns: [f.name], clause: check.clause, physical: now[i]!.name, original: now[i]!.clause, ...(pre ? { before: pre[i]!.clause } : {}) }),
+        map.set(check.name, { name: check.name, text: ddlText(check.clause), columns: [f.name], clause: check.clause, physical: now[i]!.name, original: now[i]!.clause }),
       );
       if (f.constraints.unique === true && !(desc.primaryKey.length === 1 && desc.primaryKey[0] === field.name)) {
         const name = constraintName(desc.tableName, `${f.name}_key`);
@@ -100,6 +99,14 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const touchesRetyped = (named: Named) => named.columns.some((c) => retyped.has(c));
   const unchanged = (old: Named, now: Named | undefined) => now !== undefined && now.text === old.text && !touchesRetyped(old);
 
+  /** The column's values converted from `source` to `target` (NULL where a value does not convert). */
+  const converted = (column: string, source: string, target: string): SQL => {
+    const col = ident(column);
+    if (source === target) return col;
+    if (target === 'jsonb') return sql`to_jsonb(${col})`;
+    if (source === 'jsonb') return target === 'text' ? sql`${col} #>> '{}'` : sql`case when ${input.castable(sql`${col} #>> '{}'`, target)} then (${col} #>> '{}')::${sql.raw(target)} end`;
+    return WIDENINGS[source]?.includes(target) ? sql`${col}::${sql.raw(target)}` : sql`case when ${input.castable(sql`${col}::text`, target)} then ${col}::text::${sql.raw(target)} end`;
+  };
   const duplicates = (column: string): Preflight => {
     const col = ident(column);
     return { predicate: ddlText(sql`${col} in (select ${col} from ${table} where ${col} is not null group by ${col} having count(*) > 1)`), describes: 'rows sharing a value', blocking: true };
@@ -190,11 +197,7 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const to = columnType(field);
     if (from !== to) {
       const widening = WIDENINGS[from]?.includes(to) ?? false;
-      const convert = (target: string, source: string): SQL => {
-        if (target === 'jsonb') return sql`to_jsonb(${col})`;
-        if (source === 'jsonb') return target === 'text' ? sql`${col} #>> '{}'` : sql`case when ${input.castable(sql`${col} #>> '{}'`, target)} then (${col} #>> '{}')::${sql.raw(target)} end`;
-        return WIDENINGS[source]?.includes(target) ? sql`${col}::${sql.raw(target)}` : sql`case when ${input.castable(sql`${col}::text`, target)} then ${col}::text::${sql.raw(target)} end`;
-      };
+      const convert = (target: string, source: string): SQL => converted(field.name, source, target);
       const unconvertible = (target: string, source: string): Preflight | undefined =>
         WIDENINGS[source]?.includes(target) || target === 'jsonb' || (source === 'jsonb' && target === 'text')
           ? undefined
@@ -253,9 +256,14 @@ export function planMigration(input: PlanInput): PlannedStep[] {
         ...(pre ? { preflight: duplicates(pre.name) } : {}),
         sql: [alter(sql`add constraint ${ident(name)} ${check.clause}`)], rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
     } else {
-      const predicate = check.before === undefined ? undefined : ddlText(check.before).replace(/^check /, '');
+      // The check over the stored column as it will be (renamed, converted), before the plan runs.
+      const field = newByName.get(check.columns[0]!)!;
+      const predicate =
+        pre === undefined
+          ? undefined
+          : ddlText(sql`not coalesce((select ${sql.raw(ddlText(check.clause).replace(/^check /, ''))} from (select ${converted(pre.name, columnType(pre), columnType(field))} as ${ident(field.name)}) as v), true)`);
       step({ type: 'add_check', column: check.columns[0]!, object: name, class: 'online', is_safe: true,
-        ...(predicate ? { preflight: { predicate: `not coalesce(${predicate}, true)`, describes: `rows breaking ${name}`, blocking: true } } : {}),
+        ...(predicate ? { preflight: { predicate, describes: `rows breaking ${name}`, blocking: true } } : {}),
         sql: [alter(sql`add constraint ${ident(name)} ${check.clause} not valid`)],
         validate_sql: [alter(sql`validate constraint ${ident(name)}`)],
         rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
