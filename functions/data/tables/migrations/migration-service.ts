@@ -157,6 +157,9 @@ async function awaitOperation(db: Queryable, site: Tenant, revisionId: string, f
 export function failureError(op: MigrationRow): Error {
   const message = op.error_message ?? 'The schema migration failed.';
   const extras = { operation: op.revision_id };
+  // Applied but not validated (its revert failed too): whatever the error, the change is in place,
+  // and the message says how to undo it; a 409 would read as "nothing changed, send it again".
+  if (op.applied_at !== null) return new BusinessLogicError(message, { extras });
   switch (op.error_code) {
     case 'StaleSchemaError':
       return new ConflictError(`${message} Read the table again and send the change on its current schema.`, { extras });
