@@ -125,7 +125,22 @@ function onColumn(failure: PostgresFailure, message: string): AppErrorOptions['f
  * take the field's type, a name the schema already uses or that is too long); the others in the
  * class (syntax, unknown column or table, privileges) mean our statement is wrong: they stay 500s.
  */
-const CLIENT_SYNTAX_RULE_CODES = new Set(['42883', '42804', '42846', '42725', '42P18', '42P10', '428C9', '42701', '42P07', '42710', '42P16', '42611', '42622', '42P17']);
+const CLIENT_SYNTAX_RULE_CODES = new Set([
+  '42883',
+  '42804',
+  '42846',
+  '42725',
+  '42P18',
+  '42P10',
+  '428C9',
+  '42701',
+  '42P07',
+  '42710',
+  '42P16',
+  '42611',
+  '42622',
+  '42P17',
+]);
 
 /** Returns the domain error for a database failure; anything unknown passes through unchanged. */
 export function mapDatabaseError(error: unknown): unknown {

@@ -293,7 +293,9 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
     }
   };
   const budget = options.prepare === false ? undefined : new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT);
-  return new DrizzleDatabase(new PostgresQueryable(orm, client, budget), 'postgres', runMigrations, runInSession, () => client.end({ timeout: 5 }));
+  return new DrizzleDatabase(new PostgresQueryable(orm, client, budget), 'postgres', runMigrations, runInSession, () =>
+    client.end({ timeout: 5 }),
+  );
 }
 
 /** Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database). */
@@ -310,7 +312,12 @@ export async function connectPglite(dataDir: string): Promise<Database> {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
-  const top = new PgliteQueryable(orm as unknown as Orm, client, new PglitePreparedStatements(client), new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT));
+  const top = new PgliteQueryable(
+    orm as unknown as Orm,
+    client,
+    new PglitePreparedStatements(client),
+    new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT),
+  );
   // One connection: the settings are set and reset around the statement (PGlite accepts the
   // timeouts without enforcing them, having nothing to wait for).
   const runInSession: SessionStatementRunner = async (statement, timeouts) => {

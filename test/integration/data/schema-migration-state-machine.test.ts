@@ -16,7 +16,13 @@ import { runLocalStateMachine } from '#shared/workflows/local-state-machine.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
-const PEOPLE = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }], primaryKey: ['id'] };
+const PEOPLE = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+  ],
+  primaryKey: ['id'],
+};
 const WITH_EMAIL = { ...PEOPLE, fields: [...PEOPLE.fields, { name: 'email', type: 'string' }] };
 
 describe('the schema-migration state machine', () => {
@@ -27,8 +33,10 @@ describe('the schema-migration state machine', () => {
   const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
   const T = '/api/apps/sm/datatables/';
   const columnsOf = async (table: string) =>
-    (await app.runtime.db.rows<{ column_name: string }>(sql`select column_name from information_schema.columns
-      where table_schema = ${site.schemaName} and table_name = ${table} order by ordinal_position`)).map((c) => c.column_name);
+    (
+      await app.runtime.db.rows<{ column_name: string }>(sql`select column_name from information_schema.columns
+      where table_schema = ${site.schemaName} and table_name = ${table} order by ordinal_position`)
+    ).map((c) => c.column_name);
   const handlers = () => localMigrationHandlers({ ...app.runtime.config.schemaMigrations, db: app.runtime.db, lockTimeoutMs: 2_000 });
   const tableRow = async (name: string) => {
     const [app_] = await app.runtime.db.rows<{ id: number }>(sql.raw(`select id from "${site.schemaName}".apps where slug = 'sm'`));
@@ -48,10 +56,23 @@ describe('the schema-migration state machine', () => {
     admin = await app.adminToken();
     const slug = (await createSite(app, admin, 'Machine Site')).slug;
     tenant = { 'x-tenant': slug };
-    const [row] = await app.runtime.db.rows<{ id: number; uuid: string; slug: string; name: string; schema_name: string; organization_id: number }>(
-      sql`select id, uuid, slug, name, schema_name, organization_id from platform.sites where slug = ${slug}`,
-    );
-    site = { siteId: row!.id, uuid: row!.uuid, slug: row!.slug, name: row!.name, schemaName: row!.schema_name, organizationId: row!.organization_id, environment: 'production' };
+    const [row] = await app.runtime.db.rows<{
+      id: number;
+      uuid: string;
+      slug: string;
+      name: string;
+      schema_name: string;
+      organization_id: number;
+    }>(sql`select id, uuid, slug, name, schema_name, organization_id from platform.sites where slug = ${slug}`);
+    site = {
+      siteId: row!.id,
+      uuid: row!.uuid,
+      slug: row!.slug,
+      name: row!.name,
+      schemaName: row!.schema_name,
+      organizationId: row!.organization_id,
+      environment: 'production',
+    };
     await call('POST', '/api/apps/', { name: 'SM' });
     await call('POST', '/api/apps/sm/datasources/', { name: 'Main', provider_type: 'flat_table' });
   });
@@ -61,18 +82,36 @@ describe('the schema-migration state machine', () => {
 
   it('is a valid ASL document (asl-validator)', () => {
     // asl-validator mutates its input: give it a copy read from the file.
-    const definition = JSON.parse(readFileSync(new URL('../../../infra/state-machines/schema-migration.asl.json', import.meta.url), 'utf8'));
+    const definition = JSON.parse(
+      readFileSync(new URL('../../../infra/state-machines/schema-migration.asl.json', import.meta.url), 'utf8'),
+    );
     const result = validateAsl(definition);
     expect(result.errorsText()).toBe('');
     expect(result.isValid).toBe(true);
-    expect(Object.keys(definition.States)).toEqual(['Validate', 'Lock', 'Execute', 'ValidateConstraints', 'Record', 'Invalidate', 'Revert', 'MarkFailed', 'FailedOrReconciled', 'Reconciled', 'Failed']);
+    expect(Object.keys(definition.States)).toEqual([
+      'Validate',
+      'Lock',
+      'Execute',
+      'ValidateConstraints',
+      'Record',
+      'Invalidate',
+      'Revert',
+      'MarkFailed',
+      'FailedOrReconciled',
+      'Reconciled',
+      'Failed',
+    ]);
   });
 
   it('runs validate → lock → execute → record → invalidate to SUCCESS', async () => {
     await makeTable('clean');
     const revision = await pending('clean');
     expect((await findMigration(app.runtime.db, site, revision))!.status).toBe('PENDING');
-    const outcome = await runLocalStateMachine(localMigrationDefinition(), { schema_name: site.schemaName, revision_id: revision }, { handlers: handlers() });
+    const outcome = await runLocalStateMachine(
+      localMigrationDefinition(),
+      { schema_name: site.schemaName, revision_id: revision },
+      { handlers: handlers() },
+    );
     expect(outcome.status).toBe('SUCCEEDED');
     const op = (await findMigration(app.runtime.db, site, revision))!;
     expect(op).toMatchObject({ status: 'SUCCESS', error_message: null });
@@ -98,7 +137,11 @@ describe('the schema-migration state machine', () => {
       },
     );
     expect(outcome.status).toBe('FAILED');
-    expect((await findMigration(app.runtime.db, site, revision))!).toMatchObject({ status: 'FAILED', error_message: 'the task Lambda crashed', error_code: 'Error' });
+    expect((await findMigration(app.runtime.db, site, revision))!).toMatchObject({
+      status: 'FAILED',
+      error_message: 'the task Lambda crashed',
+      error_code: 'Error',
+    });
     expect(await columnsOf('sm_throws')).toEqual(['id', 'name']);
     const after = await call('GET', `${T}throws/`);
     expect(after.body.schema_hash).toBe(before.body.schema_hash);
@@ -147,7 +190,11 @@ describe('the schema-migration state machine', () => {
     await makeTable('swept');
     const table = await tableRow('swept');
     const revision = await recordMigration(app.runtime.db, site, 1, table, { ...PEOPLE, fields: [PEOPLE.fields[0]] }, false);
-    const outcome = await runLocalStateMachine(localMigrationDefinition(), { schema_name: site.schemaName, revision_id: revision }, { handlers: handlers() });
+    const outcome = await runLocalStateMachine(
+      localMigrationDefinition(),
+      { schema_name: site.schemaName, revision_id: revision },
+      { handlers: handlers() },
+    );
     expect(outcome.status).toBe('SUCCEEDED');
     expect(await columnsOf('sm_swept')).toEqual(['id']);
     expect((await findMigration(app.runtime.db, site, revision))!.tombstones_swept_at).not.toBeNull();
@@ -159,13 +206,17 @@ describe('the schema-migration state machine', () => {
   });
 
   const constraintsOf = async (table: string) =>
-    (await app.runtime.db.rows<{ conname: string; convalidated: boolean }>(sql`select c.conname, c.convalidated from pg_constraint c
+    (
+      await app.runtime.db.rows<{ conname: string; convalidated: boolean }>(sql`select c.conname, c.convalidated from pg_constraint c
       join pg_class t on t.oid = c.conrelid join pg_namespace n on n.oid = t.relnamespace
-      where n.nspname = ${site.schemaName} and t.relname = ${table} and c.contype <> 'n' order by c.conname`)).map((c) => `${c.conname}${c.convalidated ? '' : ' NOT VALID'}`);
+      where n.nspname = ${site.schemaName} and t.relname = ${table} and c.contype <> 'n' order by c.conname`)
+    ).map((c) => `${c.conname}${c.convalidated ? '' : ' NOT VALID'}`);
   const indexesOf = async (table: string) =>
-    (await app.runtime.db.rows<{ relname: string; indisvalid: boolean }>(sql`select c.relname, i.indisvalid from pg_index i
+    (
+      await app.runtime.db.rows<{ relname: string; indisvalid: boolean }>(sql`select c.relname, i.indisvalid from pg_index i
       join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid join pg_namespace n on n.oid = t.relnamespace
-      where n.nspname = ${site.schemaName} and t.relname = ${table} order by c.relname`)).map((i) => `${i.relname}${i.indisvalid ? '' : ' INVALID'}`);
+      where n.nspname = ${site.schemaName} and t.relname = ${table} order by c.relname`)
+    ).map((i) => `${i.relname}${i.indisvalid ? '' : ' INVALID'}`);
   const SHORT_NAMES = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'name', type: 'string', constraints: { maxLength: 3 } }] };
   /** A migration recorded after a clean preflight; then a row the preflight never saw breaks it. */
   const racedByAWrite = async (name: string, next: unknown, row: Record<string, unknown>) => {
@@ -178,7 +229,11 @@ describe('the schema-migration state machine', () => {
   it('validates a new CHECK after the commit; a row that breaks it reverts the change: FAILED, table as before', async () => {
     const revision = await racedByAWrite('raced', SHORT_NAMES, { id: 2, name: 'Bobby' });
     const before = await call('GET', `${T}raced/`);
-    const outcome = await runLocalStateMachine(localMigrationDefinition(), { schema_name: site.schemaName, revision_id: revision }, { handlers: handlers() });
+    const outcome = await runLocalStateMachine(
+      localMigrationDefinition(),
+      { schema_name: site.schemaName, revision_id: revision },
+      { handlers: handlers() },
+    );
     expect(outcome.status).toBe('FAILED');
     const op = (await findMigration(app.runtime.db, site, revision))!;
     expect(op).toMatchObject({ status: 'FAILED', error_code: 'ConstraintValidationError', applied_at: null });
@@ -223,7 +278,11 @@ describe('the schema-migration state machine', () => {
     await makeTable('required');
     const required = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'name', type: 'string', constraints: { required: true } }] };
     const revision = await recordMigration(app.runtime.db, site, 1, await tableRow('required'), required, false);
-    const outcome = await runLocalStateMachine(localMigrationDefinition(), { schema_name: site.schemaName, revision_id: revision }, { handlers: handlers() });
+    const outcome = await runLocalStateMachine(
+      localMigrationDefinition(),
+      { schema_name: site.schemaName, revision_id: revision },
+      { handlers: handlers() },
+    );
     expect(outcome.status).toBe('SUCCEEDED');
     expect(await constraintsOf('sm_required')).toEqual(['sm_required_pkey']);
     const [column] = await app.runtime.db.rows<{ is_nullable: string }>(sql`select is_nullable from information_schema.columns
@@ -234,8 +293,14 @@ describe('the schema-migration state machine', () => {
   it('drops the INVALID index a failed CONCURRENTLY build leaves, and records the migration FAILED', async () => {
     const unique = { ...PEOPLE, indexes: [{ name: 'by_name', fields: ['name'], unique: true }] };
     const revision = await racedByAWrite('invalid', unique, { id: 2, name: 'Ann' });
-    expect((await findMigration(app.runtime.db, site, revision))!.steps).toEqual([expect.objectContaining({ type: 'create_index', phase: 'concurrent' })]);
-    const outcome = await runLocalStateMachine(localMigrationDefinition(), { schema_name: site.schemaName, revision_id: revision }, { handlers: handlers() });
+    expect((await findMigration(app.runtime.db, site, revision))!.steps).toEqual([
+      expect.objectContaining({ type: 'create_index', phase: 'concurrent' }),
+    ]);
+    const outcome = await runLocalStateMachine(
+      localMigrationDefinition(),
+      { schema_name: site.schemaName, revision_id: revision },
+      { handlers: handlers() },
+    );
     expect(outcome.status).toBe('FAILED');
     const op = (await findMigration(app.runtime.db, site, revision))!;
     expect(op).toMatchObject({ status: 'FAILED', error_code: 'MigrationStepError' });

@@ -10,7 +10,13 @@ import { testDriver } from '#test/support/test-database.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
-const PEOPLE = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }], primaryKey: ['id'] };
+const PEOPLE = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+  ],
+  primaryKey: ['id'],
+};
 const WITH_EMAIL = { ...PEOPLE, fields: [...PEOPLE.fields, { name: 'email', type: 'string' }] };
 
 const WITH_NAME_INDEX = { ...PEOPLE, indexes: [{ name: 'by_name', fields: ['name'] }] };
@@ -27,7 +33,16 @@ interface Held {
 type Answer = { status: number; headers: Headers; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- a response body
 type Operation = { status: string; error_code: string | null; error_message: string | null };
 
-function timeoutSuite(title: string, env: Record<string, string>, held: Held, check: (answer: Answer, op: Operation) => void, afterwards?: (ctx: { call: (method: string, path: string, body?: unknown) => Promise<Answer>; indexes: () => Promise<string[]> }) => Promise<void>) {
+function timeoutSuite(
+  title: string,
+  env: Record<string, string>,
+  held: Held,
+  check: (answer: Answer, op: Operation) => void,
+  afterwards?: (ctx: {
+    call: (method: string, path: string, body?: unknown) => Promise<Answer>;
+    indexes: () => Promise<string[]>;
+  }) => Promise<void>,
+) {
   describe.runIf(testDriver === 'postgres')(title, () => {
     let app: TestApp;
     let admin: string;
@@ -40,7 +55,8 @@ function timeoutSuite(title: string, env: Record<string, string>, held: Held, ch
       admin = await app.adminToken();
       const site = (await createSite(app, admin, 'Timeout Site')).slug;
       tenant = { 'x-tenant': site };
-      schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
+      schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!
+        .schema_name;
       await call('POST', '/api/apps/', { name: 'TO' });
       await call('POST', '/api/apps/to/datasources/', { name: 'Main', provider_type: 'flat_table' });
       expect((await call('POST', '/api/apps/to/datasources/main/datatables/', { name: 'held', json_schema: PEOPLE })).status).toBe(201);
@@ -75,9 +91,11 @@ function timeoutSuite(title: string, env: Record<string, string>, held: Held, ch
         where table_schema = ${schema} and table_name = 'to_held' order by ordinal_position`);
       expect(columns.map((c) => c.column_name)).toEqual(held.columns);
       const indexes = async () =>
-        (await app.runtime.db.rows<{ relname: string; indisvalid: boolean }>(sql`select c.relname, i.indisvalid from pg_index i
+        (
+          await app.runtime.db.rows<{ relname: string; indisvalid: boolean }>(sql`select c.relname, i.indisvalid from pg_index i
           join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid join pg_namespace n on n.oid = t.relnamespace
-          where n.nspname = ${schema} and t.relname = 'to_held' order by c.relname`)).map((i) => `${i.relname}${i.indisvalid ? '' : ' INVALID'}`);
+          where n.nspname = ${schema} and t.relname = 'to_held' order by c.relname`)
+        ).map((i) => `${i.relname}${i.indisvalid ? '' : ' INVALID'}`);
       await afterwards?.({ call, indexes });
     });
   });
@@ -85,20 +103,30 @@ function timeoutSuite(title: string, env: Record<string, string>, held: Held, ch
 
 const ADD_EMAIL: Held = { mode: 'access share', change: WITH_EMAIL, columns: ['id', 'name'] };
 
-timeoutSuite('a migration whose table lock cannot be taken within lock_timeout', { SCHEMA_LOCK_TIMEOUT_MS: '200' }, ADD_EMAIL, (answer, op) => {
-  // Retried by the state machine (1 + 2 + 4 s), then 409 with Retry-After.
-  expect(answer.status).toBe(409);
-  expect(answer.headers.get('retry-after')).toBe('1');
-  expect(op).toMatchObject({ status: 'FAILED', error_code: 'LockTimeoutError' });
-});
+timeoutSuite(
+  'a migration whose table lock cannot be taken within lock_timeout',
+  { SCHEMA_LOCK_TIMEOUT_MS: '200' },
+  ADD_EMAIL,
+  (answer, op) => {
+    // Retried by the state machine (1 + 2 + 4 s), then 409 with Retry-After.
+    expect(answer.status).toBe(409);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(op).toMatchObject({ status: 'FAILED', error_code: 'LockTimeoutError' });
+  },
+);
 
-timeoutSuite('a migration whose DDL statement runs past its statement_timeout', { SCHEMA_LOCK_TIMEOUT_MS: '10000', SCHEMA_DDL_TIMEOUT_MS: '300' }, ADD_EMAIL, (answer, op) => {
-  expect(answer.status).toBe(422);
-  expect(answer.body.code).toBe('BUSINESS_LOGIC_ERROR');
-  expect(answer.body.message).toMatch(/longer than its time limit/);
-  expect(op).toMatchObject({ status: 'FAILED', error_code: 'StatementTimeoutError' });
-  expect(op.error_message).toMatch(/statement timeout|time limit/);
-});
+timeoutSuite(
+  'a migration whose DDL statement runs past its statement_timeout',
+  { SCHEMA_LOCK_TIMEOUT_MS: '10000', SCHEMA_DDL_TIMEOUT_MS: '300' },
+  ADD_EMAIL,
+  (answer, op) => {
+    expect(answer.status).toBe(422);
+    expect(answer.body.code).toBe('BUSINESS_LOGIC_ERROR');
+    expect(answer.body.message).toMatch(/longer than its time limit/);
+    expect(op).toMatchObject({ status: 'FAILED', error_code: 'StatementTimeoutError' });
+    expect(op.error_message).toMatch(/statement timeout|time limit/);
+  },
+);
 
 timeoutSuite(
   'a CONCURRENTLY index build that waits past lock_timeout for a writer',
@@ -130,7 +158,8 @@ describe.runIf(testDriver === 'postgres')('a record write queued behind a rename
     admin = await app.adminToken();
     const site = (await createSite(app, admin, 'Queue Site')).slug;
     tenant = { 'x-tenant': site };
-    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
+    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!
+      .schema_name;
     await call('POST', '/api/apps/', { name: 'Q' });
     await call('POST', '/api/apps/q/datasources/', { name: 'Main', provider_type: 'flat_table' });
     expect((await call('POST', '/api/apps/q/datasources/main/datatables/', { name: 'queued', json_schema: PEOPLE })).status).toBe(201);
@@ -143,7 +172,9 @@ describe.runIf(testDriver === 'postgres')('a record write queued behind a rename
   /** Waits until some backend waits for `mode` on the table. */
   const waitingFor = async (mode: string) => {
     for (let attempt = 0; attempt < 300; attempt += 1) {
-      const [row] = await app.runtime.db.rows<{ n: number }>(sql`select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
+      const [row] = await app.runtime.db.rows<{
+        n: number;
+      }>(sql`select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
         join pg_namespace s on s.oid = c.relnamespace where s.nspname = ${schema} and c.relname = 'q_queued' and not l.granted and l.mode = ${mode}`);
       if (row!.n > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -47,9 +47,12 @@ export function mapFields(before: TableDescriptor, after: TableDescriptor, after
     const from = hints.get(field.name);
     if (from !== undefined && from !== field.name && oldByName.has(from) && !newByName.has(from)) {
       if (oldByName.has(field.name)) {
-        refuse(`Field "${field.name}" cannot be renamed from "${from}": the table already has a field "${field.name}". Rename or drop that one in an earlier change.`);
+        refuse(
+          `Field "${field.name}" cannot be renamed from "${from}": the table already has a field "${field.name}". Rename or drop that one in an earlier change.`,
+        );
       }
-      if (renamed.has(from)) refuse(`Fields "${renamed.get(from)}" and "${field.name}" are both renamed from "${from}"; a field can be renamed once.`);
+      if (renamed.has(from))
+        refuse(`Fields "${renamed.get(from)}" and "${field.name}" are both renamed from "${from}"; a field can be renamed once.`);
       origin.set(field.name, oldByName.get(from)!);
       renamed.set(from, field.name);
     } else if (oldByName.has(field.name)) {
@@ -61,13 +64,16 @@ export function mapFields(before: TableDescriptor, after: TableDescriptor, after
     refuse('Changing the primary key of a materialized table is not supported.');
   }
   for (const key of after.primaryKey) {
-    if (columnType(origin.get(key)!) !== columnType(newByName.get(key)!)) refuse(`Changing the type of the primary key field "${key}" is not supported.`);
+    if (columnType(origin.get(key)!) !== columnType(newByName.get(key)!))
+      refuse(`Changing the type of the primary key field "${key}" is not supported.`);
   }
   return {
     origin,
     renamed,
     newNameOf,
-    retyped: new Set(after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name)),
+    retyped: new Set(
+      after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name),
+    ),
     added: after.fields.filter((f) => !origin.has(f.name)),
     dropped: before.fields.filter((f) => newNameOf(f.name) === undefined),
     hinted: hints.size > 0,

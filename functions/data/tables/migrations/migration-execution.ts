@@ -62,7 +62,9 @@ function stepFailure(error: unknown, message: string): Error {
 
 export async function currentHash(db: Queryable, site: Site, tableId: number, forUpdate = false): Promise<string | undefined> {
   const lock = forUpdate ? sql` for update` : sql``;
-  const [row] = await db.rows<{ schema_hash: string }>(sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${tableId}${lock}`);
+  const [row] = await db.rows<{ schema_hash: string }>(
+    sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${tableId}${lock}`,
+  );
   return row?.schema_hash;
 }
 
@@ -82,10 +84,13 @@ async function indexOnTable(db: Queryable, site: Site, op: MigrationRow, name: s
 export async function dropConcurrentIndexes(db: Database, site: Site, op: MigrationRow, limits: StatementLimits): Promise<void> {
   for (const step of op.steps.filter((s) => s.phase === 'concurrent' && s.object !== undefined)) {
     if (!(await indexOnTable(db, site, op, step.object!))) continue;
-    await db.runOutsideTransaction(sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(step.object!)}`)), {
-      statementTimeoutMs: limits.ddlTimeoutMs,
-      lockTimeoutMs: limits.lockTimeoutMs,
-    });
+    await db.runOutsideTransaction(
+      sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(step.object!)}`)),
+      {
+        statementTimeoutMs: limits.ddlTimeoutMs,
+        lockTimeoutMs: limits.lockTimeoutMs,
+      },
+    );
   }
 }
 
@@ -152,10 +157,13 @@ export async function sweepInvalidIndexes(db: Database, site: Site, limits: Stat
   let dropped = 0;
   for (const { index_name } of leftovers) {
     try {
-      await db.runOutsideTransaction(sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(index_name)}`)), {
-        statementTimeoutMs: limits.ddlTimeoutMs,
-        lockTimeoutMs: limits.lockTimeoutMs,
-      });
+      await db.runOutsideTransaction(
+        sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(index_name)}`)),
+        {
+          statementTimeoutMs: limits.ddlTimeoutMs,
+          lockTimeoutMs: limits.lockTimeoutMs,
+        },
+      );
       dropped += 1;
     } catch {
       // still locked: the next sweep tries again
@@ -170,12 +178,15 @@ export async function sweepInvalidIndexes(db: Database, site: Site, limits: Stat
  * on a retry: validating a valid constraint, setting NOT NULL twice and `drop constraint if exists`
  * change nothing the second time.
  */
-export async function validateConstraints(db: Queryable, site: Site, op: MigrationRow, limits: StatementLimits): Promise<number> {
+export async function validateConstraints(db: Queryable, op: MigrationRow, limits: StatementLimits): Promise<number> {
   let ran = 0;
   for (const step of executionOrder(op.steps)) {
     for (const text of step.validate_sql ?? []) {
       try {
-        await db.transaction((tx) => tx.run(sql.raw(text)), { statementTimeoutMs: limits.ddlTimeoutMs, lockTimeoutMs: limits.lockTimeoutMs });
+        await db.transaction((tx) => tx.run(sql.raw(text)), {
+          statementTimeoutMs: limits.ddlTimeoutMs,
+          lockTimeoutMs: limits.lockTimeoutMs,
+        });
       } catch (error) {
         if (error instanceof LockTimeoutError) throw error;
         const failure = `Validation of ${stepLabel(op, step)} failed after the change was applied: ${causeMessage(error)}`;

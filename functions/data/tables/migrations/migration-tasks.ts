@@ -7,7 +7,17 @@ import type { Database } from '#shared/db/database.ts';
 import { isSafeIdentifier } from '../table-schema.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
-import { causeMessage, currentHash, dropConcurrentIndexes, executeMigration, pendingValidations, revertAppliedMigration, StaleSchemaError, sweepInvalidIndexes, validateConstraints } from './migration-execution.ts';
+import {
+  causeMessage,
+  currentHash,
+  dropConcurrentIndexes,
+  executeMigration,
+  pendingValidations,
+  revertAppliedMigration,
+  StaleSchemaError,
+  sweepInvalidIndexes,
+  validateConstraints,
+} from './migration-execution.ts';
 import { claimMigration, completeMigration, failMigration, findMigration, type MigrationRow } from './operation-repository.ts';
 
 export interface MigrationTaskInput {
@@ -61,7 +71,8 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
       return { status: op.status };
     }
     case 'lock': {
-      if (!(await claimMigration(db, site, input.revision_id))) throw new OperationStateError(`Schema operation ${input.revision_id} is no longer PENDING.`);
+      if (!(await claimMigration(db, site, input.revision_id)))
+        throw new OperationStateError(`Schema operation ${input.revision_id} is no longer PENDING.`);
       return { status: 'IN_PROGRESS' };
     }
     case 'execute': {
@@ -72,7 +83,7 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
     }
     case 'validateConstraints': {
       const op = await inProgress(db, site, input.revision_id);
-      return { status: 'IN_PROGRESS', validated: await validateConstraints(db, site, op, deps) };
+      return { status: 'IN_PROGRESS', validated: await validateConstraints(db, op, deps) };
     }
     case 'revert': {
       const op = await inProgress(db, site, input.revision_id);
@@ -106,7 +117,11 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
  * NOT VALID (the revert itself failed): FAILED, the table left on the new schema, and the message
  * says that a rollback of the revision undoes it.
  */
-async function markFailed(deps: MigrationTaskDeps, site: { schemaName: string }, input: MigrationTaskInput): Promise<Record<string, unknown>> {
+async function markFailed(
+  deps: MigrationTaskDeps,
+  site: { schemaName: string },
+  input: MigrationTaskInput,
+): Promise<Record<string, unknown>> {
   const { db } = deps;
   const op = await operation(db, site, input.revision_id);
   const { code, message } = readCaught(input.error);
