@@ -69,7 +69,7 @@ export class LockTimeoutError extends ConflictError {
  * A statement on a user table named a column or the table itself that is not there (42703, 42P01).
  * Record statements are built from the table's schema as the request read it; a schema migration
  * that commits while the statement waits for the table (a rename, a drop) makes that description
- * stale: the request is to be sent again, on the new schema. The record code maps to it (only there:
+ * stale: the request is to be sent again, on the new schema. The record routes map to it (only there:
  * elsewhere these codes mean our own statement is wrong, a 500).
  */
 export class StaleDefinitionError extends ConflictError {
@@ -79,6 +79,12 @@ export class StaleDefinitionError extends ConflictError {
       headers: { 'Retry-After': '1', ...options.headers },
     });
   }
+}
+
+/** The StaleDefinitionError for an unknown column or table, else the error as it is. */
+export function staleDefinitionOr(error: unknown): unknown {
+  const code = readPostgresFailure(error)?.code;
+  return code === '42703' || code === '42P01' ? new StaleDefinitionError({ cause: error }) : error;
 }
 
 function stringField(source: Record<string, unknown>, ...names: string[]): string | undefined {

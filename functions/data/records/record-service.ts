@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
-import { CheckViolationError, ForeignKeyViolationError, readPostgresFailure, StaleDefinitionError, UniqueViolationError } from '#shared/db/database-errors.ts';
+import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '#shared/http/json-body.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
@@ -40,7 +40,7 @@ function notFound(table: TableDescriptor, id: string): NotFoundError {
   return new NotFoundError('Not found', { extras: { detail: `No record with ${table.primaryKey[0]} "${id}" in ${table.tableName}.` } });
 }
 
-/** Unique and foreign-key violations become field errors, the field read from the constraint; a statement a migration made stale is a 409 to send again. */
+/** Unique and foreign-key violations become field errors, the field read from the constraint. */
 async function mappingConstraints<T>(table: TableDescriptor, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -54,9 +54,6 @@ async function mappingConstraints<T>(table: TableDescriptor, work: () => Promise
     if (error instanceof ValidationError && error.message !== 'Validation failed') {
       throw validationFailed(error.fieldErrors ?? { non_field_errors: [error.message] });
     }
-    // The statement was built on the schema the request read; a migration committed before it ran.
-    const code = readPostgresFailure(error)?.code;
-    if (code === '42703' || code === '42P01') throw new StaleDefinitionError({ cause: error });
     throw error;
   }
 }

@@ -182,11 +182,12 @@ describe.runIf(testDriver === 'postgres')('a record write queued behind a rename
     throw new Error(`nobody waited for ${mode}`);
   };
 
-  it('is answered 409 to send again, never a 500, when the rename commits before it runs', async () => {
+  it('is answered 409 to send again, never a 500, when the rename commits before it runs (and so is a read)', async () => {
     const holder = postgres(app.database.url!, { max: 1, onnotice: () => undefined });
     const renamed = { ...PEOPLE, fields: [PEOPLE.fields[0], { name: 'full_name', type: 'string', 'x-rename-from': 'name' }] };
     let migration: Promise<Answer> | undefined;
     let write: Promise<Answer> | undefined;
+    let read: Promise<Answer> | undefined;
     try {
       await holder.begin(async (tx) => {
         await tx.unsafe(`lock table "${schema}".q_queued in access share mode`);
@@ -195,6 +196,8 @@ describe.runIf(testDriver === 'postgres')('a record write queued behind a rename
         // The write reads the table's schema now (still "name"), and its INSERT queues behind the ALTER.
         write = call('POST', '/api/apps/q/datatables/queued/data/', { id: 2, name: 'Bo' });
         await waitingFor('RowExclusiveLock');
+        read = call('GET', '/api/apps/q/datatables/queued/data/');
+        await waitingFor('AccessShareLock');
       });
     } finally {
       await holder.end({ timeout: 5 });
@@ -203,6 +206,9 @@ describe.runIf(testDriver === 'postgres')('a record write queued behind a rename
     const answer = await write!;
     expect(answer.status, JSON.stringify(answer.body)).toBe(409);
     expect(answer.headers.get('retry-after')).toBe('1');
+    const listed = await read!;
+    expect(listed.status, JSON.stringify(listed.body)).toBe(409);
     expect((await call('POST', '/api/apps/q/datatables/queued/data/', { id: 2, full_name: 'Bo' })).status).toBe(201);
+    expect((await call('GET', '/api/apps/q/datatables/queued/data/')).body.data).toEqual([{ id: 2, full_name: 'Bo' }]);
   });
 });
