@@ -72,7 +72,7 @@ export class LockTimeoutError extends ConflictError {
  * stale: the request is to be sent again, on the new schema. The record routes map to it (only there:
  * elsewhere these codes mean our own statement is wrong, a 500).
  */
-export class StaleDefinitionError extends ConflictError {
+class StaleDefinitionError extends ConflictError {
   constructor(options: AppErrorOptions = {}) {
     super("The table's definition changed while this request ran; send it again.", {
       ...options,

@@ -29,7 +29,7 @@ export class StaleSchemaError extends Error {
 }
 
 /** A step's statement failed; names the step so the operation's error_message says which. */
-export class MigrationStepError extends Error {
+class MigrationStepError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'MigrationStepError';
@@ -37,7 +37,7 @@ export class MigrationStepError extends Error {
 }
 
 /** Rows written between the preflight and the migration break a constraint it added NOT VALID. */
-export class ConstraintValidationError extends Error {
+class ConstraintValidationError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConstraintValidationError';
