@@ -216,6 +216,7 @@ describe('migration planner', () => {
       ['rename_column', 'data-dependent', 1],
       ['drop_column', 'destructive', 2],
       ['alter_column_type', 'breaking', 1],
+      ['drop_check', 'instant', 0],
       ['add_check', 'instant', 0],
     ]);
     expect(steps[1]!.sql).toEqual([
@@ -227,7 +228,8 @@ describe('migration planner', () => {
     expect(steps[3]!.preflight!.predicate).toBe(
       `("data" -> E'age') is not null and ("data" -> E'age') <> 'null'::jsonb and not pg_input_is_valid(("data" ->> E'age'), 'bigint')`,
     );
-    expect(steps[4]!.preflight!.describes).toBe('rows breaking hr_docs_age_min');
+    expect(steps[4]!.object).toBe('hr_docs_full_name_max_length');
+    expect(steps[5]!.preflight!.describes).toBe('rows breaking hr_docs_age_min');
   });
 
   it('refuses a primary key change', () => {

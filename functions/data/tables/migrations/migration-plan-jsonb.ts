@@ -274,7 +274,17 @@ export function planJsonbMigration(input: PlanInput, mapping: FieldMapping): Pla
     }
   }
 
-  // 4. New or changed value constraints (preflight only), unique members and declared indexes, the search vector.
+  // 4. Value constraints that go (nothing to run: they were checked on write), new or changed ones
+  // (preflight only), unique members and declared indexes, the search vector.
+  for (const field of after.fields) {
+    const old = origin.get(field.name);
+    if (old === undefined) continue;
+    const kept = new Set(fieldChecks(after.tableName, field).map((c) => ddlText(c.clause)));
+    for (const check of fieldChecks(after.tableName, { ...old, name: field.name })) {
+      if (kept.has(ddlText(check.clause)) && !retyped.has(field.name)) continue;
+      step({ type: 'drop_check', column: field.name, object: check.name, class: 'instant', is_safe: true, sql: [], rollback_sql: [] });
+    }
+  }
   for (const field of after.fields) {
     const old = origin.get(field.name);
     const oldChecks = new Set(
