@@ -6,12 +6,11 @@
 import { sql } from '#shared/db/sql.ts';
 import { LockTimeoutError, StatementTimeoutError } from '#shared/db/database-errors.ts';
 import type { Database, Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import { ddlText, ident } from '../ddl.ts';
+import { identifier as ident, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
+import { ddlText } from '../ddl.ts';
 import { executionOrder, type PlannedStep } from './migration-steps.ts';
-import { markApplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
-
-type Site = { schemaName: string };
+import { currentHash, indexOnTable, invalidIndexesOfFailedMigrations, unvalidatedConstraints } from './catalog-repository.ts';
+import { markApplied, markUnapplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
 
 /** The timeouts every migration statement runs under. */
 export interface StatementLimits {
@@ -44,6 +43,11 @@ class ConstraintValidationError extends Error {
   }
 }
 
+/** DDL (no parameters) that drops an index of the tenant schema without blocking the table's writers. */
+function dropIndexConcurrently(site: Site, index: string) {
+  return sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(index)}`));
+}
+
 export function causeMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
@@ -60,22 +64,6 @@ function stepFailure(error: unknown, message: string): Error {
   return new MigrationStepError(`${message}: ${causeMessage(error)}`);
 }
 
-export async function currentHash(db: Queryable, site: Site, tableId: number, forUpdate = false): Promise<string | undefined> {
-  const lock = forUpdate ? sql` for update` : sql``;
-  const [row] = await db.rows<{ schema_hash: string }>(
-    sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${tableId}${lock}`,
-  );
-  return row?.schema_hash;
-}
-
-/** Whether an index of this name exists on the migrated table (never another table's index of the name). */
-async function indexOnTable(db: Queryable, site: Site, op: MigrationRow, name: string): Promise<boolean> {
-  const found = await db.rows<{ n: number }>(sql`select 1 as n from pg_index i
-    join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid join pg_namespace s on s.oid = c.relnamespace
-    where s.nspname = ${site.schemaName} and c.relname = ${name} and t.relname = ${op.table_name}`);
-  return found.length > 0;
-}
-
 /**
  * Drops the indexes the migration's CONCURRENTLY steps built on its table, valid or INVALID (a build
  * that fails or times out leaves its index behind INVALID). The planner gives these steps only names
@@ -83,14 +71,11 @@ async function indexOnTable(db: Queryable, site: Site, op: MigrationRow, name: s
  */
 export async function dropConcurrentIndexes(db: Database, site: Site, op: MigrationRow, limits: StatementLimits): Promise<void> {
   for (const step of op.steps.filter((s) => s.phase === 'concurrent' && s.object !== undefined)) {
-    if (!(await indexOnTable(db, site, op, step.object!))) continue;
-    await db.runOutsideTransaction(
-      sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(step.object!)}`)),
-      {
-        statementTimeoutMs: limits.ddlTimeoutMs,
-        lockTimeoutMs: limits.lockTimeoutMs,
-      },
-    );
+    if (!(await indexOnTable(db, site, op.table_name, step.object!))) continue;
+    await db.runOutsideTransaction(dropIndexConcurrently(site, step.object!), {
+      statementTimeoutMs: limits.ddlTimeoutMs,
+      lockTimeoutMs: limits.lockTimeoutMs,
+    });
   }
 }
 
@@ -145,25 +130,13 @@ export async function executeMigration(db: Database, site: Site, op: MigrationRo
  * could not get its lock at the time: dropped now. Failures stay for the next sweep.
  */
 export async function sweepInvalidIndexes(db: Database, site: Site, limits: StatementLimits, tableId?: number): Promise<number> {
-  const table = tableId === undefined ? sql`` : sql` and o.datatable_id = ${tableId}`;
-  const leftovers = await db.rows<{ index_name: string }>(sql`select distinct ic.relname as index_name
-    from ${tenantTable(site, 'schema_operations')} o
-    cross join lateral jsonb_array_elements(o.steps) as step
-    join pg_class ic on ic.relname = step ->> 'object'
-    join pg_index i on i.indexrelid = ic.oid and not i.indisvalid
-    join pg_class t on t.oid = i.indrelid and t.relname = o.table_name
-    join pg_namespace s on s.oid = ic.relnamespace and s.nspname = ${site.schemaName}
-    where o.status = 'FAILED' and o.applied_at is null and step ->> 'phase' = 'concurrent'${table}`);
   let dropped = 0;
-  for (const { index_name } of leftovers) {
+  for (const index_name of await invalidIndexesOfFailedMigrations(db, site, tableId)) {
     try {
-      await db.runOutsideTransaction(
-        sql.raw(ddlText(sql`drop index concurrently if exists ${ident(site.schemaName)}.${ident(index_name)}`)),
-        {
-          statementTimeoutMs: limits.ddlTimeoutMs,
-          lockTimeoutMs: limits.lockTimeoutMs,
-        },
-      );
+      await db.runOutsideTransaction(dropIndexConcurrently(site, index_name), {
+        statementTimeoutMs: limits.ddlTimeoutMs,
+        lockTimeoutMs: limits.lockTimeoutMs,
+      });
       dropped += 1;
     } catch {
       // still locked: the next sweep tries again
@@ -207,12 +180,7 @@ export async function pendingValidations(db: Queryable, site: Site, op: Migratio
   const names = op.steps.filter((s) => s.validate_sql !== undefined && s.object !== undefined).map((s) => s.object!);
   if (names.length === 0) return [];
   const transient = op.steps.filter((s) => s.type === 'set_not_null').map((s) => s.object ?? '');
-  const rows = await db.rows<{ conname: string }>(sql`select c.conname from pg_constraint c
-    join pg_class t on t.oid = c.conrelid join pg_namespace s on s.oid = t.relnamespace
-    where s.nspname = ${site.schemaName} and t.relname = ${op.table_name} and c.conname = any(${sql.param(names)}::text[])
-      and (not c.convalidated or c.conname = any(${sql.param(transient)}::text[]))
-    order by c.conname`);
-  return rows.map((r) => r.conname);
+  return unvalidatedConstraints(db, site, op.table_name, names, transient);
 }
 
 /**
@@ -238,7 +206,7 @@ export async function revertAppliedMigration(db: Queryable, site: Site, op: Migr
     async (tx) => {
       if ((await currentHash(tx, site, op.datatable_id!, true)) !== op.target_schema_hash) throw new StaleSchemaError();
       await reverseMigration(tx, site, op, op.created_by);
-      await tx.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = null where revision_id = ${op.revision_id}`);
+      await markUnapplied(tx, site, op.revision_id);
     },
     { statementTimeoutMs: limits.ddlTimeoutMs, lockTimeoutMs: limits.lockTimeoutMs },
   );

@@ -8,7 +8,8 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { answeredValue } from '../../records/query/field-sql.ts';
-import { columnType, constraintName, ddlText, fieldChecks, ident, indexStatement, searchExpression } from '../ddl.ts';
+import { columnType, constraintName, ddlText, fieldChecks, indexStatement, searchExpression } from '../ddl.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { sqlLiteral } from '../index-predicate.ts';
 import { JSONB_DATA_COLUMN, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type IndexSpec } from '../table-schema.ts';

@@ -11,11 +11,11 @@ import {
   ddlText,
   fieldChecks,
   foreignKeyConstraint,
-  ident,
   indexStatement,
   searchExpression,
   typedLiteral,
 } from '../ddl.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
 import { mapFields } from './field-mapping.ts';

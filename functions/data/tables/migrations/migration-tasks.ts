@@ -4,12 +4,12 @@
 // these same functions; each takes the tenant schema and the operation's revision id, so everything
 // else is read from the operation row.
 import type { Database } from '#shared/db/database.ts';
-import { isSafeIdentifier } from '../table-schema.ts';
+import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
+import { currentHash } from './catalog-repository.ts';
 import {
   causeMessage,
-  currentHash,
   dropConcurrentIndexes,
   executeMigration,
   pendingValidations,

@@ -3,12 +3,9 @@
 import { sql } from '#shared/db/sql.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
 
 export type MigrationRow = OperationRow & {
   datatable_id: number | null;
@@ -136,6 +133,11 @@ export async function latestAppliedMigration(db: Queryable, site: Site, tableId:
 /** Inside the migration's transaction: its change is in, whatever happens to the later steps. */
 export async function markApplied(db: Queryable, site: Site, revisionId: string): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = clock_timestamp() where revision_id = ${revisionId}`);
+}
+
+/** A reverted migration: its change is out again (inside the revert's transaction). */
+export async function markUnapplied(db: Queryable, site: Site, revisionId: string): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = null where revision_id = ${revisionId}`);
 }
 
 /** Sets the table's schema and hash (inside the migration's transaction). */

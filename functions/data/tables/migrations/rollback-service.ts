@@ -12,7 +12,8 @@ import type { DatatableRow } from '../table-repository.ts';
 import { compileTable } from '../table-schema.ts';
 import { compileTarget, forgetTableDescriptors } from '../table-service.ts';
 import { tablesOfApp } from '../table-repository.ts';
-import { currentHash, reverseMigration } from './migration-execution.ts';
+import { currentHash } from './catalog-repository.ts';
+import { reverseMigration } from './migration-execution.ts';
 import { findMigration, latestAppliedMigration, markRolledBack } from './operation-repository.ts';
 import { countViolations } from './preflight.ts';
 
