@@ -175,6 +175,24 @@ export class TesseraFunction extends LambdaFunction {
   }
 
   /**
+   * Frontend builds: the builds bucket (files of every build) and the hosted domain the workers'
+   * subdomains live under. (Writing the CloudFront KeyValueStore on activation is not wired yet, so
+   * the function gets no rights on it.)
+   */
+  bindHostedBuilds(bucket: IBucket, hostedDomain: string | undefined): this {
+    this.addEnvironment('HOSTING_BUCKET', bucket.bucketName);
+    if (hostedDomain !== undefined) this.addEnvironment('HOSTED_DOMAIN', hostedDomain);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    return this;
+  }
+
+  /**
    * Microsoft Graph behind document-library buckets: the app's identity, the SharePoint host of the
    * sites' libraries, and read access to the secret holding its client secret. Calls go out through
    * the VPC's NAT gateway.
