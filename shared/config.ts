@@ -113,6 +113,8 @@ const settingsSchema = z.object({
   SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
+  DATA_POPULATE_MAX_DEPTH: z.coerce.number().int().min(1).max(10).default(3),
+  DATA_HIERARCHY_DEFAULT_DEPTH: z.coerce.number().int().min(0).max(100).default(10),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   RATE_LIMIT_ENABLED: booleanFlag.default(true),
   RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
@@ -162,6 +164,8 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
+  /** Relations and hierarchies: how deep `populate` (and related filters) may nest; the default traversal depth. */
+  relations: { populateMaxDepth: number; hierarchyDefaultDepth: number };
   schemaMigrations: {
     /** The deployed state machine; unset, migrations run through the same ASL in-process. */
     stateMachineArn?: string;
@@ -307,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
+    relations: { populateMaxDepth: s.DATA_POPULATE_MAX_DEPTH, hierarchyDefaultDepth: s.DATA_HIERARCHY_DEFAULT_DEPTH },
     schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS, tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000, ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS },
     objectStore: objectStoreOf(s, env),
     transfers: {

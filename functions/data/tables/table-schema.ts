@@ -72,6 +72,11 @@ export interface CompileTarget {
    * to that field are refused naming it, instead of the whole table answering 400.
    */
   storedSchema?: boolean;
+  /**
+   * Only the descriptor is wanted (another table's, for a foreign key that references it): that
+   * table's own foreign keys are not resolved, so a target that references a third table resolves.
+   */
+  descriptorOnly?: boolean;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -456,7 +461,7 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
     softDelete: known.has('is_deleted'),
   };
   if (search !== undefined) descriptor.search = search;
-  const foreignKeys = compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
+  const foreignKeys = target.descriptorOnly === true ? [] : compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
   if (problems.length > 0) return { problems };
   return { compiled: { descriptor, foreignKeys, indexes } };

@@ -31,7 +31,7 @@ export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | '
     resolveTable: (name) => {
       const other = appTables.find((t) => t.name === name && t.name !== table.name);
       if (other === undefined) return undefined;
-      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider, storedSchema: true });
+      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider, storedSchema: true, descriptorOnly: true });
       return 'compiled' in result ? result.compiled.descriptor : undefined;
     },
   };

@@ -1,0 +1,71 @@
+// Record reads that involve relations: a list with related filters, related sorting and `populate`,
+// and one record with `populate`. The list itself is the records module's statement (its filter
+// compiler takes the related filters as WHERE fragments); populate runs after it over the page.
+import type { Queryable } from '#shared/db/database.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import type { Config } from '#shared/config.ts';
+import { listAnswer, listStatement, readRecord, type ListAnswer } from '../records/record-service.ts';
+import { parseListQuery, type QueryEntries, type QueryExtensions } from '../records/query/list-query.ts';
+import { queryError } from '../records/query/query-error.ts';
+import { loadTableDescriptor } from '../tables/table-service.ts';
+import { populateRecords, type DataRecord } from './populate.ts';
+import { PopulateRequest } from './populate-plan.ts';
+import { relatedFilter, relatedSort } from './related-query.ts';
+import { loadAppRelations, type AppRelations, type RelationTable } from './relation-graph.ts';
+
+export type RelationSettings = Config['relations'];
+
+interface TableAddress {
+  app_slug: string;
+  name: string;
+}
+
+const POPULATE_CONTROL = /_(sort|order|limit|offset)$/;
+
+/** Whether a query needs the relations of its table (else the records module answers it alone). */
+export function asksForRelations(query: QueryEntries): boolean {
+  for (const [key, value] of query) {
+    if (key.includes('.') || key === 'populate' || POPULATE_CONTROL.test(key)) return true;
+    if ((key === '_sort' || key === 'ordering') && value.includes('.')) return true;
+  }
+  return false;
+}
+
+async function relationsOf(db: Queryable, site: Tenant, address: TableAddress): Promise<{ relations: AppRelations; base: RelationTable }> {
+  const { table } = await loadTableDescriptor(db, site, address.app_slug, address.name);
+  const relations = await loadAppRelations(db, site, table.app_id);
+  return { relations, base: relations.table(table.name) };
+}
+
+export async function listWithRelations(db: Queryable, site: Tenant, address: TableAddress, query: QueryEntries, settings: RelationSettings): Promise<ListAnswer> {
+  const { relations, base } = await relationsOf(db, site, address);
+  const depth = settings.populateMaxDepth;
+  const populate = new PopulateRequest(relations, base);
+  const extensions: QueryExtensions = {
+    claims: (key, raw) => populate.claims(key, raw),
+    relatedFilter: (key, raw) => relatedFilter(relations, base, key, raw, depth),
+    relatedSort: (parameter, name, descending) => relatedSort(relations, base, parameter, name, descending, depth),
+  };
+  const plan = parseListQuery(base.descriptor, query, extensions);
+  const nodes = populate.plan(depth);
+  if (plan.aggregates !== undefined && nodes.length > 0) throw queryError('populate', 'does not apply to an aggregation');
+  const answer = await listAnswer(db, base.descriptor, plan, await db.rows(listStatement(base.descriptor, plan).statement));
+  await populateRecords(db, answer.data as DataRecord[], nodes);
+  return answer;
+}
+
+/** One record with `populate` (and its controls); any other parameter is 400 naming it. */
+export async function readWithRelations(db: Queryable, site: Tenant, address: TableAddress, id: string, query: QueryEntries, settings: RelationSettings): Promise<DataRecord> {
+  const { relations, base } = await relationsOf(db, site, address);
+  const populate = new PopulateRequest(relations, base);
+  const seen = new Set<string>();
+  for (const [key, raw] of query) {
+    if (seen.has(key)) throw queryError(key, 'is given more than once');
+    seen.add(key);
+    if (!populate.claims(key, raw)) throw queryError(key, 'is not a parameter of a single record');
+  }
+  const nodes = populate.plan(settings.populateMaxDepth);
+  const record = await readRecord(db, base.descriptor, id);
+  await populateRecords(db, [record], nodes);
+  return record;
+}
