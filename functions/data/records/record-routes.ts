@@ -154,7 +154,7 @@ export const getRecordRoute = defineRoute({
     const query = queryEntries(ctx);
     if (query.length > 0) {
       await ctx.establish();
-      return { data: await readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations) };
+      return readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
     }
     const read = await readWithRememberedTable(ctx, params, (table) => recordStatement(table, params.id));
     if (read === undefined) return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };

@@ -8,6 +8,7 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { FieldDescriptor, TableDescriptor } from '../tables/table-descriptor.ts';
 import { tablesOfApp, type DatatableRow } from '../tables/table-repository.ts';
 import { compileTable, type ForeignKeySpec } from '../tables/table-schema.ts';
+import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
 import { compileTarget } from '../tables/table-service.ts';
 import { queryError } from '../records/query/query-error.ts';
 
@@ -15,6 +16,8 @@ export interface RelationTable {
   name: string;
   descriptor: TableDescriptor;
   foreignKeys: ForeignKeySpec[];
+  /** A table with `hierarchy: true`: its edge types (the edges live in a companion table). */
+  hierarchy?: HierarchySpec;
 }
 
 export type RelationKind = 'forward' | 'reverse' | 'many_to_many';
@@ -160,5 +163,5 @@ export async function loadAppRelations(db: Queryable, site: Tenant, appId: numbe
 
 function relationTable(site: Tenant, row: DatatableRow, rows: DatatableRow[]): RelationTable {
   const compiled = compileTable(row.json_schema, { ...compileTarget(site, row, rows), storedSchema: true });
-  return { name: row.name, descriptor: compiled.descriptor, foreignKeys: compiled.foreignKeys };
+  return { name: row.name, descriptor: compiled.descriptor, foreignKeys: compiled.foreignKeys, ...(compiled.hierarchy === undefined ? {} : { hierarchy: compiled.hierarchy }) };
 }

@@ -1,6 +1,7 @@
 // Table Schema documents (`json_schema`): validation with the spec's messages, compilation to the
 // TableDescriptor the record side reads, and the canonical hash. Every identifier that leaves here
 // has passed the safe-identifier check.
+import { compileHierarchy, type HierarchySpec } from './hierarchy-schema.ts';
 import { createHash } from 'node:crypto';
 import { ValidationError } from '#shared/errors.ts';
 import { userPatternProblem } from '#shared/text/user-patterns.ts';
@@ -56,6 +57,8 @@ export interface CompiledTable {
   descriptor: TableDescriptor;
   foreignKeys: ForeignKeySpec[];
   indexes: IndexSpec[];
+  /** Present when the schema says `hierarchy: true`: its edges live in a companion table. */
+  hierarchy?: HierarchySpec;
 }
 
 export interface CompileTarget {
@@ -463,8 +466,9 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   if (search !== undefined) descriptor.search = search;
   const foreignKeys = target.descriptorOnly === true ? [] : compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
+  const hierarchy = compileHierarchy(schema, primaryKey, problems);
   if (problems.length > 0) return { problems };
-  return { compiled: { descriptor, foreignKeys, indexes } };
+  return { compiled: { descriptor, foreignKeys, indexes, ...(hierarchy === undefined ? {} : { hierarchy }) } };
 }
 
 /** Compiles a valid schema or throws the 400 `{json_schema: [...]}` error. */

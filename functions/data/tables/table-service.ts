@@ -9,6 +9,7 @@ import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
 import { dropTableStatement } from './ddl.ts';
+import { edgesTableName } from './hierarchy-schema.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
 import { deleteTableRow, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, isSafeIdentifier, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
@@ -160,6 +161,8 @@ export async function removeTable(db: Queryable, site: Tenant, caller: Principal
       if (locked === undefined) return;
       if (locked.is_materialized) {
         try {
+          // A hierarchy's edges table references the node table: it goes first (none: a no-op).
+          await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: edgesTableName(locked.physical_table_name) }, { ifExists: true }));
           await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: locked.physical_table_name }));
         } catch (error) {
           if (/depend/i.test(String((error as Error).message) + String((error as { cause?: Error }).cause?.message))) {
