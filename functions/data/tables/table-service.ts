@@ -11,7 +11,7 @@ import { existingDatasource } from '../apps/datasource-service.ts';
 import { dropTableStatement } from './ddl.ts';
 import { edgesTableName } from './hierarchy-schema.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
-import { deleteTableRow, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
+import { deleteTableRow, findReferencedTable, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, isSafeIdentifier, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
 import type { MigrationRow } from './migrations/operation-repository.ts';
@@ -67,7 +67,11 @@ const DESCRIPTOR_CACHE_LIMIT = 500;
  */
 export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: string, name: string): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
   // When the one query finds nothing, existingTable answers the precise 404 (app or table).
-  const table = (await findTableOfActiveApp(db, site, appSlug, name)) ?? (await existingTable(db, site, { app_slug: appSlug, name }));
+  // A reference (import-reference) reads through to its source table.
+  const table =
+    (await findTableOfActiveApp(db, site, appSlug, name)) ??
+    (await findReferencedTable(db, site, appSlug, name)) ??
+    (await existingTable(db, site, { app_slug: appSlug, name }));
   if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
   const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash].join(':');
   let descriptor = descriptorCache.get(key);
