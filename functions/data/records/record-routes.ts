@@ -154,7 +154,8 @@ export const getRecordRoute = defineRoute({
     const query = queryEntries(ctx);
     if (query.length > 0) {
       await ctx.establish();
-      return readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
+      const answer = await readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
+      return typeof answer === 'string' ? new JsonText(answer) : answer;
     }
     const read = await readWithRememberedTable(ctx, params, (table) => recordStatement(table, params.id));
     if (read === undefined) return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };

@@ -6,7 +6,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { parseExactJson } from '#shared/json/exact-json.ts';
+import { parseExactJson, stringifyExactJson } from '#shared/json/exact-json.ts';
 import { recordText, softDeleteCondition } from '../records/query/compile.ts';
 import { castTo, parseScalar, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
@@ -63,11 +63,12 @@ export class HierarchyRequest {
 type Direction = 'descendants' | 'ancestors';
 
 /**
- * Rows (type, parent, node, depth) reachable from `id`: descendants follow edges backwards (A → B of
- * type manager means A reports to B, so A is B's descendant), ancestors forwards. `perType` keeps
- * each walk inside one type (include=); the tree walks every selected type at once.
+ * The CTE `walk(type, parent, node, depth)` of what is reachable from `id`: descendants follow edges
+ * backwards (A → B of type manager means A reports to B, so A is B's descendant), ancestors forwards.
+ * `perType` keeps each walk inside one type (include=); the tree walks every selected type at once.
+ * Then `reached`: each record once per type (or once), at its smallest depth, with a parent there.
  */
-function walkSql(nodes: TableDescriptor, id: string, direction: Direction, types: string[], depth: number, perType: boolean): SQL {
+function walkCte(nodes: TableDescriptor, id: string, direction: Direction, types: string[], depth: number, perType: boolean): SQL {
   const key = keyFieldOf(nodes);
   const cast = castTo(key);
   const [near, far] = direction === 'descendants' ? [sql.raw('to_id'), sql.raw('from_id')] : [sql.raw('from_id'), sql.raw('to_id')];
@@ -80,13 +81,34 @@ function walkSql(nodes: TableDescriptor, id: string, direction: Direction, types
       union
       select e.type, e.${near}, e.${far}, w.depth + 1 from walk as w join ${edgesSql(nodes)} as e on e.${near} = w.node ${perType ? sql`and e.type = w.type` : sql`and e.type = any(${sql.param(types)}::text[])`} ${through}
       where w.depth < ${depth}
-    )
+    ),
+    reached as (select distinct on (${perType ? sql`type, ` : sql``}node) type, parent, node, depth from walk
+      where node <> ${id}::text${cast} order by ${perType ? sql`type, ` : sql``}node, depth, parent)`;
+}
+
+/** Rows (type, parent, depth, record) of the tree walk, by depth. */
+function treeSql(nodes: TableDescriptor, id: string, types: string[], depth: number): SQL {
+  const key = keyFieldOf(nodes);
+  return sql`${walkCte(nodes, id, 'descendants', types, depth, false)}
     select w.type, w.parent::text as parent, w.depth, ${recordText(nodes)} as record
-    from (select distinct on (${perType ? sql`type, ` : sql``}node) type, parent, node, depth from walk
-          where node <> ${id}::text${cast} order by ${perType ? sql`type, ` : sql``}node, depth, parent) as w
-    join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
-    where ${visible ?? sql`true`}
+    from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
+    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
     order by w.depth, ${typedValue(nodes, key)}`;
+}
+
+/**
+ * Per type, the reached records as one JSON array text made by the database, each record with its
+ * `_depth` and `_relationship_type` spliced in before its closing brace (a record always has its key,
+ * so it is never `{}`): thousands of descendants are never parsed here only to be written again.
+ */
+function includedSql(nodes: TableDescriptor, id: string, direction: Direction, types: string[], depth: number): SQL {
+  const key = keyFieldOf(nodes);
+  return sql`${walkCte(nodes, id, direction, types, depth, true)}
+    select w.type, '[' || string_agg(left(${recordText(nodes)}, -1) || ',"_depth":' || w.depth::text || ',"_relationship_type":' || to_json(w.type)::text || '}', ','
+        order by w.depth, ${typedValue(nodes, key)}) || ']' as records
+    from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
+    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
+    group by w.type`;
 }
 
 type WalkRow = {
@@ -106,19 +128,23 @@ function keyOf(plan: HierarchyPlan, id: string): string {
   return value;
 }
 
-/** `{data, <label>: [...]}`: per type, under its inverse label (descendants) or its name (ancestors). */
-export async function withIncluded(db: Queryable, plan: HierarchyPlan, id: string, record: DataRecord): Promise<Record<string, unknown>> {
-  const answer: Record<string, unknown> = { data: record };
+/**
+ * `{data, <label>: [...]}` as JSON text: per type, under its inverse label (descendants) or its name
+ * (ancestors), flat and ordered by depth.
+ */
+export async function withIncluded(db: Queryable, plan: HierarchyPlan, id: string, record: DataRecord): Promise<string> {
+  const lists = new Map<string, string>();
   const directions: Direction[] = plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include!];
   for (const direction of directions) {
     const labels = new Map(plan.table.hierarchy.types.filter((type) => plan.types.includes(type.name)).map((type) => [type.name, direction === 'descendants' ? type.inverse : type.name]));
-    for (const label of labels.values()) answer[label] = [];
+    for (const label of labels.values()) lists.set(label, '[]');
     if (plan.depth === 0 || plan.types.length === 0) continue;
-    for (const row of await db.rows<WalkRow>(walkSql(plan.table.nodes, keyOf(plan, id), direction, plan.types, plan.depth, true))) {
-      (answer[labels.get(row.type)!] as DataRecord[]).push({ ...parsed(row.record), _depth: Number(row.depth), _relationship_type: row.type });
+    for (const row of await db.rows<{ type: string; records: string }>(includedSql(plan.table.nodes, keyOf(plan, id), direction, plan.types, plan.depth))) {
+      lists.set(labels.get(row.type)!, row.records);
     }
   }
-  return answer;
+  const members = [`"data":${stringifyExactJson(record)}`, ...[...lists].map(([label, text]) => `${JSON.stringify(label)}:${text}`)];
+  return `{${members.join(',')}}`;
 }
 
 /** `{data: [root with _depth 0 and children[] nested], total}`: each record once, under its closest parent. */
@@ -127,7 +153,7 @@ export async function asTree(db: Queryable, plan: HierarchyPlan, id: string, rec
   const root: DataRecord = { ...record, _depth: 0, children: [] };
   const byKey = new Map<string, DataRecord>([[String(record[key]).toLowerCase(), root]]);
   if (plan.depth > 0 && plan.types.length > 0) {
-    for (const row of await db.rows<WalkRow>(walkSql(plan.table.nodes, keyOf(plan, id), 'descendants', plan.types, plan.depth, false))) {
+    for (const row of await db.rows<WalkRow>(treeSql(plan.table.nodes, keyOf(plan, id), plan.types, plan.depth))) {
       const node: DataRecord = { ...parsed(row.record), _depth: Number(row.depth), _relationship_type: row.type, children: [] };
       byKey.set(String(node[key]).toLowerCase(), node);
       // Rows come by depth, so a parent (one level closer) is always placed before its children.

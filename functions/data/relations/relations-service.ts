@@ -68,9 +68,10 @@ export interface GraphAnswer {
 /**
  * One record with `populate` (and its controls), `include`/`depth`/`graph_types` or `format=tree`;
  * any other parameter is 400 naming it. Answers the whole body: `{data}`, with the included lists,
- * or the tree's `{data: [root], total}`.
+ * or the tree's `{data: [root], total}`. A body with included lists comes as JSON text made mostly by
+ * the database.
  */
-export async function readWithRelations(db: Queryable, site: Tenant, address: TableAddress, id: string, query: QueryEntries, settings: RelationSettings): Promise<Record<string, unknown>> {
+export async function readWithRelations(db: Queryable, site: Tenant, address: TableAddress, id: string, query: QueryEntries, settings: RelationSettings): Promise<Record<string, unknown> | string> {
   const { relations, base } = await relationsOf(db, site, address);
   const populate = new PopulateRequest(relations, base);
   const hierarchy = new HierarchyRequest();
