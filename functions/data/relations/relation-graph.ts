@@ -151,8 +151,13 @@ const GRAPH_CACHE_LIMIT = 200;
 
 /** The relations of the app a table belongs to: one query for the app's tables, compiled once per version. */
 export async function loadAppRelations(db: Queryable, site: Tenant, appId: number): Promise<AppRelations> {
-  const rows = (await tablesOfApp(db, site, appId)).filter((row) => row.is_materialized && row.is_active);
-  const key = [site.schemaName, appId, ...rows.map((row) => `${row.id}:${row.schema_hash}`)].join('|');
+  return appRelations(site, await tablesOfApp(db, site, appId));
+}
+
+/** The relations among an app's table rows (all of one app), compiled once per version of them. */
+export function appRelations(site: Tenant, appRows: DatatableRow[]): AppRelations {
+  const rows = appRows.filter((row) => row.is_materialized && row.is_active);
+  const key = [site.schemaName, ...rows.map((row) => `${row.app_id}:${row.id}:${row.schema_hash}`)].join('|');
   const cached = graphCache.get(key);
   if (cached !== undefined) return cached;
   const graph = new AppRelations(new Map(rows.map((row) => [row.name, relationTable(site, row, rows)])));

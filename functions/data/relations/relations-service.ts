@@ -12,7 +12,8 @@ import { populateRecords, type DataRecord } from './populate.ts';
 import { PopulateRequest } from './populate-plan.ts';
 import { asGraph, asTree, HierarchyRequest, withIncluded } from './hierarchy-read.ts';
 import { relatedFilter, relatedSort } from './related-query.ts';
-import { loadAppRelations, type AppRelations, type RelationTable } from './relation-graph.ts';
+import { appRelations, loadAppRelations, type AppRelations, type RelationTable } from './relation-graph.ts';
+import { tablesOfActiveApp } from '../tables/table-repository.ts';
 
 export type RelationSettings = Config['relations'];
 
@@ -33,7 +34,18 @@ export function asksForRelations(query: QueryEntries): boolean {
   return false;
 }
 
+/**
+ * The table and the relations of its app, from one read of the app's tables; a table not found
+ * that way (missing, not materialized, or a reference to another app's table) takes the records
+ * module's way, which answers the precise error or resolves the reference.
+ */
 export async function relationsOf(db: Queryable, site: Tenant, address: TableAddress): Promise<{ relations: AppRelations; base: RelationTable }> {
+  const rows = await tablesOfActiveApp(db, site, address.app_slug);
+  const own = rows.find((row) => row.name === address.name && row.is_materialized && row.is_active);
+  if (own !== undefined) {
+    const relations = appRelations(site, rows);
+    return { relations, base: relations.table(own.name) };
+  }
   const { table } = await loadTableDescriptor(db, site, address.app_slug, address.name);
   const relations = await loadAppRelations(db, site, table.app_id);
   return { relations, base: relations.table(table.name) };

@@ -71,6 +71,11 @@ export function findTableById(db: Queryable, site: Site, id: number): Promise<Da
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.id = ${id}`).then((rows) => rows[0]);
 }
 
+/** Every table of an active app, by the app's slug (none when the app is missing or deleted). */
+export function tablesOfActiveApp(db: Queryable, site: Site, appSlug: string): Promise<DatatableRow[]> {
+  return db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);
+}
+
 export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<DatatableRow[]> {
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} order by t.name`);
 }
