@@ -18,21 +18,38 @@ const POSTS = 100_000;
 const NODES = 100_000;
 
 const SCHEMAS = {
-  companies: { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }], primaryKey: ['id'] },
+  companies: {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'string' },
+    ],
+    primaryKey: ['id'],
+  },
   authors: {
-    fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }, { name: 'company_id', type: 'integer' }],
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'string' },
+      { name: 'company_id', type: 'integer' },
+    ],
     primaryKey: ['id'],
     foreignKeys: [{ fields: ['company_id'], reference: { resource: 'companies', fields: ['id'] } }],
     indexes: [{ name: 'by_name', fields: ['name'] }],
   },
   posts: {
-    fields: [{ name: 'id', type: 'integer' }, { name: 'title', type: 'string' }, { name: 'author_id', type: 'integer' }],
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'title', type: 'string' },
+      { name: 'author_id', type: 'integer' },
+    ],
     primaryKey: ['id'],
     foreignKeys: [{ fields: ['author_id'], reference: { resource: 'authors', fields: ['id'] } }],
     indexes: [{ name: 'by_author', fields: ['author_id'] }],
   },
   nodes: {
-    fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }],
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'string' },
+    ],
     primaryKey: ['id'],
     hierarchy: true,
     graph: { enabled: true, types: [{ name: 'parent', inverse: 'children' }] },
@@ -73,12 +90,24 @@ async function seed(platform: DataPlatform): Promise<Record<string, string>> {
   const physical: Record<string, string> = {};
   for (const [name, schema] of Object.entries(SCHEMAS)) physical[name] = (await platform.createTable(name, schema)).physical;
   const edges = physical.nodes!.replace(/"$/, '_edges"');
-  await platform.db.run(sql.raw(`insert into ${physical.companies} (id, name) select n, 'company ' || n from generate_series(1, ${COMPANIES}) n`));
-  await platform.db.run(sql.raw(`insert into ${physical.authors} (id, name, company_id) select n, 'author_' || lpad(n::text, 5, '0'), 1 + n % ${COMPANIES} from generate_series(1, ${AUTHORS}) n`));
-  await platform.db.run(sql.raw(`insert into ${physical.posts} (id, title, author_id) select n, 'post ' || n, 1 + (n * 7919) % ${AUTHORS} from generate_series(1, ${POSTS}) n`));
+  await platform.db.run(
+    sql.raw(`insert into ${physical.companies} (id, name) select n, 'company ' || n from generate_series(1, ${COMPANIES}) n`),
+  );
+  await platform.db.run(
+    sql.raw(
+      `insert into ${physical.authors} (id, name, company_id) select n, 'author_' || lpad(n::text, 5, '0'), 1 + n % ${COMPANIES} from generate_series(1, ${AUTHORS}) n`,
+    ),
+  );
+  await platform.db.run(
+    sql.raw(
+      `insert into ${physical.posts} (id, title, author_id) select n, 'post ' || n, 1 + (n * 7919) % ${AUTHORS} from generate_series(1, ${POSTS}) n`,
+    ),
+  );
   await platform.db.run(sql.raw(`insert into ${physical.nodes} (id, name) select n, 'node ' || n from generate_series(1, ${NODES}) n`));
   // A binary tree: node n reports to n / 2, so depth 10 below the root holds 2046 records.
-  await platform.db.run(sql.raw(`insert into ${edges} (from_id, to_id, type) select n, n / 2, 'parent' from generate_series(2, ${NODES}) n`));
+  await platform.db.run(
+    sql.raw(`insert into ${edges} (from_id, to_id, type) select n, n / 2, 'parent' from generate_series(2, ${NODES}) n`),
+  );
   for (const table of [...Object.values(physical), edges]) await platform.db.run(sql.raw(`analyze ${table}`));
   return { ...physical, edges };
 }
@@ -93,7 +122,8 @@ const CASES: Case[] = [
   {
     title: 'populate of two levels (author, then its company) over a page of 100 posts',
     path: `/api/apps/${APP_SLUG}/datatables/posts/data/?page_size=100&populate=author.company_id`,
-    baseline: (t) => sql.raw(`select json_build_object('data', coalesce(json_agg(q.post order by q.id), '[]'), 'total', max(q.total), 'page', 1, 'page_size', 100)::text as answer
+    baseline: (t) =>
+      sql.raw(`select json_build_object('data', coalesce(json_agg(q.post order by q.id), '[]'), 'total', max(q.total), 'page', 1, 'page_size', 100)::text as answer
       from (select p.id, count(*) over () as total, json_build_object('id', p.id, 'title', p.title, 'author_id',
           case when a.id is null then null else json_build_object('id', a.id, 'name', a.name, 'company_id',
             case when c.id is null then null else json_build_object('id', c.id, 'name', c.name) end) end) as post
@@ -103,14 +133,16 @@ const CASES: Case[] = [
   {
     title: 'a related filter (posts whose author has a given name), sorted, a page of 20',
     path: `/api/apps/${APP_SLUG}/datatables/posts/data/?author.name=author_00042&_sort=id`,
-    baseline: (t) => sql.raw(`select json_build_object('data', coalesce(json_agg(q.post order by q.id), '[]'), 'total', coalesce(max(q.total), 0), 'page', 1, 'page_size', 20)::text as answer
+    baseline: (t) =>
+      sql.raw(`select json_build_object('data', coalesce(json_agg(q.post order by q.id), '[]'), 'total', coalesce(max(q.total), 0), 'page', 1, 'page_size', 20)::text as answer
       from (select p.id, count(*) over () as total, json_build_object('id', p.id, 'title', p.title, 'author_id', p.author_id) as post
         from ${t.posts} p join ${t.authors} a on a.id = p.author_id where a.name = 'author_00042' order by p.id limit 20) q`),
   },
   {
     title: `descendants to depth 10 of the root of a ${NODES / 1000}k-node hierarchy`,
     path: `/api/apps/${APP_SLUG}/datatables/nodes/data/1/?include=descendants&depth=10`,
-    baseline: (t) => sql.raw(`with recursive walk(id, depth) as (
+    baseline: (t) =>
+      sql.raw(`with recursive walk(id, depth) as (
         select e.from_id, 1 from ${t.edges} e where e.to_id = 1 and e.type = 'parent'
         union all
         select e.from_id, w.depth + 1 from walk w join ${t.edges} e on e.to_id = w.id and e.type = 'parent' where w.depth < 10)
@@ -127,7 +159,9 @@ export async function benchRelations(): Promise<void> {
   try {
     const started = performance.now();
     const tables = await seed(platform);
-    note(`database: ${platform.database.label}; ${COMPANIES} companies, ${AUTHORS} authors, ${POSTS} posts, ${NODES} nodes seeded in ${Math.round(performance.now() - started)} ms`);
+    note(
+      `database: ${platform.database.label}; ${COMPANIES} companies, ${AUTHORS} authors, ${POSTS} posts, ${NODES} nodes seeded in ${Math.round(performance.now() - started)} ms`,
+    );
     for (const entry of CASES) {
       heading(`relations: ${entry.title}`);
       const baseline = await startSqlServer(platform.db, entry.baseline(tables));
@@ -138,11 +172,13 @@ export async function benchRelations(): Promise<void> {
       try {
         // Not byte-equal (the baseline leaves out fields the platform answers, such as total on a record),
         // but the same records: the sizes are printed so a wrong or empty answer shows.
-        const sizes = await Promise.all(servers.map(async (server) => {
-          const response = await fetch(server.url, { headers: platform.headers });
-          if (response.status !== 200) throw new Error(`${server.name}: ${response.status} ${await response.text()}`);
-          return Buffer.byteLength(await response.text());
-        }));
+        const sizes = await Promise.all(
+          servers.map(async (server) => {
+            const response = await fetch(server.url, { headers: platform.headers });
+            if (response.status !== 200) throw new Error(`${server.name}: ${response.status} ${await response.text()}`);
+            return Buffer.byteLength(await response.text());
+          }),
+        );
         note(`answers: platform ${sizes[0]} bytes, baseline ${sizes[1]} bytes`);
         const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
         note(`the platform ran ${trace.length} statements for one request:`);

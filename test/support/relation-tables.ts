@@ -5,7 +5,13 @@ import { expect } from 'vitest';
 import type { TestApp } from './test-app.ts';
 
 export const BLOG_SCHEMAS = {
-  companies: { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }], primaryKey: ['id'] },
+  companies: {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'string' },
+    ],
+    primaryKey: ['id'],
+  },
   authors: {
     fields: [
       { name: 'id', type: 'integer' },
@@ -19,18 +25,36 @@ export const BLOG_SCHEMAS = {
     foreignKeys: [{ fields: ['company_id'], reference: { resource: 'companies', fields: ['id'] } }],
   },
   posts: {
-    fields: [{ name: 'id', type: 'integer' }, { name: 'title', type: 'string' }, { name: 'author_id', type: 'integer' }],
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'title', type: 'string' },
+      { name: 'author_id', type: 'integer' },
+    ],
     primaryKey: ['id'],
     foreignKeys: [{ fields: ['author_id'], reference: { resource: 'authors', fields: ['id'] }, 'x-actions': { onDelete: 'SET NULL' } }],
   },
   comments: {
-    fields: [{ name: 'id', type: 'integer' }, { name: 'post_id', type: 'integer' }, { name: 'body', type: 'string' }, { name: 'rating', type: 'integer' }],
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'post_id', type: 'integer' },
+      { name: 'body', type: 'string' },
+      { name: 'rating', type: 'integer' },
+    ],
     primaryKey: ['id'],
     foreignKeys: [{ fields: ['post_id'], reference: { resource: 'posts', fields: ['id'] }, 'x-actions': { onDelete: 'CASCADE' } }],
   },
-  tags: { fields: [{ name: 'id', type: 'integer' }, { name: 'label', type: 'string' }], primaryKey: ['id'] },
+  tags: {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'label', type: 'string' },
+    ],
+    primaryKey: ['id'],
+  },
   post_tags: {
-    fields: [{ name: 'post_id', type: 'integer', constraints: { required: true } }, { name: 'tag_id', type: 'integer', constraints: { required: true } }],
+    fields: [
+      { name: 'post_id', type: 'integer', constraints: { required: true } },
+      { name: 'tag_id', type: 'integer', constraints: { required: true } },
+    ],
     primaryKey: ['post_id', 'tag_id'],
     foreignKeys: [
       { fields: ['post_id'], reference: { resource: 'posts', fields: ['id'] }, 'x-actions': { onDelete: 'CASCADE' } },
@@ -38,7 +62,6 @@ export const BLOG_SCHEMAS = {
     ],
   },
 };
-
 
 type Call = (method: string, path: string, body?: unknown) => ReturnType<TestApp['request']>;
 
@@ -51,8 +74,12 @@ export async function seedBlog(call: Call): Promise<void> {
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect((await call('POST', `/api/apps/blog/datatables/${name}/materialize/`)).status).toBe(200);
   }
-  const post = async (table: string, rows: Record<string, unknown>[]) => expect((await call('POST', `/api/apps/blog/datatables/${table}/data/`, rows)).status).toBe(201);
-  await post('companies', [{ id: 1, name: 'Acme' }, { id: 2, name: 'Globex' }]);
+  const post = async (table: string, rows: Record<string, unknown>[]) =>
+    expect((await call('POST', `/api/apps/blog/datatables/${table}/data/`, rows)).status).toBe(201);
+  await post('companies', [
+    { id: 1, name: 'Acme' },
+    { id: 2, name: 'Globex' },
+  ]);
   await post('authors', [
     { id: 1, name: 'Ann', email: 'ann@acme.test', company_id: 1 },
     { id: 2, name: 'Bob', email: 'bob@globex.test', company_id: 2 },
@@ -69,7 +96,14 @@ export async function seedBlog(call: Call): Promise<void> {
     { id: 101, post_id: 10, body: 'meh', rating: 2 },
     { id: 102, post_id: 11, body: 'good', rating: 4 },
   ]);
-  await post('tags', [{ id: 1, label: 'red' }, { id: 2, label: 'blue' }]);
-  await post('post_tags', [{ post_id: 10, tag_id: 1 }, { post_id: 10, tag_id: 2 }, { post_id: 11, tag_id: 2 }]);
+  await post('tags', [
+    { id: 1, label: 'red' },
+    { id: 2, label: 'blue' },
+  ]);
+  await post('post_tags', [
+    { post_id: 10, tag_id: 1 },
+    { post_id: 10, tag_id: 2 },
+    { post_id: 11, tag_id: 2 },
+  ]);
   expect((await call('DELETE', '/api/apps/blog/datatables/authors/data/3/')).status).toBe(204);
 }

@@ -7,13 +7,15 @@ import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service
 
 const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
 const edgeParams = tableParams.extend({ edge_id: z.string().min(1).max(40) });
-const listQuery = z.object({
-  from_id: z.string().max(200).optional(),
-  to_id: z.string().max(200).optional(),
-  types: z.string().max(2000).optional(),
-  page: z.string().max(12).optional(),
-  page_size: z.string().max(12).optional(),
-}).strict();
+const listQuery = z
+  .object({
+    from_id: z.string().max(200).optional(),
+    to_id: z.string().max(200).optional(),
+    types: z.string().max(2000).optional(),
+    page: z.string().max(12).optional(),
+    page_size: z.string().max(12).optional(),
+  })
+  .strict();
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true, envelope: 'bare' } as const;
 const EDGES_PATH = '/api/apps/{app_slug}/datatables/{name}/edges/';
 

@@ -14,7 +14,18 @@ import { assertMayWriteRecords } from '../records/record-access.ts';
 import { validationFailed } from '../records/record-validation.ts';
 import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
-import { countEdgesSql, deleteEdgesSql, findEdgeSql, insertEdgesSql, keyFieldOf, listEdgesSql, outgoingCountsSql, updateEdgeSql, visibleNodesSql, type NewEdge } from './edges-sql.ts';
+import {
+  countEdgesSql,
+  deleteEdgesSql,
+  findEdgeSql,
+  insertEdgesSql,
+  keyFieldOf,
+  listEdgesSql,
+  outgoingCountsSql,
+  updateEdgeSql,
+  visibleNodesSql,
+  type NewEdge,
+} from './edges-sql.ts';
 import type { RelationTable } from './relation-graph.ts';
 import { relationsOf, type TableAddress } from './relations-service.ts';
 
@@ -64,7 +75,8 @@ function keyParameter(table: HierarchyTable, parameter: string, raw: string | un
 export function typeList(table: HierarchyTable, parameter: string, raw: string): string[] {
   const names = raw.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !table.hierarchy.types.some((type) => type.name === name));
-  if (unknown.length > 0) throw queryError(parameter, `unknown edge type${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `"${name}"`).join(', ')}`);
+  if (unknown.length > 0)
+    throw queryError(parameter, `unknown edge type${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `"${name}"`).join(', ')}`);
   return names;
 }
 
@@ -78,16 +90,31 @@ export async function listEdges(db: Queryable, site: Tenant, address: TableAddre
     types: query.types === undefined ? undefined : typeList(table, 'types', query.types),
   };
   const rows = await db.rows<{ edge: string; total: number }>(listEdgesSql(table.nodes, filter, pageSize, (page - 1) * pageSize));
-  const total = rows.length > 0 ? Number(rows[0]!.total) : Number((await db.rows<{ total: number }>(countEdgesSql(table.nodes, filter)))[0]!.total);
+  const total =
+    rows.length > 0 ? Number(rows[0]!.total) : Number((await db.rows<{ total: number }>(countEdgesSql(table.nodes, filter)))[0]!.total);
   return { total, page, page_size: pageSize, results: rows.map((row) => edgeOf(row.edge)) };
 }
 
+function addError(errors: Record<string, string[]>, key: string, message: string): void {
+  errors[key] = [...(errors[key] ?? []), message];
+}
+
 /** One edge body checked; `partial` for PATCH, where every member is optional. */
-function checkedEdge(table: HierarchyTable, input: unknown, prefix: string, errors: Record<string, string[]>, partial: boolean): Partial<NewEdge> {
-  const fail = (field: string, message: string) => (errors[`${prefix}${field}`] ??= []).push(message);
-  if (!isJsonObject(input)) return fail('non_field_errors', 'Expected an object {from_id, to_id, type, metadata?}.'), {};
+function checkedEdge(
+  table: HierarchyTable,
+  input: unknown,
+  prefix: string,
+  errors: Record<string, string[]>,
+  partial: boolean,
+): Partial<NewEdge> {
+  const fail = (field: string, message: string) => addError(errors, `${prefix}${field}`, message);
+  if (!isJsonObject(input)) {
+    fail('non_field_errors', 'Expected an object {from_id, to_id, type, metadata?}.');
+    return {};
+  }
   const edge: Partial<NewEdge> = {};
-  for (const key of Object.keys(input)) if (!['from_id', 'to_id', 'type', 'metadata'].includes(key)) fail(key, 'Unknown member of an edge.');
+  for (const key of Object.keys(input))
+    if (!['from_id', 'to_id', 'type', 'metadata'].includes(key)) fail(key, 'Unknown member of an edge.');
   const key = keyFieldOf(table.nodes);
   for (const end of ['from_id', 'to_id'] as const) {
     const value = input[end];
@@ -95,7 +122,8 @@ function checkedEdge(table: HierarchyTable, input: unknown, prefix: string, erro
       if (!partial) fail(end, 'This field is required.');
       continue;
     }
-    const parsed = typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' ? parseScalar(key, String(value)) : undefined;
+    const parsed =
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' ? parseScalar(key, String(value)) : undefined;
     if (parsed === undefined) fail(end, `Expected a key of this table (${key.type}).`);
     else edge[end] = parsed;
   }
@@ -113,18 +141,27 @@ function checkedEdge(table: HierarchyTable, input: unknown, prefix: string, erro
 }
 
 /** Both ends must be visible records, and each (from, type) within its `max_outgoing`; rows stay locked. */
-async function checkEnds(tx: Queryable, table: HierarchyTable, edges: NewEdge[], prefix: (index: number) => string, replacing?: Edge): Promise<void> {
+async function checkEnds(
+  tx: Queryable,
+  table: HierarchyTable,
+  edges: NewEdge[],
+  prefix: (index: number) => string,
+  replacing?: Edge,
+): Promise<void> {
   const ends = [...new Set(edges.flatMap((edge) => [edge.from_id, edge.to_id]))];
   const visible = new Set((await tx.rows<{ k: string }>(visibleNodesSql(table.nodes, ends))).map((row) => row.k.toLowerCase()));
   const errors: Record<string, string[]> = {};
   edges.forEach((edge, index) => {
-    for (const end of ['from_id', 'to_id'] as const) if (!visible.has(edge[end].toLowerCase())) (errors[`${prefix(index)}${end}`] ??= []).push('No record with this key.');
+    for (const end of ['from_id', 'to_id'] as const)
+      if (!visible.has(edge[end].toLowerCase())) addError(errors, `${prefix(index)}${end}`, 'No record with this key.');
   });
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const capped = table.hierarchy.types.filter((type) => type.maxOutgoing !== undefined);
   if (capped.length === 0) return;
   const counts = new Map<string, number>();
-  for (const row of await tx.rows<{ from_id: string; type: string; n: number }>(outgoingCountsSql(table.nodes, [...new Set(edges.map((edge) => edge.from_id))]))) {
+  for (const row of await tx.rows<{ from_id: string; type: string; n: number }>(
+    outgoingCountsSql(table.nodes, [...new Set(edges.map((edge) => edge.from_id))]),
+  )) {
     counts.set(`${row.from_id.toLowerCase()}\n${row.type}`, Number(row.n));
   }
   if (replacing !== undefined) {
@@ -137,7 +174,12 @@ async function checkEnds(tx: Queryable, table: HierarchyTable, edges: NewEdge[],
     const key = `${edge.from_id.toLowerCase()}\n${edge.type}`;
     const next = (counts.get(key) ?? 0) + 1;
     counts.set(key, next);
-    if (next > max) (errors[`${prefix(index)}type`] ??= []).push(`Record ${edge.from_id} may have at most ${max} outgoing "${edge.type}" edge${max === 1 ? '' : 's'}.`);
+    if (next > max)
+      addError(
+        errors,
+        `${prefix(index)}type`,
+        `Record ${edge.from_id} may have at most ${max} outgoing "${edge.type}" edge${max === 1 ? '' : 's'}.`,
+      );
   });
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
@@ -147,8 +189,10 @@ async function mappingEdgeErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw validationFailed({ to_id: ['An edge of this type between these records already exists.'] });
-    if (error instanceof ForeignKeyViolationError) throw validationFailed({ [error.constraint?.includes('from') === true ? 'from_id' : 'to_id']: ['No record with this key.'] });
+    if (error instanceof UniqueViolationError)
+      throw validationFailed({ to_id: ['An edge of this type between these records already exists.'] });
+    if (error instanceof ForeignKeyViolationError)
+      throw validationFailed({ [error.constraint?.includes('from') === true ? 'from_id' : 'to_id']: ['No record with this key.'] });
     if (error instanceof CheckViolationError) throw validationFailed({ to_id: ['An edge joins two different records.'] });
     throw error;
   }
@@ -179,14 +223,22 @@ export async function updateEdge(db: Queryable, site: Tenant, caller: Principal,
   const errors: Record<string, string[]> = {};
   const change = checkedEdge(table, body, '', errors, true);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  if (Object.keys(change).length === 0) throw validationFailed({ non_field_errors: ['Give at least one of from_id, to_id, type, metadata.'] });
+  if (Object.keys(change).length === 0)
+    throw validationFailed({ non_field_errors: ['Give at least one of from_id, to_id, type, metadata.'] });
   return db.transaction(async (tx) => {
     const [current] = await tx.rows<{ edge: string }>(findEdgeSql(table.nodes, edgeId(id)));
     if (current === undefined) throw new NotFoundError('Not found', { extras: { detail: `No edge with id "${id}".` } });
     const before = edgeOf(current.edge);
-    const after = { from_id: String(before.from_id), to_id: String(before.to_id), type: String(before.type), metadata: {}, ...change } as NewEdge;
+    const after = {
+      from_id: String(before.from_id),
+      to_id: String(before.to_id),
+      type: String(before.type),
+      metadata: {},
+      ...change,
+    } as NewEdge;
     if (after.from_id === after.to_id) throw validationFailed({ to_id: ['An edge joins two different records.'] });
-    if (change.from_id !== undefined || change.to_id !== undefined || change.type !== undefined) await checkEnds(tx, table, [after], () => '', before);
+    if (change.from_id !== undefined || change.to_id !== undefined || change.type !== undefined)
+      await checkEnds(tx, table, [after], () => '', before);
     const [updated] = await mappingEdgeErrors(() => tx.rows<{ edge: string }>(updateEdgeSql(table.nodes, id, change)));
     return { data: edgeOf(updated!.edge) };
   });
@@ -196,7 +248,8 @@ export async function deleteEdges(db: Queryable, site: Tenant, caller: Principal
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const ids = isJsonObject(body) ? body.ids : undefined;
-  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10_000) throw validationFailed({ ids: ['Expected {ids: [edge ids]} with 1 to 10000 ids.'] });
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10_000)
+    throw validationFailed({ ids: ['Expected {ids: [edge ids]} with 1 to 10000 ids.'] });
   const texts = ids.map((value) => String(value));
   if (texts.some((text) => !/^\d{1,18}$/.test(text))) throw validationFailed({ ids: ['Edge ids are whole numbers.'] });
   const deleted = await db.rows(deleteEdgesSql(table.nodes, texts));

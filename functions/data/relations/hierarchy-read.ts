@@ -43,20 +43,29 @@ export class HierarchyRequest {
     const format = this.values.get('format') ?? 'flat';
     if (format !== 'flat' && format !== 'tree' && format !== 'graph') throw queryError('format', 'expects flat, tree or graph');
     const include = this.values.get('include');
-    if (include !== undefined && include !== 'descendants' && include !== 'ancestors' && include !== 'both') throw queryError('include', 'expects descendants, ancestors or both');
+    if (include !== undefined && include !== 'descendants' && include !== 'ancestors' && include !== 'both')
+      throw queryError('include', 'expects descendants, ancestors or both');
     const hierarchical = format !== 'flat' || include !== undefined || this.values.has('depth') || this.values.has('graph_types');
     if (!hierarchical) return undefined;
     const first = include !== undefined ? 'include' : format !== 'flat' ? 'format' : this.values.has('depth') ? 'depth' : 'graph_types';
     const hierarchy = asHierarchy(table, first);
-    if (on === 'list' && (include !== undefined || format === 'tree')) throw queryError(include !== undefined ? 'include' : 'format', 'applies to one record: GET .../data/{id}/');
+    if (on === 'list' && (include !== undefined || format === 'tree'))
+      throw queryError(include !== undefined ? 'include' : 'format', 'applies to one record: GET .../data/{id}/');
     if (on === 'record' && format === 'graph') throw queryError('format', 'graph applies to a list: GET .../data/');
     const depthText = this.values.get('depth');
     if (depthText !== undefined && !/^\d{1,3}$/.test(depthText)) throw queryError('depth', 'expects a whole number');
     const depth = depthText === undefined ? defaultDepth : Number(depthText);
     if (depth > MAX_DEPTH) throw queryError('depth', `must be at most ${MAX_DEPTH}`);
     const typesText = this.values.get('graph_types');
-    const types = typesText === undefined ? hierarchy.hierarchy.types.map((type) => type.name) : typeList(hierarchy, 'graph_types', typesText);
-    return { table: hierarchy, format: format as HierarchyPlan['format'], ...(include === undefined ? {} : { include: include as HierarchyPlan['include'] }), depth, types };
+    const types =
+      typesText === undefined ? hierarchy.hierarchy.types.map((type) => type.name) : typeList(hierarchy, 'graph_types', typesText);
+    return {
+      table: hierarchy,
+      format: format as HierarchyPlan['format'],
+      ...(include === undefined ? {} : { include: include as HierarchyPlan['include'] }),
+      depth,
+      types,
+    };
   }
 }
 
@@ -74,7 +83,8 @@ function walkCte(nodes: TableDescriptor, id: string, direction: Direction, types
   const [near, far] = direction === 'descendants' ? [sql.raw('to_id'), sql.raw('from_id')] : [sql.raw('from_id'), sql.raw('to_id')];
   const visible = softDeleteCondition(nodes, 'exclude');
   // Soft-deleted records end a walk: nothing behind them is reached through them.
-  const through = visible === undefined ? sql`` : sql`join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = e.${far} and ${visible}`;
+  const through =
+    visible === undefined ? sql`` : sql`join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = e.${far} and ${visible}`;
   return sql`with recursive walk(type, parent, node, depth) as (
       select e.type, e.${near}, e.${far}, 1 from ${edgesSql(nodes)} as e ${through}
       where e.${near} = ${id}::text${cast} and e.type = any(${sql.param(types)}::text[])
@@ -136,10 +146,16 @@ export async function withIncluded(db: Queryable, plan: HierarchyPlan, id: strin
   const lists = new Map<string, string>();
   const directions: Direction[] = plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include!];
   for (const direction of directions) {
-    const labels = new Map(plan.table.hierarchy.types.filter((type) => plan.types.includes(type.name)).map((type) => [type.name, direction === 'descendants' ? type.inverse : type.name]));
+    const labels = new Map(
+      plan.table.hierarchy.types
+        .filter((type) => plan.types.includes(type.name))
+        .map((type) => [type.name, direction === 'descendants' ? type.inverse : type.name]),
+    );
     for (const label of labels.values()) lists.set(label, '[]');
     if (plan.depth === 0 || plan.types.length === 0) continue;
-    for (const row of await db.rows<{ type: string; records: string }>(includedSql(plan.table.nodes, keyOf(plan, id), direction, plan.types, plan.depth))) {
+    for (const row of await db.rows<{ type: string; records: string }>(
+      includedSql(plan.table.nodes, keyOf(plan, id), direction, plan.types, plan.depth),
+    )) {
       lists.set(labels.get(row.type)!, row.records);
     }
   }
@@ -148,7 +164,12 @@ export async function withIncluded(db: Queryable, plan: HierarchyPlan, id: strin
 }
 
 /** `{data: [root with _depth 0 and children[] nested], total}`: each record once, under its closest parent. */
-export async function asTree(db: Queryable, plan: HierarchyPlan, id: string, record: DataRecord): Promise<{ data: DataRecord[]; total: number }> {
+export async function asTree(
+  db: Queryable,
+  plan: HierarchyPlan,
+  id: string,
+  record: DataRecord,
+): Promise<{ data: DataRecord[]; total: number }> {
   const key = keyFieldOf(plan.table.nodes).name;
   const root: DataRecord = { ...record, _depth: 0, children: [] };
   const byKey = new Map<string, DataRecord>([[String(record[key]).toLowerCase(), root]]);
@@ -164,7 +185,11 @@ export async function asTree(db: Queryable, plan: HierarchyPlan, id: string, rec
 }
 
 /** `{nodes, edges}` of a page: the page's records and the edges of the selected types between them. */
-export async function asGraph(db: Queryable, plan: HierarchyPlan, records: DataRecord[]): Promise<{ nodes: DataRecord[]; edges: unknown[] }> {
+export async function asGraph(
+  db: Queryable,
+  plan: HierarchyPlan,
+  records: DataRecord[],
+): Promise<{ nodes: DataRecord[]; edges: unknown[] }> {
   const key = keyFieldOf(plan.table.nodes);
   const keys = records.map((record) => String(record[key.name]));
   if (keys.length === 0 || plan.types.length === 0) return { nodes: records, edges: [] };

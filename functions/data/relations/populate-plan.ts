@@ -58,7 +58,8 @@ export class PopulateRequest {
     const roots: PopulateNode[] = [];
     if (this.populate !== undefined) {
       const items = this.populate.split(',').map((item) => item.trim());
-      if (items.some((item) => item === '')) throw queryError('populate', 'expects a comma-separated list of relationship names without empty items');
+      if (items.some((item) => item === ''))
+        throw queryError('populate', 'expects a comma-separated list of relationship names without empty items');
       const unknown: string[] = [];
       for (const item of items) {
         if (item === '*') {
@@ -69,7 +70,11 @@ export class PopulateRequest {
         if (segments.length > maxDepth) throw queryError('populate', `"${item}" is nested deeper than ${maxDepth} levels`);
         this.attach(roots, segments, item, unknown);
       }
-      if (unknown.length > 0) throw queryError('populate', `unknown relationship${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `"${name}"`).join(', ')}`);
+      if (unknown.length > 0)
+        throw queryError(
+          'populate',
+          `unknown relationship${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `"${name}"`).join(', ')}`,
+        );
     }
     for (const [key, control] of this.controls) {
       const node = findNode(roots, control.path);
@@ -115,7 +120,8 @@ function findNode(nodes: PopulateNode[], path: string): PopulateNode | undefined
 }
 
 function applyControl(node: PopulateNode, kind: string, raw: string, parameter: string): void {
-  if (isToOne(node.relation)) throw queryError(parameter, `"${node.path}" leads to one record; sort, order, limit and offset apply to lists`);
+  if (isToOne(node.relation))
+    throw queryError(parameter, `"${node.path}" leads to one record; sort, order, limit and offset apply to lists`);
   const target = node.relation.target;
   switch (kind) {
     case 'sort':

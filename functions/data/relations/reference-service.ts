@@ -34,19 +34,29 @@ export function referenceDetail(source: DatatableRow, target: { slug: string; na
 }
 
 function requestOf(input: unknown): ReferenceRequest {
-  if (!isJsonObject(input)) throw ValidationError.forFields({ non_field_errors: ['Expected {source_app_slug, source_table_name, reference_name?}.'] });
+  if (!isJsonObject(input))
+    throw ValidationError.forFields({ non_field_errors: ['Expected {source_app_slug, source_table_name, reference_name?}.'] });
   const problems: Record<string, string[]> = {};
-  for (const key of Object.keys(input)) if (!['source_app_slug', 'source_table_name', 'reference_name'].includes(key)) problems[key] = ['Unknown member.'];
+  for (const key of Object.keys(input))
+    if (!['source_app_slug', 'source_table_name', 'reference_name'].includes(key)) problems[key] = ['Unknown member.'];
   for (const key of ['source_app_slug', 'source_table_name'] as const) {
-    if (typeof input[key] !== 'string' || (input[key] as string).length === 0 || (input[key] as string).length > 100) problems[key] = ['Required: a non-empty string.'];
+    if (typeof input[key] !== 'string' || (input[key] as string).length === 0 || (input[key] as string).length > 100)
+      problems[key] = ['Required: a non-empty string.'];
   }
   const name = input.reference_name;
-  if (name !== undefined && (typeof name !== 'string' || !isSafeIdentifier(name))) problems.reference_name = ['A table name: lower-case letters, digits and "_", at most 63 characters.'];
+  if (name !== undefined && (typeof name !== 'string' || !isSafeIdentifier(name)))
+    problems.reference_name = ['A table name: lower-case letters, digits and "_", at most 63 characters.'];
   if (Object.keys(problems).length > 0) throw ValidationError.forFields(problems);
   return input as unknown as ReferenceRequest;
 }
 
-async function importOne(db: Queryable, site: Tenant, caller: Principal, target: { id: number; slug: string; name: string }, input: unknown) {
+async function importOne(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  target: { id: number; slug: string; name: string },
+  input: unknown,
+) {
   const request = requestOf(input);
   const name = request.reference_name ?? request.source_table_name;
   const sourceApp = await existingApp(db, site, request.source_app_slug).catch(() => {
@@ -56,15 +66,25 @@ async function importOne(db: Queryable, site: Tenant, caller: Principal, target:
   const source = await findTable(db, site, sourceApp.id, request.source_table_name);
   if (source === undefined) {
     const isReference = (await findReferencedTable(db, site, request.source_app_slug, request.source_table_name)) !== undefined;
-    throw ValidationError.forFields({ source_table_name: [isReference ? 'This table is itself a reference; reference its source instead.' : `No table "${request.source_table_name}" in app "${request.source_app_slug}".`] });
+    throw ValidationError.forFields({
+      source_table_name: [
+        isReference
+          ? 'This table is itself a reference; reference its source instead.'
+          : `No table "${request.source_table_name}" in app "${request.source_app_slug}".`,
+      ],
+    });
   }
-  if (!source.is_materialized || !source.is_active) throw ValidationError.forFields({ source_table_name: [`The table "${source.name}" is not materialized.`] });
-  const taken = (await findTable(db, site, target.id, name)) !== undefined || (await findReferencedTable(db, site, target.slug, name)) !== undefined;
-  if (taken) throw ValidationError.forFields({ reference_name: [`The app "${target.slug}" already has a table or reference named "${name}".`] });
+  if (!source.is_materialized || !source.is_active)
+    throw ValidationError.forFields({ source_table_name: [`The table "${source.name}" is not materialized.`] });
+  const taken =
+    (await findTable(db, site, target.id, name)) !== undefined || (await findReferencedTable(db, site, target.slug, name)) !== undefined;
+  if (taken)
+    throw ValidationError.forFields({ reference_name: [`The app "${target.slug}" already has a table or reference named "${name}".`] });
   try {
     await insertReference(db, site, { appId: target.id, name, sourceId: source.id, userId: caller.id });
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw ValidationError.forFields({ reference_name: [`The app "${target.slug}" already has a reference named "${name}".`] });
+    if (error instanceof UniqueViolationError)
+      throw ValidationError.forFields({ reference_name: [`The app "${target.slug}" already has a reference named "${name}".`] });
     throw error;
   }
   return referenceDetail(source, target, name);
@@ -82,7 +102,12 @@ export async function importReferences(db: Queryable, site: Tenant, caller: Prin
       references.push(await importOne(db, site, caller, target, entry));
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
-      const detail = error.fieldErrors === undefined ? error.message : Object.entries(error.fieldErrors).map(([field, messages]) => `${field}: ${messages.join(' ')}`).join('; ');
+      const detail =
+        error.fieldErrors === undefined
+          ? error.message
+          : Object.entries(error.fieldErrors)
+              .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+              .join('; ');
       errors.push({ index, reference: entry, error: detail });
     }
   }

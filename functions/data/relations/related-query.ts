@@ -20,7 +20,13 @@ function visibleRows(table: RelationTable): SQL {
 }
 
 /** Walks `a.b.rest` through relations; `rest` is what remains for the far table. */
-function walk(relations: AppRelations, base: RelationTable, parameter: string, segments: string[], maxDepth: number): { path: Relation[]; rest: string } {
+function walk(
+  relations: AppRelations,
+  base: RelationTable,
+  parameter: string,
+  segments: string[],
+  maxDepth: number,
+): { path: Relation[]; rest: string } {
   if (segments.length - 1 > maxDepth) throw queryError(parameter, `goes through more than ${maxDepth} relationships`);
   const path: Relation[] = [];
   let table = base;
@@ -62,10 +68,18 @@ export function relatedFilter(relations: AppRelations, base: RelationTable, key:
 }
 
 /** `_sort=author.name`, `_sort=-post.author.name`: a chain of to-one relations, then a field. */
-export function relatedSort(relations: AppRelations, base: RelationTable, parameter: string, name: string, descending: boolean, maxDepth: number): SortTerm {
+export function relatedSort(
+  relations: AppRelations,
+  base: RelationTable,
+  parameter: string,
+  name: string,
+  descending: boolean,
+  maxDepth: number,
+): SortTerm {
   const { path, rest } = walk(relations, base, parameter, name.split('.'), maxDepth);
   const toMany = path.find((relation) => !isToOne(relation));
-  if (toMany !== undefined) throw queryError(parameter, `"${toMany.name}" leads to many records; sorting by a related field needs to-one relations`);
+  if (toMany !== undefined)
+    throw queryError(parameter, `"${toMany.name}" leads to many records; sorting by a related field needs to-one relations`);
   const far = path[path.length - 1]!.target;
   const field = far.descriptor.fields.find((candidate) => candidate.name === rest);
   if (field === undefined) throw queryError(parameter, `unknown field "${rest}" of table "${far.name}"`);

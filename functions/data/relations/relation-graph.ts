@@ -73,21 +73,44 @@ export class AppRelations {
       const baseField = fieldOf(table.descriptor, fk.fields[0]!);
       const targetField = fieldOf(target.descriptor, fk.reference.fields[0]!);
       const forward: Relation = { name: baseField.name, kind: 'forward', target, hops: [{ near: table, baseField, target, targetField }] };
-      this.add(table.name, [baseField.name, ...(baseField.name.endsWith('_id') && baseField.name.length > 3 ? [baseField.name.slice(0, -3)] : [])], forward);
-      this.add(target.name, [table.name], { name: table.name, kind: 'reverse', target: table, hops: [{ near: target, baseField: targetField, target: table, targetField: baseField }] });
+      this.add(
+        table.name,
+        [baseField.name, ...(baseField.name.endsWith('_id') && baseField.name.length > 3 ? [baseField.name.slice(0, -3)] : [])],
+        forward,
+      );
+      this.add(target.name, [table.name], {
+        name: table.name,
+        kind: 'reverse',
+        target: table,
+        hops: [{ near: target, baseField: targetField, target: table, targetField: baseField }],
+      });
     }
     const keys = singleFieldKeys(table);
-    const junction = table.descriptor.primaryKey.length === 2 && table.descriptor.primaryKey.every((name) => keys.some((fk) => fk.fields[0] === name));
+    const junction =
+      table.descriptor.primaryKey.length === 2 && table.descriptor.primaryKey.every((name) => keys.some((fk) => fk.fields[0] === name));
     if (!junction) return;
     const [first, second] = table.descriptor.primaryKey.map((name) => keys.find((fk) => fk.fields[0] === name)!);
-    const sides: Array<[ForeignKeySpec, ForeignKeySpec]> = [[first!, second!], [second!, first!]];
+    const sides: Array<[ForeignKeySpec, ForeignKeySpec]> = [
+      [first!, second!],
+      [second!, first!],
+    ];
     for (const [near, far] of sides) {
       const nearTable = this.tables.get(near.reference.resource);
       const farTable = this.tables.get(far.reference.resource);
       if (nearTable === undefined || farTable === undefined) continue;
       const hops: [RelationHop, RelationHop] = [
-        { near: nearTable, baseField: fieldOf(nearTable.descriptor, near.reference.fields[0]!), target: table, targetField: fieldOf(table.descriptor, near.fields[0]!) },
-        { near: table, baseField: fieldOf(table.descriptor, far.fields[0]!), target: farTable, targetField: fieldOf(farTable.descriptor, far.reference.fields[0]!) },
+        {
+          near: nearTable,
+          baseField: fieldOf(nearTable.descriptor, near.reference.fields[0]!),
+          target: table,
+          targetField: fieldOf(table.descriptor, near.fields[0]!),
+        },
+        {
+          near: table,
+          baseField: fieldOf(table.descriptor, far.fields[0]!),
+          target: farTable,
+          targetField: fieldOf(farTable.descriptor, far.reference.fields[0]!),
+        },
       ];
       this.add(nearTable.name, [farTable.name], { name: farTable.name, kind: 'many_to_many', target: farTable, hops });
     }
@@ -110,7 +133,10 @@ export class AppRelations {
     }
     const distinct = [...new Set(candidates)];
     if (distinct.length > 1) {
-      throw queryError(parameter, `the relationship name "${name}" is ambiguous on table "${table.name}"; name the foreign-key field instead`);
+      throw queryError(
+        parameter,
+        `the relationship name "${name}" is ambiguous on table "${table.name}"; name the foreign-key field instead`,
+      );
     }
     return distinct[0]!;
   }
@@ -125,8 +151,8 @@ export class AppRelations {
     const seen = new Set<Relation>();
     const ambiguous = new Set<Relation>();
     for (const list of this.byTable.get(table.name)?.values() ?? []) {
-      if (new Set(list).size > 1) list.forEach((relation) => ambiguous.add(relation));
-      else seen.add(list[0]!);
+      if (new Set(list).size === 1) seen.add(list[0]!);
+      else for (const relation of list) ambiguous.add(relation);
     }
     return [...seen].filter((relation) => !ambiguous.has(relation));
   }
@@ -168,5 +194,10 @@ export function appRelations(site: Tenant, appRows: DatatableRow[]): AppRelation
 
 function relationTable(site: Tenant, row: DatatableRow, rows: DatatableRow[]): RelationTable {
   const compiled = compileTable(row.json_schema, { ...compileTarget(site, row, rows), storedSchema: true });
-  return { name: row.name, descriptor: compiled.descriptor, foreignKeys: compiled.foreignKeys, ...(compiled.hierarchy === undefined ? {} : { hierarchy: compiled.hierarchy }) };
+  return {
+    name: row.name,
+    descriptor: compiled.descriptor,
+    foreignKeys: compiled.foreignKeys,
+    ...(compiled.hierarchy === undefined ? {} : { hierarchy: compiled.hierarchy }),
+  };
 }

@@ -39,7 +39,11 @@ export function asksForRelations(query: QueryEntries): boolean {
  * that way (missing, not materialized, or a reference to another app's table) takes the records
  * module's way, which answers the precise error or resolves the reference.
  */
-export async function relationsOf(db: Queryable, site: Tenant, address: TableAddress): Promise<{ relations: AppRelations; base: RelationTable }> {
+export async function relationsOf(
+  db: Queryable,
+  site: Tenant,
+  address: TableAddress,
+): Promise<{ relations: AppRelations; base: RelationTable }> {
   const rows = await tablesOfActiveApp(db, site, address.app_slug);
   const own = rows.find((row) => row.name === address.name && row.is_materialized && row.is_active);
   if (own !== undefined) {
@@ -51,7 +55,13 @@ export async function relationsOf(db: Queryable, site: Tenant, address: TableAdd
   return { relations, base: relations.table(table.name) };
 }
 
-export async function listWithRelations(db: Queryable, site: Tenant, address: TableAddress, query: QueryEntries, settings: RelationSettings): Promise<ListAnswer | GraphAnswer> {
+export async function listWithRelations(
+  db: Queryable,
+  site: Tenant,
+  address: TableAddress,
+  query: QueryEntries,
+  settings: RelationSettings,
+): Promise<ListAnswer | GraphAnswer> {
   const { relations, base } = await relationsOf(db, site, address);
   const depth = settings.populateMaxDepth;
   const populate = new PopulateRequest(relations, base);
@@ -83,7 +93,14 @@ export interface GraphAnswer {
  * or the tree's `{data: [root], total}`. A body with included lists comes as JSON text made mostly by
  * the database.
  */
-export async function readWithRelations(db: Queryable, site: Tenant, address: TableAddress, id: string, query: QueryEntries, settings: RelationSettings): Promise<Record<string, unknown> | string> {
+export async function readWithRelations(
+  db: Queryable,
+  site: Tenant,
+  address: TableAddress,
+  id: string,
+  query: QueryEntries,
+  settings: RelationSettings,
+): Promise<Record<string, unknown> | string> {
   const { relations, base } = await relationsOf(db, site, address);
   const populate = new PopulateRequest(relations, base);
   const hierarchy = new HierarchyRequest();

@@ -31,21 +31,35 @@ export function compileHierarchy(schema: Record<string, unknown>, primaryKey: st
     if (isPlainObject(graph) && graph.enabled === true) problems.push('"graph" needs "hierarchy": true.');
     return undefined;
   }
-  if (primaryKey.length !== 1) problems.push('A table with "hierarchy": true needs a single-field primary key (edges name one record at each end).');
+  if (primaryKey.length !== 1)
+    problems.push('A table with "hierarchy": true needs a single-field primary key (edges name one record at each end).');
   if (!isPlainObject(graph) || graph.enabled === false) return { types: [] };
   if (graph.enabled !== undefined && typeof graph.enabled !== 'boolean') problems.push('graph.enabled must be true or false.');
   if (graph.types === undefined) return { types: [] };
-  if (!Array.isArray(graph.types)) return void problems.push('graph.types must be a list.'), undefined;
+  if (!Array.isArray(graph.types)) {
+    problems.push('graph.types must be a list.');
+    return undefined;
+  }
   const types: EdgeType[] = [];
   const labels = new Set<string>();
-  graph.types.forEach((raw, index) => {
+  for (const [index, raw] of (graph.types as unknown[]).entries()) {
     const label = `graph.types[${index}]`;
-    if (!isPlainObject(raw)) return void problems.push(`${label} must be an object with "name" and "inverse".`);
+    if (!isPlainObject(raw)) {
+      problems.push(`${label} must be an object with "name" and "inverse".`);
+      continue;
+    }
     const { name, inverse, description, constraints } = raw;
-    if (typeof name !== 'string' || !LABEL.test(name)) return void problems.push(`${label}.name must be a lower-case name (letters, digits, "_").`);
-    if (typeof inverse !== 'string' || !LABEL.test(inverse)) return void problems.push(`${label}.inverse must be a lower-case name (letters, digits, "_").`);
+    if (typeof name !== 'string' || !LABEL.test(name)) {
+      problems.push(`${label}.name must be a lower-case name (letters, digits, "_").`);
+      continue;
+    }
+    if (typeof inverse !== 'string' || !LABEL.test(inverse)) {
+      problems.push(`${label}.inverse must be a lower-case name (letters, digits, "_").`);
+      continue;
+    }
     for (const used of [name, inverse]) {
-      if (labels.has(used) && !(used === name && used === inverse)) problems.push(`${label}: "${used}" is already a type name or inverse label.`);
+      if (labels.has(used) && !(used === name && used === inverse))
+        problems.push(`${label}: "${used}" is already a type name or inverse label.`);
       labels.add(used);
     }
     if (description !== undefined && typeof description !== 'string') problems.push(`${label}.description must be a string.`);
@@ -53,12 +67,15 @@ export function compileHierarchy(schema: Record<string, unknown>, primaryKey: st
     if (typeof description === 'string') type.description = description;
     if (constraints !== undefined) {
       const max = isPlainObject(constraints) ? constraints.max_outgoing : undefined;
-      if (!isPlainObject(constraints) || (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 1_000_000))) {
+      if (
+        !isPlainObject(constraints) ||
+        (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 1_000_000))
+      ) {
         problems.push(`${label}.constraints.max_outgoing must be a whole number from 1 to 1000000.`);
       } else if (max !== undefined) type.maxOutgoing = max;
     }
     types.push(type);
-  });
+  }
   return { types };
 }
 

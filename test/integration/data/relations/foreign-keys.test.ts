@@ -22,7 +22,13 @@ function child(onDelete: string | undefined, extra: Record<string, unknown> = {}
       { name: 'body', type: 'string' },
     ],
     primaryKey: ['id'],
-    foreignKeys: [{ fields: ['post_id'], reference: { resource: 'posts', fields: ['id'] }, ...(onDelete === undefined ? {} : { 'x-actions': { onDelete } }) }],
+    foreignKeys: [
+      {
+        fields: ['post_id'],
+        reference: { resource: 'posts', fields: ['id'] },
+        ...(onDelete === undefined ? {} : { 'x-actions': { onDelete } }),
+      },
+    ],
   };
 }
 
@@ -64,7 +70,14 @@ describe('foreign keys between tables of one app', () => {
 
   it('answers RESTRICT (the default) with 409 naming the constraint, and keeps both rows', async () => {
     // Post 99 is the SET DEFAULT target below.
-    expect((await call('POST', data('posts'), [{ id: 1, title: 'First' }, { id: 99, title: 'Fallback' }])).status).toBe(201);
+    expect(
+      (
+        await call('POST', data('posts'), [
+          { id: 1, title: 'First' },
+          { id: 99, title: 'Fallback' },
+        ])
+      ).status,
+    ).toBe(201);
     expect((await call('POST', data('comments'), { id: 1, post_id: 1, body: 'hi' })).status).toBe(201);
     const refused = await call('DELETE', `${data('posts')}1/`);
     expect(refused.status).toBe(409);

@@ -8,7 +8,11 @@ import { createSite } from '#test/support/sites.ts';
 type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
 
 const EMPLOYEES = {
-  fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }, { name: 'is_deleted', type: 'boolean', default: false }],
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+    { name: 'is_deleted', type: 'boolean', default: false },
+  ],
   primaryKey: ['id'],
   hierarchy: true,
   graph: {
@@ -34,10 +38,23 @@ describe('hierarchy tables', () => {
     tenant = (await createSite(app, admin, 'Hierarchy Site')).headers;
     await call('POST', '/api/apps/', { name: 'HR' });
     await call('POST', '/api/apps/hr/datasources/', { name: 'Main', provider_type: 'flat_table' });
-    expect((await call('POST', '/api/apps/hr/datasources/main/datatables/', { name: 'employees', json_schema: EMPLOYEES })).status).toBe(201);
+    expect((await call('POST', '/api/apps/hr/datasources/main/datatables/', { name: 'employees', json_schema: EMPLOYEES })).status).toBe(
+      201,
+    );
     expect((await call('POST', `${TABLE}materialize/`)).status).toBe(200);
-    expect((await call('POST', `${TABLE}data/`, [1, 2, 3, 4, 5, 6].map((id) => ({ id, name: `E${id}` })))).status).toBe(201);
-    await call('POST', '/api/apps/hr/datasources/main/datatables/', { name: 'flat', json_schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: ['id'] } });
+    expect(
+      (
+        await call(
+          'POST',
+          `${TABLE}data/`,
+          [1, 2, 3, 4, 5, 6].map((id) => ({ id, name: `E${id}` })),
+        )
+      ).status,
+    ).toBe(201);
+    await call('POST', '/api/apps/hr/datasources/main/datatables/', {
+      name: 'flat',
+      json_schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: ['id'] },
+    });
     await call('POST', '/api/apps/hr/datatables/flat/materialize/');
     await call('POST', '/api/apps/hr/datatables/flat/data/', { id: 1 });
   });
@@ -65,7 +82,13 @@ describe('hierarchy tables', () => {
       expect(answer.body.details, JSON.stringify(body)).toHaveProperty([field]);
     };
     await refused([{ from_id: 2, to_id: 3, type: 'manager' }], '0.type'); // max_outgoing 1
-    await refused([{ from_id: 6, to_id: 1, type: 'manager' }, { from_id: 6, to_id: 2, type: 'manager' }], '1.type');
+    await refused(
+      [
+        { from_id: 6, to_id: 1, type: 'manager' },
+        { from_id: 6, to_id: 2, type: 'manager' },
+      ],
+      '1.type',
+    );
     await refused([{ from_id: 6, to_id: 1, type: 'friend' }], '0.type');
     await refused([{ from_id: 6, to_id: 6, type: 'mentor' }], '0.to_id');
     await refused([{ from_id: 6, to_id: 999, type: 'mentor' }], '0.to_id');
@@ -136,7 +159,10 @@ describe('hierarchy tables', () => {
     expect(graph.status).toBe(200);
     expect(graph.body.total).toBe(3);
     expect(ids(graph.body.data.nodes)).toEqual([1, 2, 4]);
-    expect(graph.body.data.edges.map((e: Rec) => [e.from, e.to, e.type])).toEqual([[2, 1, 'manager'], [4, 2, 'manager']]);
+    expect(graph.body.data.edges.map((e: Rec) => [e.from, e.to, e.type])).toEqual([
+      [2, 1, 'manager'],
+      [4, 2, 'manager'],
+    ]);
   });
 
   it('never walks through a soft-deleted record', async () => {
@@ -153,13 +179,29 @@ describe('hierarchy tables', () => {
     }
     expect((await call('GET', '/api/apps/hr/datatables/flat/data/?format=graph')).status).toBe(400);
     expect((await call('GET', '/api/apps/hr/datatables/flat/edges/')).status).toBe(400);
-    for (const query of ['include=sideways', 'depth=-1', 'depth=1000', 'format=cube', 'graph_types=friend', 'include=descendants&depth=1e3']) {
+    for (const query of [
+      'include=sideways',
+      'depth=-1',
+      'depth=1000',
+      'format=cube',
+      'graph_types=friend',
+      'include=descendants&depth=1e3',
+    ]) {
       expect((await call('GET', `${TABLE}data/1/?${query}`)).status, query).toBe(400);
     }
     expect((await call('GET', `${TABLE}data/?include=descendants`)).status).toBe(400);
     const badSchema = await call('POST', '/api/apps/hr/datasources/main/datatables/', {
       name: 'bad_graph',
-      json_schema: { ...EMPLOYEES, graph: { enabled: true, types: [{ name: 'Bad Name', inverse: 'x' }, { name: 'a', inverse: 'b', constraints: { max_outgoing: 0 } }] } },
+      json_schema: {
+        ...EMPLOYEES,
+        graph: {
+          enabled: true,
+          types: [
+            { name: 'Bad Name', inverse: 'x' },
+            { name: 'a', inverse: 'b', constraints: { max_outgoing: 0 } },
+          ],
+        },
+      },
     });
     expect(badSchema.status).toBe(400);
     const toggled = await call('PATCH', TABLE, { json_schema: { ...EMPLOYEES, hierarchy: false, graph: undefined } });

@@ -6,14 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
-const PRODUCTS = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }], primaryKey: ['id'] };
+const PRODUCTS = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+  ],
+  primaryKey: ['id'],
+};
 
 describe('import-reference', () => {
   let app: TestApp;
   let admin: string;
   let tenant: Record<string, string>;
   let otherTenant: Record<string, string>;
-  const call = (method: string, path: string, body?: unknown, headers = tenant) => app.request(method, path, { token: admin, body, headers });
+  const call = (method: string, path: string, body?: unknown, headers = tenant) =>
+    app.request(method, path, { token: admin, body, headers });
   const IMPORT = '/api/apps/crm/datatables/import-reference/';
 
   beforeAll(async () => {
@@ -29,7 +36,10 @@ describe('import-reference', () => {
     }
     await call('POST', '/api/apps/shop/datasources/main/datatables/', { name: 'products', json_schema: PRODUCTS });
     await call('POST', '/api/apps/shop/datatables/products/materialize/');
-    await call('POST', '/api/apps/shop/datatables/products/data/', [{ id: 1, name: 'Hammer' }, { id: 2, name: 'Saw' }]);
+    await call('POST', '/api/apps/shop/datatables/products/data/', [
+      { id: 1, name: 'Hammer' },
+      { id: 2, name: 'Saw' },
+    ]);
     await call('POST', '/api/apps/shop/datasources/main/datatables/', { name: 'drafts', json_schema: PRODUCTS });
     // Only the other site has a "secret" table.
     await call('POST', '/api/apps/shop/datasources/main/datatables/', { name: 'secret', json_schema: PRODUCTS }, otherTenant);
@@ -84,7 +94,10 @@ describe('import-reference', () => {
   it('refuses a single bad entry with 400, and keeps the source while references exist', async () => {
     const refused = await call('POST', IMPORT, { source_app_slug: 'shop', source_table_name: 'drafts' });
     expect(refused.status).toBe(400);
-    const reReference = await call('POST', '/api/apps/shop/datatables/import-reference/', { source_app_slug: 'crm', source_table_name: 'catalog' });
+    const reReference = await call('POST', '/api/apps/shop/datatables/import-reference/', {
+      source_app_slug: 'crm',
+      source_table_name: 'catalog',
+    });
     expect(reReference.status).toBe(400);
     expect(JSON.stringify(reReference.body)).toContain('itself a reference');
     expect((await call('DELETE', '/api/apps/shop/datatables/products/')).status).toBe(409);

@@ -16,8 +16,10 @@ describe('relations never reach what the caller may not read', () => {
   let reader: string;
   let tenant: Record<string, string>;
   let otherTenant: Record<string, string>;
-  const call = (method: string, path: string, body?: unknown, token = admin, headers = tenant) => app.request(method, path, { token, body, headers });
-  const list = (table: string, query: string, token = reader, headers = tenant) => call('GET', `/api/apps/blog/datatables/${table}/data/?${query}`, undefined, token, headers);
+  const call = (method: string, path: string, body?: unknown, token = admin, headers = tenant) =>
+    app.request(method, path, { token, body, headers });
+  const list = (table: string, query: string, token = reader, headers = tenant) =>
+    call('GET', `/api/apps/blog/datatables/${table}/data/?${query}`, undefined, token, headers);
   const ids = (answer: { body: { data: Rec[] } }) => answer.body.data.map((record) => record.id);
 
   beforeAll(async () => {
@@ -29,11 +31,27 @@ describe('relations never reach what the caller may not read', () => {
     // A second site with the same app and table names, and a secret of its own.
     otherTenant = (await createSite(app, admin, 'Other Leak Site')).headers;
     await seedBlog((method, path, body) => call(method, path, body, admin, otherTenant));
-    await call('POST', '/api/apps/blog/datatables/authors/data/', { id: 50, name: 'Other', email: 'other-site-secret@x.test' }, admin, otherTenant);
+    await call(
+      'POST',
+      '/api/apps/blog/datatables/authors/data/',
+      { id: 50, name: 'Other', email: 'other-site-secret@x.test' },
+      admin,
+      otherTenant,
+    );
     await call('POST', '/api/apps/blog/datatables/posts/data/', { id: 50, title: 'Other site', author_id: 50 }, admin, otherTenant);
     await app.createUser('leak-reader');
-    expect((await app.request('POST', `/api/cloud/organizations/${site.organization}/members/`, { token: admin, body: { user_slug: 'leak-reader' } })).status).toBe(201);
-    await app.request('POST', `/api/cloud/sites/${site.slug}/users/`, { token: admin, body: { users: [{ username: 'leak-reader', permissions: ['view_site'] }] } });
+    expect(
+      (
+        await app.request('POST', `/api/cloud/organizations/${site.organization}/members/`, {
+          token: admin,
+          body: { user_slug: 'leak-reader' },
+        })
+      ).status,
+    ).toBe(201);
+    await app.request('POST', `/api/cloud/sites/${site.slug}/users/`, {
+      token: admin,
+      body: { users: [{ username: 'leak-reader', permissions: ['view_site'] }] },
+    });
     reader = (await app.login('leak-reader', USER_PASSWORD)).access;
   });
   afterAll(async () => {
@@ -43,7 +61,11 @@ describe('relations never reach what the caller may not read', () => {
   it('refuses a hidden field through a relation exactly as on its own table (CVE-2023-22894)', async () => {
     const direct = await list('authors', 'search_vector__contains=zed');
     expect(direct.status).toBe(400);
-    for (const query of ['author.search_vector__contains=zed', 'author.search_vector=zed', 'comments.post.author.search_vector__null=false']) {
+    for (const query of [
+      'author.search_vector__contains=zed',
+      'author.search_vector=zed',
+      'comments.post.author.search_vector__null=false',
+    ]) {
       const related = await list('posts', query);
       expect(related.status, query).toBe(400);
       expect(related.body.error, query).toContain('unknown field "search_vector"');
@@ -82,14 +104,28 @@ describe('relations never reach what the caller may not read', () => {
     await call('POST', '/api/apps/shop/datasources/', { name: 'Main', provider_type: 'flat_table' });
     const crossApp = await call('POST', '/api/apps/shop/datasources/main/datatables/', {
       name: 'orders',
-      json_schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'author_id', type: 'integer' }], primaryKey: ['id'], foreignKeys: [{ fields: ['author_id'], reference: { resource: 'authors', fields: ['id'] } }] },
+      json_schema: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'author_id', type: 'integer' },
+        ],
+        primaryKey: ['id'],
+        foreignKeys: [{ fields: ['author_id'], reference: { resource: 'authors', fields: ['id'] } }],
+      },
     });
     expect(crossApp.status).toBe(400);
     expect((await list('authors', 'orders.id=1')).status).toBe(400);
     // A table that is not materialized yet is no relation: its rows cannot be reached through one.
     await call('POST', '/api/apps/blog/datasources/main/datatables/', {
       name: 'drafts',
-      json_schema: { fields: [{ name: 'id', type: 'integer' }, { name: 'post_id', type: 'integer' }], primaryKey: ['id'], foreignKeys: [{ fields: ['post_id'], reference: { resource: 'posts', fields: ['id'] } }] },
+      json_schema: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'post_id', type: 'integer' },
+        ],
+        primaryKey: ['id'],
+        foreignKeys: [{ fields: ['post_id'], reference: { resource: 'posts', fields: ['id'] } }],
+      },
     });
     expect((await list('posts', 'drafts.id=1')).status).toBe(400);
     expect((await list('posts', 'populate=drafts')).status).toBe(400);

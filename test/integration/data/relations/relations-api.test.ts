@@ -119,7 +119,9 @@ describe('relations: related filters, sorting and populate', () => {
     } finally {
       spy.mockRestore();
     }
-    const populateStatements = texts.filter((text) => text.includes('= any(') && /"blog_(posts|authors|companies)"/.test(text) && !text.includes('"blog_comments"'));
+    const populateStatements = texts.filter(
+      (text) => text.includes('= any(') && /"blog_(posts|authors|companies)"/.test(text) && !text.includes('"blog_comments"'),
+    );
     expect(populateStatements).toHaveLength(3);
   });
 });
