@@ -183,7 +183,10 @@ export async function loadAppRelations(db: Queryable, site: Tenant, appId: numbe
 /** The relations among an app's table rows (all of one app), compiled once per version of them. */
 export function appRelations(site: Tenant, appRows: DatatableRow[]): AppRelations {
   const rows = appRows.filter((row) => row.is_materialized && row.is_active);
-  const key = [site.schemaName, ...rows.map((row) => `${row.app_id}:${row.id}:${row.schema_hash}`)].join('|');
+  const key = [
+    site.schemaName,
+    ...rows.map((row) => `${row.app_id}:${row.id}:${row.physical_table_name}:${row.provider_type}:${row.schema_hash}`),
+  ].join('|');
   const cached = graphCache.get(key);
   if (cached !== undefined) return cached;
   const graph = new AppRelations(new Map(rows.map((row) => [row.name, relationTable(site, row, rows)])));

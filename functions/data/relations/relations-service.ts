@@ -22,7 +22,8 @@ export interface TableAddress {
   name: string;
 }
 
-const POPULATE_CONTROL = /_(sort|order|limit|offset)$/;
+// `<relation>_sort` and the like; `_sort` itself (no relation before it) is the list's own.
+const POPULATE_CONTROL = /^.+_(sort|order|limit|offset)$/;
 const HIERARCHY_PARAMETERS = new Set(['format', 'include', 'depth', 'graph_types']);
 
 /** Whether a query needs the relations of its table (else the records module answers it alone). */
