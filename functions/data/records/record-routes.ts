@@ -75,7 +75,10 @@ export const listRecordsRoute = defineRoute({
       return listWithRelations(ctx.runtime.db, ctx.site, params, query, ctx.runtime.config.relations);
     }
     let plan: ListPlan | undefined;
-    const read = await readWithRememberedTable(ctx, params, (table) => listRead(table, (plan = parseListQuery(table, query))));
+    const read = await readWithRememberedTable(ctx, params, (table) => {
+      plan = parseListQuery(table, query);
+      return listRead(table, plan);
+    });
     if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
     if (read.rows !== undefined) return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
     // An empty page has no answer text: its total needs a count of its own.

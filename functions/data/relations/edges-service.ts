@@ -11,7 +11,7 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { parseScalar } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
 import { assertMayWriteRecords } from '../records/record-access.ts';
-import { validationFailed } from '../records/record-validation.ts';
+import { validationFailed } from '../records/record-preparation.ts';
 import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import {

@@ -3,7 +3,7 @@
 // ends in their key's JSON type.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 import { answeredValue, castTo, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { softDeleteCondition } from '../records/query/compile.ts';

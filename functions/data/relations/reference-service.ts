@@ -12,7 +12,7 @@ import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
 import { tableDetail } from '../tables/table-representation.ts';
 import { findReferencedTable, findTable, type DatatableRow } from '../tables/table-repository.ts';
-import { isSafeIdentifier } from '../tables/table-schema.ts';
+import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { insertReference } from './reference-sql.ts';
 
 export interface ReferenceRequest {
