@@ -64,10 +64,6 @@ export async function findReferencedTable(db: Queryable, site: Site, appSlug: st
   return row;
 }
 
-export function findTableById(db: Queryable, site: Site, id: number): Promise<DatatableRow | undefined> {
-  return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.id = ${id}`).then((rows) => rows[0]);
-}
-
 /** Every table of an active app, by the app's slug (none when the app is missing or deleted). */
 export function tablesOfActiveApp(db: Queryable, site: Site, appSlug: string): Promise<DatatableRow[]> {
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);
