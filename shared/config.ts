@@ -118,6 +118,8 @@ const settingsSchema = z.object({
     .min(0)
     .default(7 * 24 * 3600),
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
+  DATA_POPULATE_MAX_DEPTH: z.coerce.number().int().min(1).max(10).default(3),
+  DATA_HIERARCHY_DEFAULT_DEPTH: z.coerce.number().int().min(0).max(100).default(10),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
   PRE_EVENT_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
@@ -199,6 +201,8 @@ export interface Config {
   passwordScryptCost: number;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   requestLog: boolean;
+  /** Relations and hierarchies: how deep `populate` (and related filters) may nest; the default traversal depth. */
+  relations: { populateMaxDepth: number; hierarchyDefaultDepth: number };
   schemaMigrations: {
     /** The deployed state machine; unset, migrations run through the same ASL in-process. */
     stateMachineArn?: string;
@@ -369,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
+    relations: { populateMaxDepth: s.DATA_POPULATE_MAX_DEPTH, hierarchyDefaultDepth: s.DATA_HIERARCHY_DEFAULT_DEPTH },
     schemaMigrations: {
       stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN,
       waitMs: s.SCHEMA_MIGRATION_WAIT_MS,

@@ -354,6 +354,21 @@ export const tenantMigrations: readonly TenantMigration[] = [
     ],
   },
   {
+    version: 11,
+    name: 'references to tables of another app (import-reference)',
+    statements: (schema) => [
+      // A reference is a name in the target app for a materialized table of another app; its records
+      // are the source's. A source with references cannot be deleted until they are.
+      sql`create table ${schema}.datatable_references (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        name varchar(63) not null,
+        source_table_id integer not null references ${schema}.datatables (id) on delete restrict,
+        created_at timestamptz not null default now(),
+        created_by integer,
+        unique (app_id, name)
+      )`,
+      sql`create index datatable_references_source on ${schema}.datatable_references (source_table_id)`,
     version: 15,
     name: 'frontend workers and their builds; functions, invocations and event subscribers',
     statements: (schema) => [

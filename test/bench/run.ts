@@ -27,6 +27,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./data-list.ts')).benchDataList(),
   },
   {
+    name: 'relations',
+    summary: 'req/s of populate (2 levels, 100 parents), a related filter and descendants to depth 10 over 100k nodes through the dev server vs hand-written SQL on bare node:http',
+    run: async () => (await import('./relations.ts')).benchRelations(),
+  },
+  {
     name: 'bulk-create',
     summary:
       'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',

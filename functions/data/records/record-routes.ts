@@ -26,6 +26,7 @@ import {
 import { readWithRememberedTable, rememberTable, type TableAddress } from './fused-reads.ts';
 import { parseListQuery, type ListPlan } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
+import { asksForRelations, listWithRelations, readWithRelations } from '../relations/relations-service.ts';
 
 const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
 const recordParams = tableParams.extend({ id: z.string().min(1).max(200) });
@@ -69,6 +70,10 @@ export const listRecordsRoute = defineRoute({
   deferContext: true,
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
+    if (asksForRelations(query)) {
+      await ctx.establish();
+      return listWithRelations(ctx.runtime.db, ctx.site, params, query, ctx.runtime.config.relations);
+    }
     let plan: ListPlan | undefined;
     const read = await readWithRememberedTable(ctx, params, (table) => {
       plan = parseListQuery(table, query);
@@ -144,15 +149,18 @@ export const getRecordRoute = defineRoute({
   ...common,
   method: 'GET',
   path: `${TABLE_PATH}{id}/`,
-  summary: 'One record by its primary key',
+  summary: 'One record by its primary key, with populate',
   params: recordParams,
   envelope: 'bare',
   deferContext: true,
   handler: async (ctx, { params }) => {
+    const query = queryEntries(ctx);
+    if (query.length > 0) {
+      await ctx.establish();
+      const answer = await readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
+      return typeof answer === 'string' ? new JsonText(answer) : answer;
+    }
     const read = await readWithRememberedTable(ctx, params, (table) => recordStatement(table, params.id));
-    // populate, format and include belong to a later issue; say so rather than ignore them.
-    const [unsupported] = queryEntries(ctx);
-    if (unsupported !== undefined) throw queryError(unsupported[0], 'is not supported on a single record yet');
     if (read === undefined) return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };
     return { data: recordOrNotFound(read.descriptor, params.id, read.rows) };
   },

@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
-import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '#shared/http/json-body.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
@@ -54,6 +54,23 @@ async function mappingConstraints<T>(table: TableDescriptor, work: () => Promise
       throw validationFailed(error.fieldErrors ?? { non_field_errors: [error.message] });
     }
     throw error;
+  }
+}
+
+/**
+ * A delete that a foreign key blocks (RESTRICT's 23001, NO ACTION's 23503) is a conflict with the
+ * records still referencing this one, not a bad value: 409 naming the constraint and its table.
+ */
+async function mappingDeleteConstraints<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ForeignKeyViolationError)) throw error;
+    const where = error.table === undefined ? '' : ` of table "${error.table}"`;
+    throw new ConflictError(`Records${where} still reference this record (constraint "${error.constraint ?? 'unknown'}"); delete or change them first.`, {
+      cause: error,
+      extras: { detail: 'The record is referenced by other records.', constraint: error.constraint ?? null, referenced_by: error.table ?? null },
+    });
   }
 }
 
@@ -243,7 +260,7 @@ export async function patchRecords(db: Queryable, table: TableDescriptor, body: 
 }
 
 export async function deleteRecord(db: Queryable, table: TableDescriptor, id: string): Promise<void> {
-  const deleted = await mappingConstraints(table, () => db.rows(deleteWhereSql(table, keyEquals(table, keyText(table, id)))));
+  const deleted = await mappingDeleteConstraints(() => db.rows(deleteWhereSql(table, keyEquals(table, keyText(table, id)))));
   if (deleted.length === 0) throw notFound(table, id);
 }
 
@@ -256,7 +273,7 @@ export async function deleteRecordsByIds(db: Queryable, table: TableDescriptor, 
     if (value === undefined) throw queryError('ids', `"${id}" is not a valid ${key.type}`);
     return value;
   });
-  const rows = await mappingConstraints(table, () => db.rows(deleteWhereSql(table, keyInSql(table, parsed))));
+  const rows = await mappingDeleteConstraints(() => db.rows(deleteWhereSql(table, keyInSql(table, parsed))));
   return { deleted: rows.length, ids: rows.map((row) => String(row.id)) };
 }
 
@@ -276,7 +293,7 @@ export async function deleteRecordsByFilter(db: Queryable, table: TableDescripto
   ]);
   if (entries.length === 0) throw queryError('filter', 'an empty filter would delete every record; give at least one condition');
   const where: SQL = whereSql(table, parseFilters(table, entries), 'include');
-  const rows = await mappingConstraints(table, () => db.rows(deleteWhereSql(table, where)));
+  const rows = await mappingDeleteConstraints(() => db.rows(deleteWhereSql(table, where)));
   return { deleted: rows.length };
 }
 

@@ -56,6 +56,19 @@ export function tablesOfDatasource(db: Queryable, site: Site, datasourceId: numb
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.data_source_id = ${datasourceId} order by t.name`);
 }
 
+/** The source table of the reference `name` in an active app (import-reference), if there is one. */
+export async function findReferencedTable(db: Queryable, site: Site, appSlug: string, name: string): Promise<DatatableRow | undefined> {
+  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where a.deleted_at is null and t.id = (
+      select r.source_table_id from ${tenantTable(site, 'datatable_references')} r join ${tenantTable(site, 'apps')} ra on ra.id = r.app_id
+      where ra.slug = ${appSlug} and ra.deleted_at is null and r.name = ${name})`);
+  return row;
+}
+
+/** Every table of an active app, by the app's slug (none when the app is missing or deleted). */
+export function tablesOfActiveApp(db: Queryable, site: Site, appSlug: string): Promise<DatatableRow[]> {
+  return db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);
+}
+
 export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<DatatableRow[]> {
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} order by t.name`);
 }

@@ -1,6 +1,7 @@
 // Table Schema documents (`json_schema`): validation with the spec's messages, compilation to the
 // TableDescriptor the record side reads, and the canonical hash. Every identifier that leaves here
 // has passed the safe-identifier check.
+import { compileHierarchy, type HierarchySpec } from './hierarchy-schema.ts';
 import { createHash } from 'node:crypto';
 import { isSafeIdentifier, MAX_IDENTIFIER_LENGTH } from '#shared/db/sql-identifiers.ts';
 import { ValidationError } from '#shared/errors.ts';
@@ -55,6 +56,8 @@ export interface CompiledTable {
   descriptor: TableDescriptor;
   foreignKeys: ForeignKeySpec[];
   indexes: IndexSpec[];
+  /** Present when the schema says `hierarchy: true`: its edges live in a companion table. */
+  hierarchy?: HierarchySpec;
 }
 
 export interface CompileTarget {
@@ -71,6 +74,11 @@ export interface CompileTarget {
    * to that field are refused naming it, instead of the whole table answering 400.
    */
   storedSchema?: boolean;
+  /**
+   * Only the descriptor is wanted (another table's, for a foreign key that references it): that
+   * table's own foreign keys are not resolved, so a target that references a third table resolves.
+   */
+  descriptorOnly?: boolean;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -460,10 +468,11 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
     softDelete: known.has('is_deleted'),
   };
   if (search !== undefined) descriptor.search = search;
-  const foreignKeys = compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
+  const foreignKeys = target.descriptorOnly === true ? [] : compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
+  const hierarchy = compileHierarchy(schema, primaryKey, problems);
   if (problems.length > 0) return { problems };
-  return { compiled: { descriptor, foreignKeys, indexes } };
+  return { compiled: { descriptor, foreignKeys, indexes, ...(hierarchy === undefined ? {} : { hierarchy }) } };
 }
 
 /** Compiles a valid schema or throws the 400 `{json_schema: [...]}` error. */

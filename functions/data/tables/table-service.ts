@@ -10,8 +10,9 @@ import { assertManagesData } from '../apps/data-access.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
 import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { dropTableStatement } from './ddl.ts';
+import { edgesTableName } from './hierarchy-schema.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
-import { deleteTableRow, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
+import { deleteTableRow, findReferencedTable, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
 import type { MigrationRow } from './migrations/operation-repository.ts';
@@ -32,7 +33,7 @@ export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | '
     resolveTable: (name) => {
       const other = appTables.find((t) => t.name === name && t.name !== table.name);
       if (other === undefined) return undefined;
-      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider, storedSchema: true });
+      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider, storedSchema: true, descriptorOnly: true });
       return 'compiled' in result ? result.compiled.descriptor : undefined;
     },
   };
@@ -67,7 +68,11 @@ const DESCRIPTOR_CACHE_LIMIT = 500;
  */
 export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: string, name: string): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
   // When the one query finds nothing, existingTable answers the precise 404 (app or table).
-  const table = (await findTableOfActiveApp(db, site, appSlug, name)) ?? (await existingTable(db, site, { app_slug: appSlug, name }));
+  // A reference (import-reference) reads through to its source table.
+  const table =
+    (await findTableOfActiveApp(db, site, appSlug, name)) ??
+    (await findReferencedTable(db, site, appSlug, name)) ??
+    (await existingTable(db, site, { app_slug: appSlug, name }));
   if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
   const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash].join(':');
   let descriptor = descriptorCache.get(key);
@@ -161,6 +166,8 @@ export async function removeTable(db: Queryable, site: Tenant, caller: Principal
       if (locked === undefined) return;
       if (locked.is_materialized) {
         try {
+          // A hierarchy's edges table references the node table: it goes first (none: a no-op).
+          await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: edgesTableName(locked.physical_table_name) }, { ifExists: true }));
           await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: locked.physical_table_name }));
         } catch (error) {
           if (/depend/i.test(String((error as Error).message) + String((error as { cause?: Error }).cause?.message))) {

@@ -19,7 +19,15 @@ const routes = endpointGroups.flatMap((group) => group.routes.map((route) => [gr
 
 /** Rendering reads only the request (Envelope C's links), never the runtime's ports. */
 function contextFor(route: AnyRoute): RequestContext {
-  const request = { method: route.method, path: '/api/things/', host: 'api.example.test', origin: 'https://api.example.test', rawQuery: 'page=2&page_size=1', headers: {}, sourceIp: '192.0.2.1' };
+  const request = {
+    method: route.method,
+    path: '/api/things/',
+    host: 'api.example.test',
+    origin: 'https://api.example.test',
+    rawQuery: 'page=2&page_size=1',
+    headers: {},
+    sourceIp: '192.0.2.1',
+  };
   return new RequestContext('request-1', {} as Runtime, request, systemLog);
 }
 
@@ -48,7 +56,12 @@ const pageB = z.strictObject({
   page_size: z.number(),
   total_pages: z.number(),
 });
-const pageC = z.strictObject({ count: z.number(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(z.unknown()) });
+const pageC = z.strictObject({
+  count: z.number(),
+  next: z.string().nullable(),
+  previous: z.string().nullable(),
+  results: z.array(z.unknown()),
+});
 
 /** What each declared envelope may answer with a JSON body. */
 const shapes: Record<EnvelopeKind, { data?: z.ZodType; page?: z.ZodType }> = {
@@ -117,7 +130,10 @@ describe('route envelopes', () => {
   it('takes the status from an outcome or a reply, else from the route, into Envelope B', () => {
     const route = routes.find(([, , , candidate]) => candidate.envelope === 'B' && candidate.status === 201)![3];
 
-    expect(routeReply(route, contextFor(route), item)).toMatchObject({ status: 201, body: { success: true, status_code: 201, data: item } });
+    expect(routeReply(route, contextFor(route), item)).toMatchObject({
+      status: 201,
+      body: { success: true, status_code: 201, data: item },
+    });
     expect(routeReply(route, contextFor(route), outcome(item, { status: 400, message: 'None stored.' }))).toMatchObject({
       status: 400,
       body: { success: false, message: 'None stored.', status_code: 400 },

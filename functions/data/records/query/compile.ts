@@ -92,7 +92,7 @@ function direction(term: SortTerm): SQL {
 
 /** Sort terms, then the primary key so pages never overlap. */
 function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const terms = plan.sort.map((term) => sql`${typedValue(table, term.field!)} ${direction(term)}`);
+  const terms = plan.sort.map((term) => sql`${term.expression ?? typedValue(table, term.field!)} ${direction(term)}`);
   if (plan.search !== undefined && plan.sort.length === 0) terms.push(sql`rank desc`);
   for (const key of table.primaryKey) {
     const field = table.fields.find((candidate) => candidate.name === key);

@@ -32,6 +32,8 @@ export interface FilterCondition {
   path: string[];
   operator: Operator;
   raw: string;
+  /** Already compiled elsewhere: a filter on related records (functions/data/relations). */
+  compiled?: SQL;
 }
 
 function normalized(operator: string): Operator {
@@ -242,6 +244,7 @@ function wholeJsonCondition(table: TableDescriptor, condition: FilterCondition):
 
 /** Compiles one parsed filter to a boolean SQL expression. */
 export function compileCondition(table: TableDescriptor, condition: FilterCondition): SQL {
+  if (condition.compiled !== undefined) return condition.compiled;
   if (condition.path.length > 0) return propertyCondition(jsonValue(table, condition.field), condition);
   if (isJsonField(condition.field)) return wholeJsonCondition(table, condition);
   if ((JSON_OPERATORS as readonly string[]).includes(condition.operator)) {

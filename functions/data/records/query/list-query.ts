@@ -1,6 +1,7 @@
 // Reads a record list's query parameters into a validated plan: filters, sort, pagination, search,
 // soft-delete visibility and aggregation. Every parameter is either understood or a 400 naming it.
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
+import type { SQL } from 'drizzle-orm';
 import { parseFilterKey, type FilterCondition } from './filters.ts';
 import { queryError } from './query-error.ts';
 
@@ -22,6 +23,19 @@ export interface SortTerm {
   name: string;
   field?: FieldDescriptor;
   descending: boolean;
+  /** Already compiled elsewhere: a related field (functions/data/relations). */
+  expression?: SQL;
+}
+
+/**
+ * What another module adds to the query language of a table: related filters and sorting (dotted
+ * names) and parameters of its own (`populate` and its controls, the hierarchy forms).
+ */
+export interface QueryExtensions {
+  /** True when the parameter belongs to the extension (it is then not read as a filter). */
+  claims(key: string, raw: string): boolean;
+  relatedFilter(key: string, raw: string): FilterCondition;
+  relatedSort(parameter: string, name: string, descending: boolean): SortTerm;
 }
 
 export interface ListPlan {
@@ -105,7 +119,7 @@ function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
 }
 
 /** Parses `_sort`/`ordering`; in an aggregation the names are group fields or aggregate aliases. */
-function parseSort(table: TableDescriptor, parameter: string, raw: string, plan: ListPlan): SortTerm[] {
+function parseSort(table: TableDescriptor, parameter: string, raw: string, plan: ListPlan, extensions?: QueryExtensions): SortTerm[] {
   return commaList(parameter, raw).map((item) => {
     const descending = item.startsWith('-');
     const name = descending ? item.slice(1) : item;
@@ -114,6 +128,7 @@ function parseSort(table: TableDescriptor, parameter: string, raw: string, plan:
       if (!known) throw queryError(parameter, `"${name}" is neither a group field nor an aggregate of this query`);
       return { name, field: plan.groupBy?.find((field) => field.name === name), descending };
     }
+    if (name.includes('.') && extensions !== undefined) return extensions.relatedSort(parameter, name, descending);
     return { name, field: fieldNamed(table, parameter, name), descending };
   });
 }
@@ -129,9 +144,13 @@ function singleValued(entries: QueryEntries): Map<string, string> {
 }
 
 /** Parses filter parameters only (the DELETE `filter` object uses the same language). */
-export function parseFilters(table: TableDescriptor, entries: QueryEntries): FilterCondition[] {
+export function parseFilters(table: TableDescriptor, entries: QueryEntries, extensions?: QueryExtensions): FilterCondition[] {
   const filters: FilterCondition[] = [];
   for (const [key, raw] of singleValued(entries)) {
+    if (key.includes('.') && extensions !== undefined) {
+      filters.push(extensions.relatedFilter(key, raw));
+      continue;
+    }
     const filter = parseFilterKey(table, key);
     if (!filter) throw queryError(key, 'unknown query parameter');
     filters.push({ ...filter, raw });
@@ -139,15 +158,19 @@ export function parseFilters(table: TableDescriptor, entries: QueryEntries): Fil
   return filters;
 }
 
-export function parseListQuery(table: TableDescriptor, entries: QueryEntries): ListPlan {
+export function parseListQuery(table: TableDescriptor, entries: QueryEntries, extensions?: QueryExtensions): ListPlan {
   const values = singleValued(entries);
   const filterEntries: [string, string][] = [];
   for (const [key, raw] of values) {
+    if (extensions?.claims(key, raw) === true) {
+      values.delete(key);
+      continue;
+    }
     if (NOT_YET.has(key)) throw queryError(key, `"${key}" is not supported yet`);
     if (!CONTROL.has(key)) filterEntries.push([key, raw]);
   }
   const plan: ListPlan = {
-    filters: parseFilters(table, filterEntries),
+    filters: parseFilters(table, filterEntries, extensions),
     sort: [],
     page: 1,
     pageSize: DEFAULT_PAGE_SIZE,
@@ -171,7 +194,7 @@ export function parseListQuery(table: TableDescriptor, entries: QueryEntries): L
   }
   if (values.has('_sort') && values.has('ordering')) throw queryError('ordering', 'give either _sort or ordering, not both');
   const sortParameter = values.has('_sort') ? '_sort' : values.has('ordering') ? 'ordering' : undefined;
-  if (sortParameter) plan.sort = parseSort(table, sortParameter, values.get(sortParameter)!, plan);
+  if (sortParameter) plan.sort = parseSort(table, sortParameter, values.get(sortParameter)!, plan, extensions);
   return plan;
 }
 

@@ -33,6 +33,11 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
   const target = compileTarget(site, table, appTables);
   const before = compileTable(table.json_schema, target);
   const after = compileTable(newSchema, target);
+  if ((before.hierarchy === undefined) !== (after.hierarchy === undefined)) {
+    // The edges table is made with the node table; turning a hierarchy on or off later is not planned.
+    const message = '"hierarchy" cannot be switched on or off once the table is materialized; its edge types may change.';
+    throw ValidationError.forFields({ json_schema: [message] }, message);
+  }
   const referenced = new Map<string, string>();
   for (const fk of after.foreignKeys) {
     if (fk.reference.resource === table.name) continue;

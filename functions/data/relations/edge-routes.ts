@@ -1,0 +1,60 @@
+// The edges endpoints of a hierarchy table: list with filters, create a batch, update one, delete by
+// ids. Parse, call the edges service, answer in the data service's shapes.
+import { z } from 'zod';
+import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
+import { jsonObject } from '#shared/http/json-object.ts';
+import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service.ts';
+
+const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
+const edgeParams = tableParams.extend({ edge_id: z.string().min(1).max(40) });
+const listQuery = z
+  .object({
+    from_id: z.string().max(200).optional(),
+    to_id: z.string().max(200).optional(),
+    types: z.string().max(2000).optional(),
+    page: z.string().max(12).optional(),
+    page_size: z.string().max(12).optional(),
+  })
+  .strict();
+const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true, envelope: 'bare' } as const;
+const EDGES_PATH = '/api/apps/{app_slug}/datatables/{name}/edges/';
+
+export const edgeRoutes: readonly AnyRoute[] = [
+  defineRoute({
+    ...common,
+    method: 'GET',
+    path: EDGES_PATH,
+    summary: 'Edges of a hierarchy table, filtered by from_id, to_id and types',
+    params: tableParams,
+    query: listQuery,
+    handler: (ctx, { params, query }) => listEdges(ctx.runtime.db, ctx.site, params, query),
+  }),
+  defineRoute({
+    ...common,
+    method: 'POST',
+    path: EDGES_PATH,
+    summary: 'Create edges (all or none)',
+    params: tableParams,
+    body: z.array(z.unknown()).max(10_000),
+    status: 201,
+    handler: (ctx, { params, body }) => createEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
+  }),
+  defineRoute({
+    ...common,
+    method: 'DELETE',
+    path: EDGES_PATH,
+    summary: 'Delete edges by {ids}',
+    params: tableParams,
+    body: jsonObject(),
+    handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
+  }),
+  defineRoute({
+    ...common,
+    method: 'PATCH',
+    path: `${EDGES_PATH}{edge_id}/`,
+    summary: "Change an edge's metadata (or its ends and type)",
+    params: edgeParams,
+    body: jsonObject(),
+    handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
+  }),
+];

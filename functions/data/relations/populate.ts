@@ -1,0 +1,95 @@
+// Attaches related records to a page that has been read already: one statement per relation per
+// level over the keys of the whole level (never one per row). Related rows are read as on their own
+// table (soft-deleted ones stay hidden); a forward relation replaces the key field's value with the
+// record (null when none is visible), the others add a list under the relation's name.
+import type { SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
+import { recordText, softDeleteCondition } from '../records/query/compile.ts';
+import { castTo, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
+import type { FieldDescriptor, TableDescriptor } from '../tables/table-descriptor.ts';
+import type { PopulateNode } from './populate-plan.ts';
+import type { RelationHop } from './relation-graph.ts';
+
+export type DataRecord = Record<string, unknown>;
+
+/** A key as text, the form both sides meet in: the SQL side answers `::text`, this side `String()`. */
+function keyText(value: unknown): string | undefined {
+  if (value === null || value === undefined || typeof value === 'object') return undefined;
+  return String(value);
+}
+
+function visible(table: TableDescriptor): SQL {
+  return softDeleteCondition(table, 'exclude') ?? sql`true`;
+}
+
+function keysMatch(table: TableDescriptor, field: FieldDescriptor, keys: string[]): SQL {
+  return sql`${typedValue(table, field)} = any(${sql.param(keys)}::text[]${castTo(field)}[])`;
+}
+
+/** The order of a list of related records: the requested fields, then the far table's key. */
+function orderOf(node: PopulateNode): SQL {
+  const far = node.relation.target.descriptor;
+  const flip = node.order === 'desc';
+  const terms = node.sort.map((term) => sql`${typedValue(far, term.field)} ${term.descending || flip ? sql`desc` : sql`asc`}`);
+  for (const name of far.primaryKey) {
+    const field = far.fields.find((candidate) => candidate.name === name)!;
+    terms.push(sql`${typedValue(far, field)} ${node.sort.length === 0 && flip ? sql`desc` : sql`asc`}`);
+  }
+  return sql.join(terms, sql`, `);
+}
+
+/** Rows `(k, record)`: the related records of every key, each key's list cut to the node's window. */
+export function populateSql(node: PopulateNode, keys: string[]): SQL {
+  const far = node.relation.target.descriptor;
+  const [first, second] = node.relation.hops;
+  if (node.relation.kind === 'forward') {
+    return sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record
+      from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`;
+  }
+  const window = (partition: SQL) => sql`row_number() over (partition by ${partition} order by ${orderOf(node)})`;
+  const inner =
+    second === undefined
+      ? sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record, ${window(typedValue(far, first.targetField))} as n
+          from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`
+      : throughSql(first, second, keys, window(sql`j.k`));
+  return sql`select q.k, q.record from (${inner}) as q
+    where q.n > ${node.offset} and q.n <= ${node.offset + node.limit} order by q.k, q.n`;
+}
+
+/** Many-to-many: the far rows joined to the through table's rows of the keys. */
+function throughSql(first: RelationHop, second: RelationHop, keys: string[], window: SQL): SQL {
+  const through = first.target.descriptor;
+  const far = second.target.descriptor;
+  // Inside the derived table `t` is the through table; outside it, the far table.
+  return sql`select j.k, ${recordText(far)} as record, ${window} as n
+    from ${tableSql(far)} as ${ROW}
+    join (select (${typedValue(through, first.targetField)})::text as k, ${typedValue(through, second.baseField)} as f
+      from ${tableSql(through)} as ${ROW} where ${keysMatch(through, first.targetField, keys)} and ${visible(through)}) as j
+      on ${typedValue(far, second.targetField)} = j.f
+    where ${visible(far)}`;
+}
+
+/** Populates `records` with every node's relation, level by level. */
+export async function populateRecords(db: Queryable, records: DataRecord[], nodes: PopulateNode[]): Promise<void> {
+  if (records.length === 0 || nodes.length === 0) return;
+  // Every key is read before any forward relation replaces its field with a record.
+  const keysByNode = nodes.map((node) => records.map((record) => keyText(record[node.relation.hops[0].baseField.name])));
+  for (const [index, node] of nodes.entries()) {
+    const keys = keysByNode[index]!;
+    const distinct = [...new Set(keys.filter((key): key is string => key !== undefined))];
+    const rows = distinct.length === 0 ? [] : await db.rows<{ k: string; record: string }>(populateSql(node, distinct));
+    const related = new Map<string, DataRecord[]>();
+    for (const row of rows) {
+      const list = related.get(row.k) ?? [];
+      list.push((typeof row.record === 'string' ? parseExactJson(row.record) : row.record) as DataRecord);
+      related.set(row.k, list);
+    }
+    records.forEach((record, at) => {
+      const found = keys[at] === undefined ? [] : (related.get(keys[at]!) ?? []);
+      record[node.key] = node.relation.kind === 'forward' ? (found[0] ?? null) : found;
+    });
+    if (node.children.length > 0) await populateRecords(db, [...related.values()].flat(), node.children);
+  }
+}

@@ -1,0 +1,115 @@
+// import-reference: a name in one app for a materialized table of another app of the same site. The
+// reference reads (and writes) through to its source's records; it answers as the source's table
+// with `is_reference` and `source_info`. Refused: a source that is missing (another site's tables are
+// not even visible here), not materialized or itself a reference, and a name the app already uses.
+import type { Principal } from '#shared/auth/principal.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { UniqueViolationError } from '#shared/db/database-errors.ts';
+import { AppError, ValidationError } from '#shared/errors.ts';
+import { isJsonObject } from '#shared/http/json-object.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { existingApp } from '../apps/app-service.ts';
+import { assertManagesData } from '../apps/data-access.ts';
+import { tableDetail } from '../tables/table-representation.ts';
+import { findReferencedTable, findTable, type DatatableRow } from '../tables/table-repository.ts';
+import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
+import { insertReference } from './reference-sql.ts';
+
+export interface ReferenceRequest {
+  source_app_slug: string;
+  source_table_name: string;
+  reference_name?: string;
+}
+
+/** The reference's answer: the source table as seen from the target app. */
+export function referenceDetail(source: DatatableRow, target: { slug: string; name: string }, name: string) {
+  return {
+    ...tableDetail(source),
+    name,
+    app_slug: target.slug,
+    app_name: target.name,
+    is_reference: true,
+    source_info: { id: source.id, app: source.app_slug, table: source.name, physical_table_name: source.physical_table_name },
+  };
+}
+
+function requestOf(input: unknown): ReferenceRequest {
+  if (!isJsonObject(input))
+    throw ValidationError.forFields({ non_field_errors: ['Expected {source_app_slug, source_table_name, reference_name?}.'] });
+  const problems: Record<string, string[]> = {};
+  for (const key of Object.keys(input))
+    if (!['source_app_slug', 'source_table_name', 'reference_name'].includes(key)) problems[key] = ['Unknown member.'];
+  for (const key of ['source_app_slug', 'source_table_name'] as const) {
+    if (typeof input[key] !== 'string' || (input[key] as string).length === 0 || (input[key] as string).length > 100)
+      problems[key] = ['Required: a non-empty string.'];
+  }
+  const name = input.reference_name;
+  if (name !== undefined && (typeof name !== 'string' || !isSafeIdentifier(name)))
+    problems.reference_name = ['A table name: lower-case letters, digits and "_", at most 63 characters.'];
+  if (Object.keys(problems).length > 0) throw ValidationError.forFields(problems);
+  return input as unknown as ReferenceRequest;
+}
+
+async function importOne(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  target: { id: number; slug: string; name: string },
+  input: unknown,
+) {
+  const request = requestOf(input);
+  const name = request.reference_name ?? request.source_table_name;
+  const sourceApp = await existingApp(db, site, request.source_app_slug).catch(() => {
+    throw ValidationError.forFields({ source_app_slug: [`No app "${request.source_app_slug}" in this site.`] });
+  });
+  if (sourceApp.id === target.id) throw ValidationError.forFields({ source_app_slug: ['The source must be a table of another app.'] });
+  const source = await findTable(db, site, sourceApp.id, request.source_table_name);
+  if (source === undefined) {
+    const isReference = (await findReferencedTable(db, site, request.source_app_slug, request.source_table_name)) !== undefined;
+    throw ValidationError.forFields({
+      source_table_name: [
+        isReference
+          ? 'This table is itself a reference; reference its source instead.'
+          : `No table "${request.source_table_name}" in app "${request.source_app_slug}".`,
+      ],
+    });
+  }
+  if (!source.is_materialized || !source.is_active)
+    throw ValidationError.forFields({ source_table_name: [`The table "${source.name}" is not materialized.`] });
+  const taken =
+    (await findTable(db, site, target.id, name)) !== undefined || (await findReferencedTable(db, site, target.slug, name)) !== undefined;
+  if (taken)
+    throw ValidationError.forFields({ reference_name: [`The app "${target.slug}" already has a table or reference named "${name}".`] });
+  try {
+    await insertReference(db, site, { appId: target.id, name, sourceId: source.id, userId: caller.id });
+  } catch (error) {
+    if (error instanceof UniqueViolationError)
+      throw ValidationError.forFields({ reference_name: [`The app "${target.slug}" already has a reference named "${name}".`] });
+    throw error;
+  }
+  return referenceDetail(source, target, name);
+}
+
+/** One entry: 201 with the reference; an array: 207 with every entry's outcome, all tried. */
+export async function importReferences(db: Queryable, site: Tenant, caller: Principal, targetSlug: string, body: unknown) {
+  await assertManagesData(db, site, caller);
+  const target = await existingApp(db, site, targetSlug);
+  if (!Array.isArray(body)) return { single: true as const, reference: await importOne(db, site, caller, target, body) };
+  const references: unknown[] = [];
+  const errors: Array<{ index: number; reference: unknown; error: string }> = [];
+  for (const [index, entry] of body.entries()) {
+    try {
+      references.push(await importOne(db, site, caller, target, entry));
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      const detail =
+        error.fieldErrors === undefined
+          ? error.message
+          : Object.entries(error.fieldErrors)
+              .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+              .join('; ');
+      errors.push({ index, reference: entry, error: detail });
+    }
+  }
+  return { single: false as const, answer: { created: references.length, failed: errors.length, references, errors } };
+}

@@ -1,0 +1,101 @@
+// Filters and sorting on related records: `fk.field__op=value` (and longer paths, `a.b.field`) and
+// `_sort=fk.field`. A related filter compiles to an EXISTS subquery per hop; a related sort to a
+// scalar subquery over a chain of to-one relations. The far field is read exactly as on its own
+// table (same field list, same operators, same soft-delete visibility), so a relation reaches
+// nothing a direct query of that table would not.
+import type { SQL } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
+import { softDeleteCondition } from '../records/query/compile.ts';
+import { ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
+import { compileCondition, parseFilterKey, type FilterCondition } from '../records/query/filters.ts';
+import type { SortTerm } from '../records/query/list-query.ts';
+import { queryError } from '../records/query/query-error.ts';
+import { isToOne, type AppRelations, type Relation, type RelationHop, type RelationTable } from './relation-graph.ts';
+
+/** The derived table's alias: inside it `t` is the related table, outside it `t` is the near row again. */
+const NEAR = sql.raw('s');
+
+function visibleRows(table: RelationTable): SQL {
+  return softDeleteCondition(table.descriptor, 'exclude') ?? sql`true`;
+}
+
+/** Walks `a.b.rest` through relations; `rest` is what remains for the far table. */
+function walk(
+  relations: AppRelations,
+  base: RelationTable,
+  parameter: string,
+  segments: string[],
+  maxDepth: number,
+): { path: Relation[]; rest: string } {
+  if (segments.length - 1 > maxDepth) throw queryError(parameter, `goes through more than ${maxDepth} relationships`);
+  const path: Relation[] = [];
+  let table = base;
+  for (const name of segments.slice(0, -1)) {
+    const relation = relations.resolve(table, name, parameter);
+    path.push(relation);
+    table = relation.target;
+  }
+  return { path, rest: segments[segments.length - 1]! };
+}
+
+/** `exists` a row of the hop's target, matching `inner`, whose key meets the near row's field. */
+function existsThrough(hop: RelationHop, inner: SQL): SQL {
+  const target = hop.target.descriptor;
+  return sql`exists (select 1 from (select ${typedValue(target, hop.targetField)} as k from ${tableSql(target)} as ${ROW}
+      where ${visibleRows(hop.target)} and (${inner})) as ${NEAR}
+    where ${NEAR}.k = ${typedValue(hop.near.descriptor, hop.baseField)})`;
+}
+
+function hopsOf(path: Relation[]): RelationHop[] {
+  return path.flatMap((relation) => relation.hops);
+}
+
+/** `author.name__icontains=x`, `comments.body=y`, `tags.label__in=a,b`: a filter whose SQL is made here. */
+export function relatedFilter(relations: AppRelations, base: RelationTable, key: string, raw: string, maxDepth: number): FilterCondition {
+  const { path, rest } = walk(relations, base, key, key.split('.'), maxDepth);
+  const far = path[path.length - 1]!.target;
+  let parsed: Omit<FilterCondition, 'raw'> | undefined;
+  try {
+    parsed = parseFilterKey(far.descriptor, rest);
+  } catch (error) {
+    throw renamed(error, key);
+  }
+  if (parsed === undefined) throw queryError(key, `unknown field "${rest}" of table "${far.name}"`);
+  const condition: FilterCondition = { ...parsed, parameter: key, raw };
+  let compiled = compileCondition(far.descriptor, condition);
+  for (const hop of hopsOf(path).reverse()) compiled = existsThrough(hop, compiled);
+  return { ...condition, compiled };
+}
+
+/** `_sort=author.name`, `_sort=-post.author.name`: a chain of to-one relations, then a field. */
+export function relatedSort(
+  relations: AppRelations,
+  base: RelationTable,
+  parameter: string,
+  name: string,
+  descending: boolean,
+  maxDepth: number,
+): SortTerm {
+  const { path, rest } = walk(relations, base, parameter, name.split('.'), maxDepth);
+  const toMany = path.find((relation) => !isToOne(relation));
+  if (toMany !== undefined)
+    throw queryError(parameter, `"${toMany.name}" leads to many records; sorting by a related field needs to-one relations`);
+  const far = path[path.length - 1]!.target;
+  const field = far.descriptor.fields.find((candidate) => candidate.name === rest);
+  if (field === undefined) throw queryError(parameter, `unknown field "${rest}" of table "${far.name}"`);
+  let value = typedValue(far.descriptor, field);
+  for (const hop of hopsOf(path).reverse()) {
+    const target = hop.target.descriptor;
+    value = sql`(select ${NEAR}.v from (select ${typedValue(target, hop.targetField)} as k, ${value} as v from ${tableSql(target)} as ${ROW}
+        where ${visibleRows(hop.target)}) as ${NEAR}
+      where ${NEAR}.k = ${typedValue(hop.near.descriptor, hop.baseField)})`;
+  }
+  return { name, field, descending, expression: value };
+}
+
+/** The far table's own error names its part of the key; the client sent the whole key. */
+function renamed(error: unknown, key: string): unknown {
+  if (!(error instanceof Error) || !('fieldErrors' in error)) return error;
+  const problems = Object.values((error as { fieldErrors?: Record<string, string[]> }).fieldErrors ?? {}).flat();
+  return problems.length === 0 ? error : queryError(key, problems.join('; '));
+}

@@ -1,0 +1,214 @@
+// Hierarchy tables over the API: the edges companion table and its endpoints, edge types with
+// inverse labels and max_outgoing, include=descendants|ancestors|both with depth and graph_types,
+// format=tree and format=graph, and cycles that never loop nor answer a record twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { createSite } from '#test/support/sites.ts';
+
+type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+
+const EMPLOYEES = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+    { name: 'is_deleted', type: 'boolean', default: false },
+  ],
+  primaryKey: ['id'],
+  hierarchy: true,
+  graph: {
+    enabled: true,
+    types: [
+      { name: 'manager', inverse: 'reports', description: 'A reports to B', constraints: { max_outgoing: 1 } },
+      { name: 'mentor', inverse: 'mentees' },
+    ],
+  },
+};
+
+describe('hierarchy tables', () => {
+  let app: TestApp;
+  let admin: string;
+  let tenant: Record<string, string>;
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
+  const TABLE = '/api/apps/hr/datatables/employees/';
+  const ids = (list: Rec[]) => list.map((record) => record.id);
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.adminToken();
+    tenant = (await createSite(app, admin, 'Hierarchy Site')).headers;
+    await call('POST', '/api/apps/', { name: 'HR' });
+    await call('POST', '/api/apps/hr/datasources/', { name: 'Main', provider_type: 'flat_table' });
+    expect((await call('POST', '/api/apps/hr/datasources/main/datatables/', { name: 'employees', json_schema: EMPLOYEES })).status).toBe(
+      201,
+    );
+    expect((await call('POST', `${TABLE}materialize/`)).status).toBe(200);
+    expect(
+      (
+        await call(
+          'POST',
+          `${TABLE}data/`,
+          [1, 2, 3, 4, 5, 6].map((id) => ({ id, name: `E${id}` })),
+        )
+      ).status,
+    ).toBe(201);
+    await call('POST', '/api/apps/hr/datasources/main/datatables/', {
+      name: 'flat',
+      json_schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: ['id'] },
+    });
+    await call('POST', '/api/apps/hr/datatables/flat/materialize/');
+    await call('POST', '/api/apps/hr/datatables/flat/data/', { id: 1 });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('creates edges in bulk and refuses what the types and the records do not allow', async () => {
+    const created = await call('POST', `${TABLE}edges/`, [
+      { from_id: 2, to_id: 1, type: 'manager' },
+      { from_id: 3, to_id: 1, type: 'manager', metadata: { since: 2020 } },
+      { from_id: 4, to_id: 2, type: 'manager' },
+      { from_id: 5, to_id: 4, type: 'manager' },
+      // A mentoring cycle: 1 → 2 → 3 → 1.
+      { from_id: 1, to_id: 2, type: 'mentor' },
+      { from_id: 2, to_id: 3, type: 'mentor' },
+      { from_id: 3, to_id: 1, type: 'mentor' },
+    ]);
+    expect(created.status).toBe(201);
+    expect(created.body.total).toBe(7);
+    expect(created.body.results[1]).toMatchObject({ from_id: 3, to_id: 1, type: 'manager', metadata: { since: 2020 } });
+    const refused = async (body: unknown, field: string) => {
+      const answer = await call('POST', `${TABLE}edges/`, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.details, JSON.stringify(body)).toHaveProperty([field]);
+    };
+    await refused([{ from_id: 2, to_id: 3, type: 'manager' }], '0.type'); // max_outgoing 1
+    await refused(
+      [
+        { from_id: 6, to_id: 1, type: 'manager' },
+        { from_id: 6, to_id: 2, type: 'manager' },
+      ],
+      '1.type',
+    );
+    await refused([{ from_id: 6, to_id: 1, type: 'friend' }], '0.type');
+    await refused([{ from_id: 6, to_id: 6, type: 'mentor' }], '0.to_id');
+    await refused([{ from_id: 6, to_id: 999, type: 'mentor' }], '0.to_id');
+    await refused([{ from_id: 'x', to_id: 1, type: 'mentor' }], '0.from_id');
+    await refused([{ from_id: 6, to_id: 1, type: 'mentor', metadata: [] }], '0.metadata');
+    await refused([{ from_id: 6, to_id: 1, type: 'mentor', __proto__x: 1 }], '0.__proto__x');
+    await refused([{ from_id: 1, to_id: 2, type: 'mentor' }], 'to_id'); // the same edge twice
+    // Nothing of a refused batch was stored.
+    expect((await call('GET', `${TABLE}edges/?from_id=6`)).body.total).toBe(0);
+  });
+
+  it('lists edges with filters and pages, patches metadata and deletes by ids', async () => {
+    const managers = await call('GET', `${TABLE}edges/?types=manager&page_size=2&page=2`);
+    expect(managers.status).toBe(200);
+    expect(managers.body).toMatchObject({ total: 4, page: 2, page_size: 2 });
+    expect(managers.body.results).toHaveLength(2);
+    const intoOne = await call('GET', `${TABLE}edges/?to_id=1`);
+    expect(intoOne.body.results.map((e: Rec) => e.from_id).sort()).toEqual([2, 3, 3]);
+    expect((await call('GET', `${TABLE}edges/?types=friend`)).status).toBe(400);
+    const edge = intoOne.body.results[0];
+    const patched = await call('PATCH', `${TABLE}edges/${edge.id}/`, { metadata: { note: 'ok' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ id: edge.id, metadata: { note: 'ok' } });
+    expect((await call('PATCH', `${TABLE}edges/99999/`, { metadata: {} })).status).toBe(404);
+    const extra = await call('POST', `${TABLE}edges/`, [{ from_id: 6, to_id: 5, type: 'mentor' }]);
+    const removed = await call('DELETE', `${TABLE}edges/`, { ids: [extra.body.results[0].id] });
+    expect(removed.body).toEqual({ deleted: 1 });
+  });
+
+  it('answers descendants under the inverse label, by depth, each once, even around a cycle', async () => {
+    const answer = await call('GET', `${TABLE}data/1/?include=descendants`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ id: 1, name: 'E1' });
+    expect(ids(answer.body.reports)).toEqual([2, 3, 4, 5]);
+    expect(answer.body.reports.map((r: Rec) => r._depth)).toEqual([1, 1, 2, 3]);
+    expect(answer.body.reports[0]._relationship_type).toBe('manager');
+    // Around the mentoring cycle: 3 mentors 1, 2 mentors 3; 1 itself is never answered.
+    expect(ids(answer.body.mentees)).toEqual([3, 2]);
+    const shallow = await call('GET', `${TABLE}data/1/?include=descendants&depth=1&graph_types=manager`);
+    expect(ids(shallow.body.reports)).toEqual([2, 3]);
+    expect(shallow.body.mentees).toBeUndefined();
+    const none = await call('GET', `${TABLE}data/1/?include=descendants&depth=0`);
+    expect(none.body).toEqual({ data: { id: 1, name: 'E1', is_deleted: false }, reports: [], mentees: [] });
+  });
+
+  it('answers ancestors closest first, and both directions together', async () => {
+    const up = await call('GET', `${TABLE}data/5/?include=ancestors&graph_types=manager`);
+    expect(ids(up.body.manager)).toEqual([4, 2, 1]);
+    const both = await call('GET', `${TABLE}data/2/?include=both&depth=50`);
+    expect(ids(both.body.reports)).toEqual([4, 5]);
+    expect(ids(both.body.manager)).toEqual([1]);
+    expect(ids(both.body.mentor)).toEqual([3, 1]);
+    expect(ids(both.body.mentees)).toEqual([1, 3]);
+  });
+
+  it('answers a tree with nested children and a page as a graph', async () => {
+    const tree = await call('GET', `${TABLE}data/1/?format=tree&graph_types=manager`);
+    expect(tree.status).toBe(200);
+    expect(tree.body.total).toBe(5);
+    const [root] = tree.body.data;
+    expect(root).toMatchObject({ id: 1, _depth: 0 });
+    expect(ids(root.children)).toEqual([2, 3]);
+    expect(ids(root.children[0].children)).toEqual([4]);
+    expect(ids(root.children[0].children[0].children)).toEqual([5]);
+    const cyclic = await call('GET', `${TABLE}data/1/?format=tree&graph_types=mentor&depth=100`);
+    expect(cyclic.body.total).toBe(3);
+    const graph = await call('GET', `${TABLE}data/?format=graph&graph_types=manager&id__in=1,2,4`);
+    expect(graph.status).toBe(200);
+    expect(graph.body.total).toBe(3);
+    expect(ids(graph.body.data.nodes)).toEqual([1, 2, 4]);
+    expect(graph.body.data.edges.map((e: Rec) => [e.from, e.to, e.type])).toEqual([
+      [2, 1, 'manager'],
+      [4, 2, 'manager'],
+    ]);
+  });
+
+  it('never walks through a soft-deleted record', async () => {
+    expect((await call('DELETE', `${TABLE}data/4/`)).status).toBe(204);
+    const answer = await call('GET', `${TABLE}data/1/?include=descendants&graph_types=manager`);
+    expect(ids(answer.body.reports)).toEqual([2, 3]);
+    expect((await call('POST', `${TABLE}edges/`, [{ from_id: 6, to_id: 4, type: 'mentor' }])).status).toBe(400);
+  });
+
+  it('refuses hierarchy forms on a table without hierarchy and bad values with 400', async () => {
+    for (const query of ['include=descendants', 'format=tree', 'graph_types=manager']) {
+      const answer = await call('GET', `/api/apps/hr/datatables/flat/data/1/?${query}`);
+      expect(answer.status, query).toBe(400);
+    }
+    expect((await call('GET', '/api/apps/hr/datatables/flat/data/?format=graph')).status).toBe(400);
+    expect((await call('GET', '/api/apps/hr/datatables/flat/edges/')).status).toBe(400);
+    for (const query of [
+      'include=sideways',
+      'depth=-1',
+      'depth=1000',
+      'format=cube',
+      'graph_types=friend',
+      'include=descendants&depth=1e3',
+    ]) {
+      expect((await call('GET', `${TABLE}data/1/?${query}`)).status, query).toBe(400);
+    }
+    expect((await call('GET', `${TABLE}data/?include=descendants`)).status).toBe(400);
+    const badSchema = await call('POST', '/api/apps/hr/datasources/main/datatables/', {
+      name: 'bad_graph',
+      json_schema: {
+        ...EMPLOYEES,
+        graph: {
+          enabled: true,
+          types: [
+            { name: 'Bad Name', inverse: 'x' },
+            { name: 'a', inverse: 'b', constraints: { max_outgoing: 0 } },
+          ],
+        },
+      },
+    });
+    expect(badSchema.status).toBe(400);
+    const toggled = await call('PATCH', TABLE, { json_schema: { ...EMPLOYEES, hierarchy: false, graph: undefined } });
+    expect(toggled.status).toBe(400);
+  });
+
+  it('drops the edges with the table', async () => {
+    expect((await call('DELETE', TABLE)).status).toBe(204);
+  });
+});

@@ -1,0 +1,127 @@
+// Related filters, related sorting and populate over the records API, on tables defined through the
+// API: forward, reverse and many-to-many relations, nesting, the per-relation controls, the refusals,
+// and the statement count of a nested populate (one statement per level, never one per row).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
+import { renderStatement } from '#shared/db/render-sql.ts';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { createSite } from '#test/support/sites.ts';
+import { seedBlog } from '#test/support/relation-tables.ts';
+
+type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+
+describe('relations: related filters, sorting and populate', () => {
+  let app: TestApp;
+  let admin: string;
+  let tenant: Record<string, string>;
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
+  const list = (table: string, query: string) => call('GET', `/api/apps/blog/datatables/${table}/data/?${query}`);
+  const ids = (answer: { body: { data: Rec[] } }) => answer.body.data.map((record) => record.id);
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.adminToken();
+    tenant = (await createSite(app, admin, 'Relations Site')).headers;
+    await seedBlog(call);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('filters on a forward relation by field name and by the name without _id', async () => {
+    expect(ids(await list('posts', 'author_id.name=Ann'))).toEqual([10]);
+    expect(ids(await list('posts', 'author.name__in=Ann,Bob&_sort=id'))).toEqual([10, 11]);
+    expect(ids(await list('posts', 'author.company_id.name=Globex'))).toEqual([11]);
+  });
+
+  it('filters on reverse and many-to-many relations', async () => {
+    expect(ids(await list('posts', 'comments.rating__gte=4&_sort=id'))).toEqual([10, 11]);
+    expect(ids(await list('authors', 'posts.title__icontains=DIVE'))).toEqual([2]);
+    expect(ids(await list('posts', 'tags.label=red'))).toEqual([10]);
+    expect(ids(await list('tags', 'posts.title=Deep%20dive'))).toEqual([2]);
+    expect(ids(await list('comments', 'post.author.name=Ann&_sort=id'))).toEqual([100, 101]);
+    // A related filter with the negation rules of the base table: posts with no comment rated 2.
+    expect((await list('posts', 'comments.rating__ne=2&_sort=id')).body.total).toBe(2);
+  });
+
+  it('sorts by a related field over to-one relations and refuses a to-many one', async () => {
+    // Descending puts nulls first: 12 (its author Zed is soft-deleted, so hidden) and 13 (no author).
+    expect(ids(await list('posts', '_sort=-author.name,id'))).toEqual([12, 13, 11, 10]);
+    expect(ids(await list('comments', 'id__lt=1000&_sort=post.author.name,-id'))).toEqual([101, 100, 102]);
+    const toMany = await list('posts', '_sort=comments.rating');
+    expect(toMany.status).toBe(400);
+    expect(toMany.body.errors ?? toMany.body.details).toHaveProperty('_sort');
+  });
+
+  it('populates forward, reverse and many-to-many relations with per-relation controls', async () => {
+    const answer = await list('posts', 'id=10&populate=author,comments,tags&comments_sort=rating&comments_order=desc&comments_limit=1');
+    expect(answer.status).toBe(200);
+    const [post] = answer.body.data as Rec[];
+    expect(post!.author_id).toMatchObject({ id: 1, name: 'Ann' });
+    expect(post!.author).toBeUndefined();
+    expect(post!.comments.map((c: Rec) => c.id)).toEqual([100]);
+    expect(post!.tags.map((t: Rec) => t.label).sort()).toEqual(['blue', 'red']);
+    const offset = await list('posts', 'id=10&populate=comments&comments_sort=rating&comments_offset=1');
+    expect(offset.body.data[0].comments.map((c: Rec) => c.id)).toEqual([100]);
+  });
+
+  it('populates nested relations with dots and everything with *', async () => {
+    const nested = await list('comments', '_sort=id&populate=post.author.company_id');
+    expect(nested.body.data[0].post_id.author_id.company_id).toEqual({ id: 1, name: 'Acme' });
+    const all = await list('posts', 'id=11&populate=*');
+    expect(Object.keys(all.body.data[0]).sort()).toEqual(['author_id', 'comments', 'id', 'post_tags', 'tags', 'title']);
+    const one = await call('GET', '/api/apps/blog/datatables/posts/data/11/?populate=author,tags');
+    expect(one.status).toBe(200);
+    expect(one.body.data.author_id.name).toBe('Bob');
+    expect(one.body.data.tags.map((t: Rec) => t.label)).toEqual(['blue']);
+  });
+
+  it('answers 400 naming unknown relationships, too deep paths and stray controls', async () => {
+    const refused = async (table: string, query: string, parameter: string, text?: string) => {
+      const answer = await list(table, query);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.details, query).toHaveProperty([parameter]);
+      if (text !== undefined) expect(answer.body.error).toContain(text);
+    };
+    await refused('posts', 'populate=author,nope', 'populate', '"nope"');
+    await refused('comments', 'populate=post.author.company_id.x', 'populate', 'deeper than 3');
+    await refused('posts', 'comments_limit=2', 'comments_limit', 'add "comments" to populate');
+    await refused('posts', 'populate=author&author_limit=2', 'author_limit', 'leads to one record');
+    await refused('posts', 'populate=comments&comments_sort=nope', 'comments_sort', '"nope"');
+    await refused('posts', 'editor.name=Ann', 'editor.name', '"editor"');
+    await refused('posts', 'author.nope=1', 'author.nope', '"nope"');
+    await refused('posts', 'author.name__bogus=1', 'author.name__bogus');
+    await refused('posts', 'author.company_id.name.x.y=1', 'author.company_id.name.x.y');
+    await refused('posts', 'populate=author&_aggregate=count(*)', 'populate');
+    const single = await call('GET', '/api/apps/blog/datatables/posts/data/10/?title=x');
+    expect(single.status).toBe(400);
+    expect(single.body.details).toHaveProperty('title');
+  });
+
+  it('issues exactly one statement per populated level for 1,000 parents', async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => ({ id: 1000 + i, post_id: 10 + (i % 3), body: `c${i}`, rating: i % 5 }));
+    expect((await call('POST', '/api/apps/blog/datatables/comments/data/', rows)).status).toBe(201);
+    const dialect = new PgDialect();
+    const texts: string[] = [];
+    // Counted, not replaced: every statement still runs on the real database.
+    const db = app.runtime.db;
+    const realRows = db.rows.bind(db);
+    const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+      texts.push(renderStatement(statement, dialect).sql);
+      return realRows(statement);
+    }) as typeof db.rows);
+    try {
+      const answer = await list('comments', 'id__gte=1000&page_size=1000&populate=post.author.company_id');
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toHaveLength(1000);
+      expect(answer.body.data.every((c: Rec) => typeof c.post_id === 'object')).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    const populateStatements = texts.filter(
+      (text) => text.includes('= any(') && /"blog_(posts|authors|companies)"/.test(text) && !text.includes('"blog_comments"'),
+    );
+    expect(populateStatements).toHaveLength(3);
+  });
+});
