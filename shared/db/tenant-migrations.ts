@@ -369,6 +369,9 @@ export const tenantMigrations: readonly TenantMigration[] = [
         unique (app_id, name)
       )`,
       sql`create index datatable_references_source on ${schema}.datatable_references (source_table_id)`,
+    ],
+  },
+  {
     version: 15,
     name: 'frontend workers and their builds; functions, invocations and event subscribers',
     statements: (schema) => [
