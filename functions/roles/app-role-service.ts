@@ -53,7 +53,7 @@ export async function createAppRole(
   site: Tenant,
   caller: Principal,
   appSlug: string,
-  input: { name: string; description?: string; parent_role_slug?: string | null },
+  input: { name: string; description?: string; parent_role_slug?: string | null; permissions?: string[] },
 ): Promise<AppRoleRow> {
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
@@ -62,7 +62,14 @@ export async function createAppRole(
     const parentId = parentSlug === '' ? null : (await parentIn(tx, site, app, parentSlug)).id;
     const nameSlug = slugFrom(input.name, 100) || 'role';
     const slug = await uniqueSlug(`${app.slug}-${nameSlug}`, (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
-    await insertAppRole(tx, site, { appId: app.id, name: input.name, slug, description: input.description ?? '', parentId });
+    await insertAppRole(tx, site, {
+      appId: app.id,
+      name: input.name,
+      slug,
+      description: input.description ?? '',
+      parentId,
+      permissions: input.permissions ?? [],
+    });
     return (await findAppRole(tx, site, app.id, slug))!;
   });
 }
@@ -73,7 +80,7 @@ export async function changeAppRole(
   caller: Principal,
   appSlug: string,
   slug: string,
-  input: { description?: string; parent_role_slug?: string | null },
+  input: { description?: string; parent_role_slug?: string | null; permissions?: string[] },
 ): Promise<AppRoleRow> {
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
@@ -88,7 +95,11 @@ export async function changeAppRole(
       }
       parentId = parent.id;
     }
-    await updateAppRole(tx, site, role.id, { description: input.description ?? role.description, parentId });
+    await updateAppRole(tx, site, role.id, {
+      description: input.description ?? role.description,
+      parentId,
+      permissions: input.permissions ?? role.permissions,
+    });
     return (await findAppRole(tx, site, app.id, slug))!;
   });
 }

@@ -119,6 +119,8 @@ export const listUserRolesRoute = defineRoute({
   method: 'GET',
   path: '/api/users/{username}/roles',
   summary: "A user's roles (`me`: the caller's); expired memberships only with include_expired",
+  // A user who holds roles here but no site permission still reads their own.
+  roleHoldersReach: true,
   params: userRolesParams,
   query: userRolesQuery,
   envelope: 'A',

@@ -33,6 +33,7 @@ export interface AppRoleRow {
   parent_id: number | null;
   parent_role_slug: string | null;
   is_parent: boolean;
+  permissions: string[];
   created_at: Date | string;
   updated_at: Date | string;
   [column: string]: unknown;
@@ -74,7 +75,7 @@ function appRoleSelect(site: Site): SQL {
   const roles = tenantTable(site, 'app_roles');
   return sql`select r.id, r.name, r.slug, r.description, r.app_id, a.name as app_name, a.slug as app_slug,
       r.parent_id, p.slug as parent_role_slug,
-      exists(select 1 from ${roles} c where c.parent_id = r.id) as is_parent, r.created_at, r.updated_at
+      exists(select 1 from ${roles} c where c.parent_id = r.id) as is_parent, r.permissions, r.created_at, r.updated_at
     from ${roles} r
     join ${tenantTable(site, 'apps')} a on a.id = r.app_id
     left join ${roles} p on p.id = r.parent_id`;
@@ -122,18 +123,24 @@ export async function roleSlugsLike(db: Queryable, site: Site, base: string): Pr
 export async function insertAppRole(
   db: Queryable,
   site: Site,
-  values: { appId: number; name: string; slug: string; description: string; parentId: number | null },
+  values: { appId: number; name: string; slug: string; description: string; parentId: number | null; permissions: readonly string[] },
 ): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`
-    insert into ${tenantTable(site, 'app_roles')} (app_id, name, slug, description, parent_id)
-    values (${values.appId}, ${values.name}, ${values.slug}, ${values.description}, ${values.parentId})
+    insert into ${tenantTable(site, 'app_roles')} (app_id, name, slug, description, parent_id, permissions)
+    values (${values.appId}, ${values.name}, ${values.slug}, ${values.description}, ${values.parentId}, ${sql.param([...values.permissions])}::text[])
     returning id`);
   return row!.id;
 }
 
-export async function updateAppRole(db: Queryable, site: Site, id: number, values: { description: string; parentId: number | null }): Promise<void> {
+export async function updateAppRole(
+  db: Queryable,
+  site: Site,
+  id: number,
+  values: { description: string; parentId: number | null; permissions: readonly string[] },
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'app_roles')}
-    set description = ${values.description}, parent_id = ${values.parentId}, updated_at = now() where id = ${id}`);
+    set description = ${values.description}, parent_id = ${values.parentId}, permissions = ${sql.param([...values.permissions])}::text[],
+      updated_at = now() where id = ${id}`);
 }
 
 /** The ids of a role's descendants (not the role itself), whatever their depth. */

@@ -353,4 +353,17 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index social_accounts_user on ${schema}.social_accounts (user_id)`,
     ],
   },
+  {
+    version: 12,
+    name: 'app role permissions and sealed sign-in secrets',
+    statements: (schema) => [
+      // What holding an app role lets a user do in the role's app (functions/roles/role-grants.ts);
+      // the service checks the names too, the CHECK keeps any other writer to the same list.
+      sql`alter table ${schema}.app_roles add column permissions text[] not null default '{}'
+        check (permissions <@ array['view_site', 'access_site', 'manage_site']::text[])`,
+      // As platform.social_apps (migration 0006): the secret sealed with the secrets key; start-up
+      // seals rows written before and empties their plaintext.
+      sql`alter table ${schema}.social_apps add column secret_sealed jsonb`,
+    ],
+  },
 ];
