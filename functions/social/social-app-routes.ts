@@ -36,7 +36,7 @@ export const createSocialAppRoute = defineRoute({
   status: 201,
   handler: async (ctx, { body }) => {
     const created = await createSocialApp(ctx.runtime.db, await socialScope(ctx), ctx.user, body);
-    return { success: true, message: 'Social app created successfully', data: socialAppRecord(created, { revealSecret: true }) };
+    return { success: true, message: 'Social app created successfully', data: socialAppRecord(created, { echoSecret: body.secret }) };
   },
 });
 

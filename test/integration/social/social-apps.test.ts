@@ -79,8 +79,12 @@ describe('social apps', () => {
       const patched = await app.request('PATCH', `/api/auth/social-apps/${id}/`, { token: admin, body: { name: 'Google Workspace' } });
       expect(patched.status).toBe(200);
       expect(patched.body.data).toMatchObject({ name: 'Google Workspace', client_id: 'google-client', secret: '***HIDDEN***' });
-      const [row] = await app.runtime.db.rows<{ secret: string }>(sql`select secret from platform.social_apps where id = ${id}`);
-      expect(row!.secret).toBe('google-secret-value');
+      // Kept, and kept sealed (test/integration/social/social-app-secrets.test.ts opens it).
+      const [row] = await app.runtime.db.rows<{ secret: string; sealed: string | null }>(
+        sql`select secret, secret_sealed::text as sealed from platform.social_apps where id = ${id}`,
+      );
+      expect(row!.secret).toBe('');
+      expect(row!.sealed).toMatch(/"ciphertext"/);
     });
 
     it("refuses changes to the platform's providers to everyone but superusers", async () => {
