@@ -15,6 +15,7 @@ import {
   findAppRole,
   insertAppRole,
   listAppRoles,
+  lockAppRoles,
   reparentChildren,
   roleSlugsLike,
   updateAppRole,
@@ -58,6 +59,7 @@ export async function createAppRole(
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
+    await lockAppRoles(tx, site, app.id);
     const parentSlug = input.parent_role_slug ?? '';
     const parentId = parentSlug === '' ? null : (await parentIn(tx, site, app, parentSlug)).id;
     const nameSlug = slugFrom(input.name, 100) || 'role';
@@ -85,6 +87,7 @@ export async function changeAppRole(
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
+    await lockAppRoles(tx, site, app.id);
     const role = await existingAppRole(tx, site, app, slug);
     let parentId = role.parent_id;
     if (input.parent_role_slug === '') parentId = null;
@@ -116,6 +119,7 @@ export async function removeAppRole(
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
+    await lockAppRoles(tx, site, app.id);
     const role = await existingAppRole(tx, site, app, slug);
     if (removeChildRoles) return deleteAppRoles(tx, site, [role.id, ...(await descendantIds(tx, site, role.id))]);
     await reparentChildren(tx, site, role.id, role.parent_id);

@@ -143,6 +143,14 @@ export async function updateAppRole(
       updated_at = now() where id = ${id}`);
 }
 
+/**
+ * Locks the app's roles until the transaction ends, so tree changes of one app run one after the
+ * other: two moves checked against the same snapshot could otherwise close a cycle together.
+ */
+export async function lockAppRoles(db: Queryable, site: Site, appId: number): Promise<void> {
+  await db.rows(sql`select id from ${tenantTable(site, 'app_roles')} where app_id = ${appId} order by id for update`);
+}
+
 /** The ids of a role's descendants (not the role itself), whatever their depth. */
 export async function descendantIds(db: Queryable, site: Site, id: number): Promise<number[]> {
   const rows = await db.rows<{ id: number }>(sql`

@@ -147,6 +147,17 @@ describe('roles in access decisions', () => {
     expect((await on(otherSite, 'GET', '/api/apps/shop/datasources/', tokens.senior!)).status).toBe(403);
   });
 
+  it('keeps the tree acyclic when two moves race', async () => {
+    for (const name of ['Left', 'Right']) expect((await on(otherSite, 'POST', '/api/app/blog/roles', admin, { name })).status).toBe(201);
+    const moves = await Promise.all([
+      on(otherSite, 'PUT', '/api/app/blog/roles/blog-left', admin, { parent_role_slug: 'blog-right' }),
+      on(otherSite, 'PUT', '/api/app/blog/roles/blog-right', admin, { parent_role_slug: 'blog-left' }),
+    ]);
+    expect(moves.map((move) => move.status).sort()).toEqual([200, 400]);
+    const roles = (await on(otherSite, 'GET', '/api/app/blog/roles', admin)).body.data as Array<{ slug: string; parent_role_slug: string | null }>;
+    expect(roles.filter((role) => role.parent_role_slug === null)).toHaveLength(1);
+  });
+
   describe('assigners', () => {
     it('cannot assign roles to themselves', async () => {
       const self = await assign(['shop-reader'], ['usermgr'], tokens.usermgr);
