@@ -65,8 +65,14 @@ export async function benchRateLimits(): Promise<void> {
       note(`database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (RATE_LIMIT_ENABLED true vs false, each checked on an answer)`);
       note(`load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`);
       const modes = [
-        { name: 'limits on', limited: true, apply: () => void (runtime.config.rateLimit = limits) },
-        { name: 'limits off', limited: false, apply: () => void (runtime.config.rateLimit = noLimits) },
+        { name: 'limits on', limited: true, apply: () => {
+            runtime.config.rateLimit = limits;
+          },
+        },
+        { name: 'limits off', limited: false, apply: () => {
+            runtime.config.rateLimit = noLimits;
+          },
+        },
       ] as const;
       const load = (durationSeconds: number) => runLoad({ url: `${server.url}${PATH}`, headers, connections: settings.connections, durationSeconds });
       for (const mode of modes) {

@@ -14,7 +14,7 @@ import { resolveTenant, type TenantHint, type TenantLookup } from '#shared/tenan
 import { signedInTenantContext } from '#shared/tenancy/tenant-context.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { RequestContext } from '../request-context.ts';
-import type { Access, AnyRoute } from '../route.ts';
+import type { AnyRoute } from '../route.ts';
 import { assertRouteAccess } from './authenticate.ts';
 import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
