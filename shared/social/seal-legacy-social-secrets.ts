@@ -5,7 +5,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantSchemaIdentifier } from '#shared/db/tenant-schemas.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import { sealSocialSecret, type SocialSecretScope } from './social-app-secret.ts';
 
 async function sealTable(db: Queryable, key: () => Promise<Buffer>, table: SQL, scope: SocialSecretScope): Promise<number> {
@@ -22,7 +22,7 @@ export async function sealLegacySocialSecrets(db: Queryable, key: () => Promise<
   let sealed = await sealTable(db, key, sql`platform.social_apps`, 'platform');
   const sites = await db.rows<{ id: number; schema_name: string }>(sql`select id, schema_name from platform.sites`);
   for (const site of sites) {
-    sealed += await sealTable(db, key, sql`${tenantSchemaIdentifier(site.schema_name)}.social_apps`, { siteId: Number(site.id) });
+    sealed += await sealTable(db, key, tenantTable({ schemaName: site.schema_name }, 'social_apps'), { siteId: Number(site.id) });
   }
   return sealed;
 }

@@ -6,8 +6,7 @@
 // the site's schema, so another site's roles never count here.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from './tenant-sql.ts';
-import type { Tenant } from './tenant.ts';
+import { tenantTable, type SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
 
 /** The site permission names an app role may carry; each counts inside the role's app only. */
 export const APP_ROLE_PERMISSIONS = ['view_site', 'access_site', 'manage_site'] as const;
@@ -21,7 +20,7 @@ export function appSlugOfRoute(path: string, params: unknown): string | undefine
 }
 
 /** The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted. */
-export async function rolePermissionsInApp(db: Queryable, site: Pick<Tenant, 'schemaName'>, userId: number, appSlug: string): Promise<string[]> {
+export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite, userId: number, appSlug: string): Promise<string[]> {
   const roles = tenantTable(site, 'app_roles');
   const memberships = tenantTable(site, 'role_memberships');
   const [row] = await db.rows<{ permissions: string[] | null }>(sql`
@@ -46,7 +45,7 @@ export async function rolePermissionsInApp(db: Queryable, site: Pick<Tenant, 'sc
 }
 
 /** Whether `userId` holds any unexpired membership of the site, of either kind. */
-export async function holdsAnyRole(db: Queryable, site: Pick<Tenant, 'schemaName'>, userId: number): Promise<boolean> {
+export async function holdsAnyRole(db: Queryable, site: SchemaScopedSite, userId: number): Promise<boolean> {
   const [row] = await db.rows<{ holds: boolean }>(sql`select exists(
     select 1 from ${tenantTable(site, 'role_memberships')} where user_id = ${userId} and (expires_at is null or expires_at > now())
   ) as holds`);

@@ -65,11 +65,17 @@ export async function benchRateLimits(): Promise<void> {
       note(`database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (RATE_LIMIT_ENABLED true vs false, each checked on an answer)`);
       note(`load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`);
       const modes = [
-        { name: 'limits on', limited: true, apply: () => {
+        {
+          name: 'limits on',
+          limited: true,
+          apply: () => {
             runtime.config.rateLimit = limits;
           },
         },
-        { name: 'limits off', limited: false, apply: () => {
+        {
+          name: 'limits off',
+          limited: false,
+          apply: () => {
             runtime.config.rateLimit = noLimits;
           },
         },
