@@ -68,7 +68,13 @@ export function removeOtherMemberships(db: Queryable, site: Site, role: RoleRef,
     where ${roleColumn(role)} = ${role.id} and not (user_id = any(${sql.param([...keptUserIds])}::int[]))`);
 }
 
-export function setMembershipExpiry(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[], expiresAt: Date | null): Promise<number> {
+export function setMembershipExpiry(
+  db: Queryable,
+  site: Site,
+  role: RoleRef,
+  userIds: readonly number[],
+  expiresAt: Date | null,
+): Promise<number> {
   if (userIds.length === 0) return Promise.resolve(0);
   return db.run(sql`update ${tenantTable(site, 'role_memberships')} set expires_at = ${isoOrNull(expiresAt)}::timestamptz
     where ${roleColumn(role)} = ${role.id} and user_id = any(${sql.param([...userIds])}::int[])`);
@@ -107,7 +113,9 @@ export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, fi
   if (filter.username !== undefined) conditions.push(sql`u.username = ${filter.username}`);
   if (filter.search !== undefined) {
     const pattern = containsPattern(filter.search);
-    conditions.push(sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`);
+    conditions.push(
+      sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
+    );
   }
   const where = sql.join(conditions, sql` and `);
   const from = sql`from ${tenantTable(site, 'role_memberships')} m join platform.users u on u.id = m.user_id`;

@@ -77,18 +77,35 @@ export async function assignRoles(
         if (refusal !== undefined) failures.push({ username: user.username, role: role.slug, error: refusal });
         return refusal === undefined;
       });
-      await addMemberships(tx, site, role, allowed.map((user) => user.id), { expiresAt: input.expires_at ?? null, assignedBy: caller.id });
+      await addMemberships(
+        tx,
+        site,
+        role,
+        allowed.map((user) => user.id),
+        { expiresAt: input.expires_at ?? null, assignedBy: caller.id },
+      );
       succeeded += allowed.length;
     }
     return { succeeded, failures };
   });
 }
 
-export async function revokeRoles(db: Queryable, site: Tenant, caller: Principal, input: { roles: string[]; usernames: string[] }): Promise<BulkOutcome> {
+export async function revokeRoles(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  input: { roles: string[]; usernames: string[] },
+): Promise<BulkOutcome> {
   await assertAssignsRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const { roles, users, failures } = await pairs(tx, site, input.roles, input.usernames);
-    for (const role of roles) await removeMemberships(tx, site, role, users.map((user) => user.id));
+    for (const role of roles)
+      await removeMemberships(
+        tx,
+        site,
+        role,
+        users.map((user) => user.id),
+      );
     return { succeeded: roles.length * users.length, failures };
   });
 }
@@ -108,7 +125,13 @@ async function namedUsers(db: Queryable, usernames: readonly string[]): Promise<
   return users;
 }
 
-export async function roleUsers(db: Queryable, site: Tenant, caller: Principal, slug: string, filter: RoleUserFilter): Promise<Page<RoleUserRow>> {
+export async function roleUsers(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  slug: string,
+  filter: RoleUserFilter,
+): Promise<Page<RoleUserRow>> {
   await assertAssignsRoles(db, site, caller);
   return listRoleUsers(db, site, await existingRole(db, site, slug), filter);
 }
@@ -125,7 +148,13 @@ export interface RoleUsersOutcome {
 }
 
 /** Giving (or extending) `role` to `users` within the assigner's reach, else 403 naming why. */
-async function assertWithinReach(db: Queryable, site: Tenant, reach: AssignerReach, role: RoleRef, users: readonly UserRef[]): Promise<void> {
+async function assertWithinReach(
+  db: Queryable,
+  site: Tenant,
+  reach: AssignerReach,
+  role: RoleRef,
+  users: readonly UserRef[],
+): Promise<void> {
   if (reach.unrestricted) return;
   const granted = (await permissionsGrantedBy(db, site, [role])).get(role.slug) ?? [];
   for (const user of users) {
@@ -134,7 +163,13 @@ async function assertWithinReach(db: Queryable, site: Tenant, reach: AssignerRea
   }
 }
 
-export async function changeRoleUsers(db: Queryable, site: Tenant, caller: Principal, slug: string, change: RoleUsersChange): Promise<RoleUsersOutcome> {
+export async function changeRoleUsers(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  slug: string,
+  change: RoleUsersChange,
+): Promise<RoleUsersOutcome> {
   await assertAssignsRoles(db, site, caller);
   if (change.action === 'expire') assertFuture(change.expiresAt);
   const reach = await assignerReach(db, site, caller);
@@ -168,7 +203,13 @@ export async function changeRoleUsers(db: Queryable, site: Tenant, caller: Princ
 }
 
 /** The roles of a user: anyone reads their own (`me`); others' need manage_site_users. */
-export async function userRoles(db: Queryable, site: Tenant, caller: Principal, username: string, filter: UserRoleFilter): Promise<Page<UserRoleRow>> {
+export async function userRoles(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  username: string,
+  filter: UserRoleFilter,
+): Promise<Page<UserRoleRow>> {
   const self = username === 'me' || username === caller.username;
   if (self) return listUserRoles(db, site, caller.id, filter);
   if (!caller.isSuperuser && !holdsSitePermission(caller, await siteStanding(db, site, caller.id), 'manage_site_users')) {

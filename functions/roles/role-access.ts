@@ -21,7 +21,7 @@ export async function assertDefinesRoles(db: Queryable, site: Tenant, caller: Pr
 export async function assertAssignsRoles(db: Queryable, site: Tenant, caller: Principal): Promise<void> {
   if (caller.isSuperuser) return;
   if (!holdsSitePermission(caller, await siteStanding(db, site, caller.id), 'manage_site_users')) {
-    throw new PermissionDeniedError("Assigning roles and reading their users needs manage_site_users or admin_site on this site.");
+    throw new PermissionDeniedError('Assigning roles and reading their users needs manage_site_users or admin_site on this site.');
   }
 }
 

@@ -79,12 +79,17 @@ function appRoleSelect(site: Site): SQL {
 }
 
 export async function listAppRoles(db: Queryable, site: Site, appId: number, filter: ListFilter): Promise<Page<AppRoleRow>> {
-  const search = filter.search === undefined ? sql`true` : sql`(r.name ilike ${containsPattern(filter.search)} or r.description ilike ${containsPattern(filter.search)})`;
+  const search =
+    filter.search === undefined
+      ? sql`true`
+      : sql`(r.name ilike ${containsPattern(filter.search)} or r.description ilike ${containsPattern(filter.search)})`;
   const where = sql`r.app_id = ${appId} and ${search}`;
   const rows = await db.rows<AppRoleRow>(
     sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
   );
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'app_roles')} r where ${where}`);
+  const [count] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'app_roles')} r where ${where}`,
+  );
   return { rows, total: count?.total ?? 0 };
 }
 
@@ -98,7 +103,11 @@ export function appRolesBySlugs(db: Queryable, site: Site, slugs: readonly strin
   return db.rows<AppRoleRow>(sql`${appRoleSelect(site)} where r.slug = any(${sql.param([...slugs])}::text[]) order by r.slug`);
 }
 
-export function appRolesOfSiteRoles(db: Queryable, site: Site, siteRoleIds: readonly number[]): Promise<Array<AppRoleRow & { site_role_id: number }>> {
+export function appRolesOfSiteRoles(
+  db: Queryable,
+  site: Site,
+  siteRoleIds: readonly number[],
+): Promise<Array<AppRoleRow & { site_role_id: number }>> {
   if (siteRoleIds.length === 0) return Promise.resolve([]);
   return db.rows<AppRoleRow & { site_role_id: number }>(sql`
     select x.*, l.site_role_id from ${tenantTable(site, 'site_role_app_roles')} l
@@ -172,10 +181,15 @@ export async function deleteAppRoles(db: Queryable, site: Site, ids: readonly nu
 const siteRoleColumns = sql`s.id, s.name, s.slug, s.description, s.created_at, s.updated_at`;
 
 export async function listSiteRoles(db: Queryable, site: Site, filter: ListFilter): Promise<Page<SiteRoleRow>> {
-  const where = filter.search === undefined ? sql`true` : sql`(s.name ilike ${containsPattern(filter.search)} or s.description ilike ${containsPattern(filter.search)})`;
+  const where =
+    filter.search === undefined
+      ? sql`true`
+      : sql`(s.name ilike ${containsPattern(filter.search)} or s.description ilike ${containsPattern(filter.search)})`;
   const rows = await db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where ${where}
     order by ${orderBy('s', filter.ordering)} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'site_roles')} s where ${where}`);
+  const [count] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'site_roles')} s where ${where}`,
+  );
   return { rows, total: count?.total ?? 0 };
 }
 
@@ -184,7 +198,11 @@ export async function findSiteRole(db: Queryable, site: Site, slug: string): Pro
   return row;
 }
 
-export async function insertSiteRole(db: Queryable, site: Site, values: { name: string; slug: string; description: string }): Promise<number> {
+export async function insertSiteRole(
+  db: Queryable,
+  site: Site,
+  values: { name: string; slug: string; description: string },
+): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`
     insert into ${tenantTable(site, 'site_roles')} (name, slug, description)
     values (${values.name}, ${values.slug}, ${values.description}) returning id`);
@@ -192,7 +210,9 @@ export async function insertSiteRole(db: Queryable, site: Site, values: { name: 
 }
 
 export async function updateSiteRole(db: Queryable, site: Site, id: number, values: { name: string; description: string }): Promise<void> {
-  await db.run(sql`update ${tenantTable(site, 'site_roles')} set name = ${values.name}, description = ${values.description}, updated_at = now() where id = ${id}`);
+  await db.run(
+    sql`update ${tenantTable(site, 'site_roles')} set name = ${values.name}, description = ${values.description}, updated_at = now() where id = ${id}`,
+  );
 }
 
 export async function setSiteRoleAppRoles(db: Queryable, site: Site, siteRoleId: number, appRoleIds: readonly number[]): Promise<void> {

@@ -41,12 +41,18 @@ export interface SocialAppFilter {
 export const socialAppColumns = sql`id, provider, provider_id, name, client_id, secret, secret_sealed, key, settings`;
 const columns = socialAppColumns;
 
-export async function listSocialApps(db: Queryable, scope: SocialScope, filter: SocialAppFilter): Promise<{ rows: SocialAppRow[]; total: number }> {
+export async function listSocialApps(
+  db: Queryable,
+  scope: SocialScope,
+  filter: SocialAppFilter,
+): Promise<{ rows: SocialAppRow[]; total: number }> {
   const conditions = [sql`true`];
   if (filter.provider !== undefined) conditions.push(sql`provider = ${filter.provider}`);
   if (filter.search !== undefined) {
     const pattern = containsPattern(filter.search);
-    conditions.push(sql`(name ilike ${pattern} or provider ilike ${pattern} or client_id ilike ${pattern} or provider_id ilike ${pattern})`);
+    conditions.push(
+      sql`(name ilike ${pattern} or provider ilike ${pattern} or client_id ilike ${pattern} or provider_id ilike ${pattern})`,
+    );
   }
   const where = sql.join(conditions, sql` and `);
   const order = sql.raw(`${filter.ordering.column} ${filter.ordering.descending ? 'desc' : 'asc'}, id asc`);
@@ -86,7 +92,9 @@ export async function setSealedSecret(db: Queryable, scope: SocialScope, id: num
 }
 
 export async function linkedUserCount(db: Queryable, scope: SocialScope, id: number): Promise<number> {
-  const [row] = await db.rows<{ n: number }>(sql`select count(distinct user_id)::int as n from ${scope.accounts} where social_app_id = ${id}`);
+  const [row] = await db.rows<{ n: number }>(
+    sql`select count(distinct user_id)::int as n from ${scope.accounts} where social_app_id = ${id}`,
+  );
   return row?.n ?? 0;
 }
 

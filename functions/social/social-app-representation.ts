@@ -15,7 +15,11 @@ function providerDisplay(row: SocialAppRow): string {
 
 function isConfigured(row: SocialAppRow): boolean {
   const settings = settingsOf(row);
-  return row.client_id !== '' && (row.secret_sealed !== null || row.secret !== '') && (row.provider !== 'openid_connect' || typeof settings.server_url === 'string');
+  return (
+    row.client_id !== '' &&
+    (row.secret_sealed !== null || row.secret !== '') &&
+    (row.provider !== 'openid_connect' || typeof settings.server_url === 'string')
+  );
 }
 
 /** The public list item: no secret, no client id; `icon` and `auto_redirect` lifted out of settings. */

@@ -34,7 +34,8 @@ export function assertValidSocialApp(values: Partial<SocialAppFields>): asserts 
     errors.provider = [`"${provider}" is not a valid choice. Available providers: ${Object.keys(PROVIDERS).join(', ')}.`];
   }
   if (provider === 'openid_connect') {
-    if (values.provider_id === undefined || values.provider_id === '') errors.provider_id = ['This field is required for OpenID Connect providers.'];
+    if (values.provider_id === undefined || values.provider_id === '')
+      errors.provider_id = ['This field is required for OpenID Connect providers.'];
     const serverUrl = values.settings?.server_url;
     if (typeof serverUrl !== 'string' || !URL.canParse(serverUrl) || !/^https?:$/.test(new URL(serverUrl).protocol)) {
       errors.settings = ['settings.server_url (the discovery URL, http or https) is required for OpenID Connect providers.'];
@@ -44,7 +45,8 @@ export function assertValidSocialApp(values: Partial<SocialAppFields>): asserts 
   if (provider === 'github') {
     for (const name of GITHUB_ENDPOINT_SETTINGS) {
       const value = values.settings?.[name];
-      if (value !== undefined && !isWebUrl(value)) errors.settings = [...(errors.settings ?? []), `settings.${name} must be an http or https URL.`];
+      if (value !== undefined && !isWebUrl(value))
+        errors.settings = [...(errors.settings ?? []), `settings.${name} must be an http or https URL.`];
     }
   }
   const icon = values.settings?.icon;

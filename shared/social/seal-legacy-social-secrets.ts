@@ -12,7 +12,9 @@ async function sealTable(db: Queryable, key: () => Promise<Buffer>, table: SQL, 
   const rows = await db.rows<{ id: number; secret: string }>(sql`select id, secret from ${table} where secret_sealed is null`);
   for (const row of rows) {
     const sealed = sealSocialSecret(await key(), scope, row.id, row.secret);
-    await db.run(sql`update ${table} set secret_sealed = ${JSON.stringify(sealed)}::jsonb, secret = '' where id = ${row.id} and secret_sealed is null`);
+    await db.run(
+      sql`update ${table} set secret_sealed = ${JSON.stringify(sealed)}::jsonb, secret = '' where id = ${row.id} and secret_sealed is null`,
+    );
   }
   return rows.length;
 }

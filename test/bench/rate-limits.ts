@@ -60,10 +60,15 @@ export async function benchRateLimits(): Promise<void> {
         if (answer.status !== 200 || body.count !== SEEDED_USERS + 1 || body.results?.length !== 20) {
           throw new Error(`the users list did not answer a page of 20 of ${SEEDED_USERS + 1}: ${answer.status}`);
         }
-        if (headed !== limited || counted !== limited) throw new Error(`limits ${limited ? 'not on' : 'not off'}: headers ${headed}, counted ${counted}`);
+        if (headed !== limited || counted !== limited)
+          throw new Error(`limits ${limited ? 'not on' : 'not off'}: headers ${headed}, counted ${counted}`);
       };
-      note(`database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (RATE_LIMIT_ENABLED true vs false, each checked on an answer)`);
-      note(`load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`);
+      note(
+        `database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (RATE_LIMIT_ENABLED true vs false, each checked on an answer)`,
+      );
+      note(
+        `load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`,
+      );
       const modes = [
         {
           name: 'limits on',
@@ -80,7 +85,8 @@ export async function benchRateLimits(): Promise<void> {
           },
         },
       ] as const;
-      const load = (durationSeconds: number) => runLoad({ url: `${server.url}${PATH}`, headers, connections: settings.connections, durationSeconds });
+      const load = (durationSeconds: number) =>
+        runLoad({ url: `${server.url}${PATH}`, headers, connections: settings.connections, durationSeconds });
       for (const mode of modes) {
         mode.apply();
         await checkMode(mode.limited);
@@ -98,7 +104,14 @@ export async function benchRateLimits(): Promise<void> {
       }
       runtime.config.rateLimit = limits;
       const rows = modes.flatMap((mode) =>
-        results.get(mode.name)!.map((run, round) => [`${mode.name} #${round + 1}`, fixed(run.requestsPerSecond), fixed(run.latencyP50Ms, 0), fixed(run.latencyP99Ms, 0)]),
+        results
+          .get(mode.name)!
+          .map((run, round) => [
+            `${mode.name} #${round + 1}`,
+            fixed(run.requestsPerSecond),
+            fixed(run.latencyP50Ms, 0),
+            fixed(run.latencyP99Ms, 0),
+          ]),
       );
       const [on, off] = modes.map((mode) => median(results.get(mode.name)!.map((run) => run.requestsPerSecond))) as [number, number];
       rows.push(['limits on median', fixed(on), '', ''], ['limits off median', fixed(off), '', '']);

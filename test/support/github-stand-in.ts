@@ -64,7 +64,11 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
       if (request.method === 'GET' && url.pathname === '/login/oauth/authorize') {
         const redirectUri = url.searchParams.get('redirect_uri') ?? '';
         const challenge = url.searchParams.get('code_challenge') ?? '';
-        if (url.searchParams.get('client_id') !== GITHUB_CLIENT.id || url.searchParams.get('code_challenge_method') !== 'S256' || challenge === '') {
+        if (
+          url.searchParams.get('client_id') !== GITHUB_CLIENT.id ||
+          url.searchParams.get('code_challenge_method') !== 'S256' ||
+          challenge === ''
+        ) {
           json(response, 400, { error: 'invalid_request' });
           return;
         }

@@ -43,13 +43,24 @@ interface GithubEmail {
 }
 
 async function githubJson(config: client.Configuration, accessToken: string, url: URL): Promise<unknown> {
-  const response = await client.fetchProtectedResource(config, accessToken, url, 'GET', undefined, new Headers({ accept: 'application/vnd.github+json' }));
+  const response = await client.fetchProtectedResource(
+    config,
+    accessToken,
+    url,
+    'GET',
+    undefined,
+    new Headers({ accept: 'application/vnd.github+json' }),
+  );
   if (!response.ok) throw new Error(`GitHub answered ${response.status} for ${url.pathname}`);
   return response.json();
 }
 
 /** The signed-in GitHub account: its id as subject, its primary email and whether GitHub verified it. */
-export async function githubIdentity(config: client.Configuration, accessToken: string, settings: Record<string, unknown>): Promise<ProviderIdentity> {
+export async function githubIdentity(
+  config: client.Configuration,
+  accessToken: string,
+  settings: Record<string, unknown>,
+): Promise<ProviderIdentity> {
   const api = githubEndpoint(settings, 'api_url');
   const base = api.href.endsWith('/') ? api.href : `${api.href}/`;
   const user = (await githubJson(config, accessToken, new URL('user', base))) as GithubUser | null;

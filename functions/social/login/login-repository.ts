@@ -69,7 +69,9 @@ export async function linkAccount(db: Queryable, scope: SocialScope, userId: num
 }
 
 export async function usernamesLike(db: Queryable, base: string): Promise<string[]> {
-  const rows = await db.rows<{ username: string }>(sql`select username from platform.users where username = ${base} or username like ${`${base}-%`}`);
+  const rows = await db.rows<{ username: string }>(
+    sql`select username from platform.users where username = ${base} or username like ${`${base}-%`}`,
+  );
   return rows.map((row) => row.username);
 }
 

@@ -23,7 +23,13 @@ import {
   usernamesLike,
   type LoginUser,
 } from './login-repository.ts';
-import { assertRegisteredRedirect, authorizationStart, exchangeCode, providerConfiguration, type ProviderIdentity } from './provider-client.ts';
+import {
+  assertRegisteredRedirect,
+  authorizationStart,
+  exchangeCode,
+  providerConfiguration,
+  type ProviderIdentity,
+} from './provider-client.ts';
 
 /** How long a client has between the redirect and the code exchange. */
 const STATE_TTL_SECONDS = 600;

@@ -63,7 +63,9 @@ describe('console limits of a signed-in caller', () => {
   it('limits writes apart from reads', async () => {
     await withinOneWindow();
     const { access } = await app.login('writer', USER_PASSWORD);
-    const { allowed, refused } = await exhaust(() => app.request('POST', '/api/cloud/organizations/', { token: access, body: { name: `Org ${Math.random()}` } }));
+    const { allowed, refused } = await exhaust(() =>
+      app.request('POST', '/api/cloud/organizations/', { token: access, body: { name: `Org ${Math.random()}` } }),
+    );
     expect(allowed).toBe(3);
     expectRefused(refused, 'write');
     expect(refused.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests' });
@@ -91,7 +93,10 @@ describe('console limits of a signed-in caller', () => {
       ['GET', '/api/cloud/no-such-thing/', {}, secondToken],
     ];
     for (const [method, path, headers, bearer] of attempts) {
-      expectRefused(await app.request(method, path, { token: bearer, headers, body: method === 'POST' ? {} : undefined }), `${method} ${path} ${JSON.stringify(headers)}`);
+      expectRefused(
+        await app.request(method, path, { token: bearer, headers, body: method === 'POST' ? {} : undefined }),
+        `${method} ${path} ${JSON.stringify(headers)}`,
+      );
     }
   });
 
@@ -206,9 +211,9 @@ describe('sweeping ended counters', () => {
       ('general:u:ended-hour', ${hourAgo}, 7), ('general-burst:ip:198.51.100.1', ${hourAgo - 60}, 3),
       ('general:u:current', ${Math.floor(now / 3600) * 3600}, 5)`);
     const keys = async () =>
-      (await app.runtime.db.rows<{ key: string }>(sql`select key from platform.rate_limit_counters where key like 'general%' order by key`)).map(
-        (row) => row.key,
-      );
+      (
+        await app.runtime.db.rows<{ key: string }>(sql`select key from platform.rate_limit_counters where key like 'general%' order by key`)
+      ).map((row) => row.key);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await app.request('GET', '/.well-known/jwks.json')).status).toBe(200);
     expect(await keys()).toEqual(['general-anonymous:ip:127.0.0.1', 'general-burst:ip:127.0.0.1', 'general:u:current']);

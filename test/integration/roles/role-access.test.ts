@@ -38,7 +38,8 @@ describe('roles in access decisions', () => {
       body: { users: [{ username: 'usermgr', permissions: ['manage_site_users'] }] },
     });
     expect(granted.status).toBe(200);
-    for (const name of ['holder', 'senior', 'staffer', 'usermgr', 'expiring', 'stranger']) tokens[name] = (await app.login(name, USER_PASSWORD)).access;
+    for (const name of ['holder', 'senior', 'staffer', 'usermgr', 'expiring', 'stranger'])
+      tokens[name] = (await app.login(name, USER_PASSWORD)).access;
     for (const target of [site, otherSite]) {
       for (const name of ['Shop', 'Blog']) expect((await on(target, 'POST', '/api/apps/', admin, { name })).status).toBe(201);
     }
@@ -154,7 +155,10 @@ describe('roles in access decisions', () => {
       on(otherSite, 'PUT', '/api/app/blog/roles/blog-right', admin, { parent_role_slug: 'blog-left' }),
     ]);
     expect(moves.map((move) => move.status).sort()).toEqual([200, 400]);
-    const roles = (await on(otherSite, 'GET', '/api/app/blog/roles', admin)).body.data as Array<{ slug: string; parent_role_slug: string | null }>;
+    const roles = (await on(otherSite, 'GET', '/api/app/blog/roles', admin)).body.data as Array<{
+      slug: string;
+      parent_role_slug: string | null;
+    }>;
     expect(roles.filter((role) => role.parent_role_slug === null)).toHaveLength(1);
   });
 
@@ -174,7 +178,11 @@ describe('roles in access decisions', () => {
       const answer = await assign(['shop-clerk', 'shop-manager', 'staff', 'shop-badge'], ['newcomer'], tokens.usermgr);
       expect(answer.status).toBe(200);
       expect(answer.body.status).toBe('partial_success');
-      expect(answer.body.data.failures.map((failure: { role: string }) => failure.role).sort()).toEqual(['shop-clerk', 'shop-manager', 'staff']);
+      expect(answer.body.data.failures.map((failure: { role: string }) => failure.role).sort()).toEqual([
+        'shop-clerk',
+        'shop-manager',
+        'staff',
+      ]);
       for (const slug of ['shop-clerk', 'shop-manager']) {
         expect((await call('PUT', `/api/roles/${slug}/users`, { usernames: ['newcomer'] }, tokens.usermgr)).status).toBe(403);
       }

@@ -22,7 +22,9 @@ describe('GitHub sign-in', () => {
     settings: { ...settings, redirect_uris: [REDIRECT] },
   });
   const start = (provider: string) =>
-    app.request('GET', `/api/auth/${provider}/redirect/?redirect_uri=${encodeURIComponent(REDIRECT)}`, { headers: { accept: 'application/json' } });
+    app.request('GET', `/api/auth/${provider}/redirect/?redirect_uri=${encodeURIComponent(REDIRECT)}`, {
+      headers: { accept: 'application/json' },
+    });
   const finish = (provider: string, body: Record<string, string>) =>
     app.request('POST', `/api/auth/${provider}/token/`, { body: { redirect_uri: REDIRECT, ...body } });
   const counts = async () => {
@@ -130,7 +132,10 @@ describe('GitHub sign-in', () => {
   });
 
   it('answers 400 when GitHub refuses the client secret', async () => {
-    await app.request('POST', '/api/auth/social-apps/', { token: admin, body: githubApp('github-wrong', github.settings, 'not-the-secret') });
+    await app.request('POST', '/api/auth/social-apps/', {
+      token: admin,
+      body: githubApp('github-wrong', github.settings, 'not-the-secret'),
+    });
     const before = await counts();
     const answer = await finish('github-wrong', await callback('github-wrong'));
     expect(answer.status).toBe(400);

@@ -20,9 +20,11 @@ describe('social app secrets at rest', () => {
   let schema: string;
   const key = () => loadSecretsKey(app.runtime.config);
   const platformRow = async (id: number) =>
-    (await app.runtime.db.rows<{ id: number; secret: string; secret_sealed: SealedValue | string | null }>(
-      sql`select id, secret, secret_sealed from platform.social_apps where id = ${id}`,
-    ))[0]!;
+    (
+      await app.runtime.db.rows<{ id: number; secret: string; secret_sealed: SealedValue | string | null }>(
+        sql`select id, secret, secret_sealed from platform.social_apps where id = ${id}`,
+      )
+    )[0]!;
 
   beforeAll(async () => {
     app = await startTestApp();
