@@ -10,7 +10,6 @@ import { tenantTable, type SchemaScopedSite } from '#shared/db/sql-identifiers.t
 
 /** The site permission names an app role may carry; each counts inside the role's app only. */
 export const APP_ROLE_PERMISSIONS = ['view_site', 'access_site', 'manage_site'] as const;
-export type AppRolePermission = (typeof APP_ROLE_PERMISSIONS)[number];
 
 /** The app slug of a route whose path names an app, from its parsed path parameters. */
 export function appSlugOfRoute(path: string, params: unknown): string | undefined {
