@@ -1,7 +1,7 @@
 // Every setting of the platform, read from the environment once and validated, so a bad value
 // stops the process at start-up with a message naming the variable instead of failing later.
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0'])

@@ -1,5 +1,5 @@
 // Request shapes of the users endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
