@@ -160,6 +160,7 @@ const settingsSchema = z.object({
   RATE_LIMIT_AUTHENTICATED_PER_HOUR: z.coerce.number().int().positive().default(1000),
   RATE_LIMIT_ANONYMOUS_PER_HOUR: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  RATE_LIMIT_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
 });
 
 export interface Config {
@@ -274,6 +275,8 @@ export interface RateLimitConfig {
   authenticatedPerHour: number;
   anonymousPerHour: number;
   anonymousPerMinute: number;
+  /** How often one process deletes the counters whose windows have ended (at most once per this many seconds). */
+  sweepIntervalSeconds: number;
 }
 
 export interface FilesystemStoreConfig {
@@ -401,6 +404,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           authenticatedPerHour: s.RATE_LIMIT_AUTHENTICATED_PER_HOUR,
           anonymousPerHour: s.RATE_LIMIT_ANONYMOUS_PER_HOUR,
           anonymousPerMinute: s.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+          sweepIntervalSeconds: s.RATE_LIMIT_SWEEP_INTERVAL_SECONDS,
         }
       : undefined,
   };

@@ -15,6 +15,7 @@ import {
   findAppRole,
   insertAppRole,
   listAppRoles,
+  lockAppRoles,
   reparentChildren,
   roleSlugsLike,
   updateAppRole,
@@ -53,16 +54,24 @@ export async function createAppRole(
   site: Tenant,
   caller: Principal,
   appSlug: string,
-  input: { name: string; description?: string; parent_role_slug?: string | null },
+  input: { name: string; description?: string; parent_role_slug?: string | null; permissions?: string[] },
 ): Promise<AppRoleRow> {
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
+    await lockAppRoles(tx, site, app.id);
     const parentSlug = input.parent_role_slug ?? '';
     const parentId = parentSlug === '' ? null : (await parentIn(tx, site, app, parentSlug)).id;
     const nameSlug = slugFrom(input.name, 100) || 'role';
     const slug = await uniqueSlug(`${app.slug}-${nameSlug}`, (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
-    await insertAppRole(tx, site, { appId: app.id, name: input.name, slug, description: input.description ?? '', parentId });
+    await insertAppRole(tx, site, {
+      appId: app.id,
+      name: input.name,
+      slug,
+      description: input.description ?? '',
+      parentId,
+      permissions: input.permissions ?? [],
+    });
     return (await findAppRole(tx, site, app.id, slug))!;
   });
 }
@@ -73,11 +82,12 @@ export async function changeAppRole(
   caller: Principal,
   appSlug: string,
   slug: string,
-  input: { description?: string; parent_role_slug?: string | null },
+  input: { description?: string; parent_role_slug?: string | null; permissions?: string[] },
 ): Promise<AppRoleRow> {
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
+    await lockAppRoles(tx, site, app.id);
     const role = await existingAppRole(tx, site, app, slug);
     let parentId = role.parent_id;
     if (input.parent_role_slug === '') parentId = null;
@@ -88,7 +98,11 @@ export async function changeAppRole(
       }
       parentId = parent.id;
     }
-    await updateAppRole(tx, site, role.id, { description: input.description ?? role.description, parentId });
+    await updateAppRole(tx, site, role.id, {
+      description: input.description ?? role.description,
+      parentId,
+      permissions: input.permissions ?? role.permissions,
+    });
     return (await findAppRole(tx, site, app.id, slug))!;
   });
 }
@@ -105,6 +119,7 @@ export async function removeAppRole(
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
+    await lockAppRoles(tx, site, app.id);
     const role = await existingAppRole(tx, site, app, slug);
     if (removeChildRoles) return deleteAppRoles(tx, site, [role.id, ...(await descendantIds(tx, site, role.id))]);
     await reparentChildren(tx, site, role.id, role.parent_id);

@@ -68,7 +68,13 @@ export function removeOtherMemberships(db: Queryable, site: Site, role: RoleRef,
     where ${roleColumn(role)} = ${role.id} and not (user_id = any(${sql.param([...keptUserIds])}::int[]))`);
 }
 
-export function setMembershipExpiry(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[], expiresAt: Date | null): Promise<number> {
+export function setMembershipExpiry(
+  db: Queryable,
+  site: Site,
+  role: RoleRef,
+  userIds: readonly number[],
+  expiresAt: Date | null,
+): Promise<number> {
   if (userIds.length === 0) return Promise.resolve(0);
   return db.run(sql`update ${tenantTable(site, 'role_memberships')} set expires_at = ${isoOrNull(expiresAt)}::timestamptz
     where ${roleColumn(role)} = ${role.id} and user_id = any(${sql.param([...userIds])}::int[])`);
@@ -107,7 +113,9 @@ export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, fi
   if (filter.username !== undefined) conditions.push(sql`u.username = ${filter.username}`);
   if (filter.search !== undefined) {
     const pattern = containsPattern(filter.search);
-    conditions.push(sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`);
+    conditions.push(
+      sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
+    );
   }
   const where = sql.join(conditions, sql` and `);
   const from = sql`from ${tenantTable(site, 'role_memberships')} m join platform.users u on u.id = m.user_id`;
@@ -173,4 +181,31 @@ export async function listUserRoles(db: Queryable, site: Site, userId: number, f
     limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
   const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from (${all}) x where ${where}`);
   return { rows, total: count?.total ?? 0 };
+}
+
+/**
+ * What holding each role grants, by role slug: an app role's permissions and its descendants', a
+ * site role's app roles' (and their descendants'). Used to keep an assigner from handing out more
+ * than they hold.
+ */
+export async function permissionsGrantedBy(db: Queryable, site: Site, roles: readonly RoleRef[]): Promise<Map<string, string[]>> {
+  if (roles.length === 0) return new Map();
+  const appRoles = tenantTable(site, 'app_roles');
+  const rows = await db.rows<{ slug: string; permissions: string[] }>(sql`
+    with recursive starts as (
+      select slug, id as app_role_id from ${appRoles} where id = any(${sql.param(roles.filter((role) => role.kind === 'app_role').map((role) => role.id))}::int[])
+      union all
+      select s.slug, l.app_role_id from ${tenantTable(site, 'site_roles')} s
+        join ${tenantTable(site, 'site_role_app_roles')} l on l.site_role_id = s.id
+        where s.id = any(${sql.param(roles.filter((role) => role.kind === 'site_role').map((role) => role.id))}::int[])
+    ), tree as (
+      select slug, app_role_id from starts
+      union
+      select tree.slug, child.id from tree join ${appRoles} child on child.parent_id = tree.app_role_id
+    )
+    select tree.slug, coalesce(array_agg(distinct p.name) filter (where p.name is not null), '{}') as permissions
+    from tree join ${appRoles} r on r.id = tree.app_role_id
+    left join lateral unnest(r.permissions) as p(name) on true
+    group by tree.slug`);
+  return new Map(rows.map((row) => [row.slug, row.permissions]));
 }

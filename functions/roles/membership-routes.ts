@@ -4,7 +4,15 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { changeRoleUsers, roleUsers, userRoles, assignRoles, revokeRoles, type BulkOutcome, type RoleUsersChange } from './membership-service.ts';
+import {
+  changeRoleUsers,
+  roleUsers,
+  userRoles,
+  assignRoles,
+  revokeRoles,
+  type BulkOutcome,
+  type RoleUsersChange,
+} from './membership-service.ts';
 import { isoOf } from './role-representation.ts';
 import {
   assignRolesBody,
@@ -61,7 +69,11 @@ export const listRoleUsersRoute = defineRoute({
   envelope: 'A',
   message: 'Role users retrieved successfully',
   handler: async (ctx, { params, query }) => {
-    const page = await roleUsers(ctx.runtime.db, ctx.site, ctx.user, params.role_slug, { ...query, includeExpired: query.include_expired, page: toPageRequest(query) });
+    const page = await roleUsers(ctx.runtime.db, ctx.site, ctx.user, params.role_slug, {
+      ...query,
+      includeExpired: query.include_expired,
+      page: toPageRequest(query),
+    });
     const items = page.rows.map((row) => ({
       username: row.username,
       email: row.email,
@@ -73,7 +85,12 @@ export const listRoleUsersRoute = defineRoute({
   },
 });
 
-function roleUsersRoute(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', summary: string, toChange: (body: never) => RoleUsersChange, body: unknown) {
+function roleUsersRoute(
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  summary: string,
+  toChange: (body: never) => RoleUsersChange,
+  body: unknown,
+) {
   return defineRoute({
     ...common,
     method,
@@ -120,6 +137,8 @@ export const listUserRolesRoute = defineRoute({
   method: 'GET',
   path: '/api/users/{username}/roles',
   summary: "A user's roles (`me`: the caller's); expired memberships only with include_expired",
+  // A user who holds roles here but no site permission still reads their own.
+  roleHoldersReach: true,
   params: userRolesParams,
   query: userRolesQuery,
   envelope: 'A',

@@ -6,12 +6,13 @@ import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors.ts';
 import { holdsSitePermission, siteStanding } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
-import { assertAssignsRoles } from './role-access.ts';
+import { assertAssignsRoles, assignerReach, assignmentRefusal, type AssignerReach } from './role-access.ts';
 import {
   addMemberships,
   listRoleUsers,
   listUserRoles,
   memberUserIds,
+  permissionsGrantedBy,
   removeMemberships,
   removeOtherMemberships,
   rolesBySlugs,
@@ -65,20 +66,46 @@ export async function assignRoles(
 ): Promise<BulkOutcome> {
   await assertAssignsRoles(db, site, caller);
   assertFuture(input.expires_at);
+  const reach = await assignerReach(db, site, caller);
   return db.transaction(async (tx) => {
     const { roles, users, failures } = await pairs(tx, site, input.roles, input.usernames);
+    const granted = await permissionsGrantedBy(tx, site, roles);
+    let succeeded = 0;
     for (const role of roles) {
-      await addMemberships(tx, site, role, users.map((user) => user.id), { expiresAt: input.expires_at ?? null, assignedBy: caller.id });
+      const allowed = users.filter((user) => {
+        const refusal = assignmentRefusal(reach, user.id, granted.get(role.slug) ?? []);
+        if (refusal !== undefined) failures.push({ username: user.username, role: role.slug, error: refusal });
+        return refusal === undefined;
+      });
+      await addMemberships(
+        tx,
+        site,
+        role,
+        allowed.map((user) => user.id),
+        { expiresAt: input.expires_at ?? null, assignedBy: caller.id },
+      );
+      succeeded += allowed.length;
     }
-    return { succeeded: roles.length * users.length, failures };
+    return { succeeded, failures };
   });
 }
 
-export async function revokeRoles(db: Queryable, site: Tenant, caller: Principal, input: { roles: string[]; usernames: string[] }): Promise<BulkOutcome> {
+export async function revokeRoles(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  input: { roles: string[]; usernames: string[] },
+): Promise<BulkOutcome> {
   await assertAssignsRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const { roles, users, failures } = await pairs(tx, site, input.roles, input.usernames);
-    for (const role of roles) await removeMemberships(tx, site, role, users.map((user) => user.id));
+    for (const role of roles)
+      await removeMemberships(
+        tx,
+        site,
+        role,
+        users.map((user) => user.id),
+      );
     return { succeeded: roles.length * users.length, failures };
   });
 }
@@ -98,7 +125,13 @@ async function namedUsers(db: Queryable, usernames: readonly string[]): Promise<
   return users;
 }
 
-export async function roleUsers(db: Queryable, site: Tenant, caller: Principal, slug: string, filter: RoleUserFilter): Promise<Page<RoleUserRow>> {
+export async function roleUsers(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  slug: string,
+  filter: RoleUserFilter,
+): Promise<Page<RoleUserRow>> {
   await assertAssignsRoles(db, site, caller);
   return listRoleUsers(db, site, await existingRole(db, site, slug), filter);
 }
@@ -114,13 +147,38 @@ export interface RoleUsersOutcome {
   skipped: number;
 }
 
-export async function changeRoleUsers(db: Queryable, site: Tenant, caller: Principal, slug: string, change: RoleUsersChange): Promise<RoleUsersOutcome> {
+/** Giving (or extending) `role` to `users` within the assigner's reach, else 403 naming why. */
+async function assertWithinReach(
+  db: Queryable,
+  site: Tenant,
+  reach: AssignerReach,
+  role: RoleRef,
+  users: readonly UserRef[],
+): Promise<void> {
+  if (reach.unrestricted) return;
+  const granted = (await permissionsGrantedBy(db, site, [role])).get(role.slug) ?? [];
+  for (const user of users) {
+    const refusal = assignmentRefusal(reach, user.id, granted);
+    if (refusal !== undefined) throw new PermissionDeniedError(refusal);
+  }
+}
+
+export async function changeRoleUsers(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  slug: string,
+  change: RoleUsersChange,
+): Promise<RoleUsersOutcome> {
   await assertAssignsRoles(db, site, caller);
   if (change.action === 'expire') assertFuture(change.expiresAt);
+  const reach = await assignerReach(db, site, caller);
   return db.transaction(async (tx) => {
     const role = await existingRole(tx, site, slug);
     const users = await namedUsers(tx, change.usernames);
     const ids = users.map((user) => user.id);
+    // Removing takes nothing; adding, replacing and changing an expiry give the role.
+    if (change.action !== 'remove') await assertWithinReach(tx, site, reach, role, users);
     switch (change.action) {
       case 'add': {
         const added = await addMemberships(tx, site, role, ids, { expiresAt: null, assignedBy: caller.id });
@@ -145,7 +203,13 @@ export async function changeRoleUsers(db: Queryable, site: Tenant, caller: Princ
 }
 
 /** The roles of a user: anyone reads their own (`me`); others' need manage_site_users. */
-export async function userRoles(db: Queryable, site: Tenant, caller: Principal, username: string, filter: UserRoleFilter): Promise<Page<UserRoleRow>> {
+export async function userRoles(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  username: string,
+  filter: UserRoleFilter,
+): Promise<Page<UserRoleRow>> {
   const self = username === 'me' || username === caller.username;
   if (self) return listUserRoles(db, site, caller.id, filter);
   if (!caller.isSuperuser && !holdsSitePermission(caller, await siteStanding(db, site, caller.id), 'manage_site_users')) {

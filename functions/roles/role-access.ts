@@ -1,11 +1,14 @@
 // Who may do what with a site's roles (the site permissions of the spec). Reaching the site lets a
 // caller read roles and their own memberships; defining roles (app roles, site roles) needs
 // manage_site; assigning them and reading who holds them needs manage_site_users. admin_site and
-// the managers of the site's organization hold both (shared/tenancy/site-access.ts).
+// the managers of the site's organization hold both (shared/tenancy/site-access.ts). An assigner
+// who is not unrestricted (a superuser, a manager of the organization, an admin_site holder) assigns
+// only to others and only roles granting nothing they do not hold themselves, so a
+// manage_site_users holder cannot lift themselves or anyone else above their own standing.
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { PermissionDeniedError } from '#shared/errors.ts';
-import { holdsSitePermission, siteStanding } from '#shared/tenancy/site-access.ts';
+import { effectiveSitePermissions, holdsSitePermission, managesSites, siteStanding } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 export async function assertDefinesRoles(db: Queryable, site: Tenant, caller: Principal): Promise<void> {
@@ -18,6 +21,29 @@ export async function assertDefinesRoles(db: Queryable, site: Tenant, caller: Pr
 export async function assertAssignsRoles(db: Queryable, site: Tenant, caller: Principal): Promise<void> {
   if (caller.isSuperuser) return;
   if (!holdsSitePermission(caller, await siteStanding(db, site, caller.id), 'manage_site_users')) {
-    throw new PermissionDeniedError("Assigning roles and reading their users needs manage_site_users or admin_site on this site.");
+    throw new PermissionDeniedError('Assigning roles and reading their users needs manage_site_users or admin_site on this site.');
   }
+}
+
+/** How far an assigner reaches: everything, or only what they hold, and never themselves. */
+export interface AssignerReach {
+  unrestricted: boolean;
+  callerId: number;
+  /** The site permissions the caller holds (any of them includes view_site: they can see the site). */
+  holds: ReadonlySet<string>;
+}
+
+export async function assignerReach(db: Queryable, site: Tenant, caller: Principal): Promise<AssignerReach> {
+  const standing = await siteStanding(db, site, caller.id);
+  const held = effectiveSitePermissions(caller, standing);
+  const unrestricted = caller.isSuperuser || managesSites(caller, standing) || held.includes('admin_site');
+  return { unrestricted, callerId: caller.id, holds: new Set(held.length > 0 ? [...held, 'view_site'] : held) };
+}
+
+/** Why `reach` may not give a role granting `granted` to `userId`; undefined when it may. */
+export function assignmentRefusal(reach: AssignerReach, userId: number, granted: readonly string[]): string | undefined {
+  if (reach.unrestricted) return undefined;
+  if (userId === reach.callerId) return 'You cannot assign roles to yourself.';
+  const missing = granted.filter((permission) => !reach.holds.has(permission));
+  return missing.length === 0 ? undefined : `This role grants ${missing.join(', ')}, which you do not hold on this site.`;
 }

@@ -30,6 +30,7 @@ export interface AppRoleRow {
   parent_id: number | null;
   parent_role_slug: string | null;
   is_parent: boolean;
+  permissions: string[];
   created_at: Date | string;
   updated_at: Date | string;
   [column: string]: unknown;
@@ -71,19 +72,24 @@ function appRoleSelect(site: Site): SQL {
   const roles = tenantTable(site, 'app_roles');
   return sql`select r.id, r.name, r.slug, r.description, r.app_id, a.name as app_name, a.slug as app_slug,
       r.parent_id, p.slug as parent_role_slug,
-      exists(select 1 from ${roles} c where c.parent_id = r.id) as is_parent, r.created_at, r.updated_at
+      exists(select 1 from ${roles} c where c.parent_id = r.id) as is_parent, r.permissions, r.created_at, r.updated_at
     from ${roles} r
     join ${tenantTable(site, 'apps')} a on a.id = r.app_id
     left join ${roles} p on p.id = r.parent_id`;
 }
 
 export async function listAppRoles(db: Queryable, site: Site, appId: number, filter: ListFilter): Promise<Page<AppRoleRow>> {
-  const search = filter.search === undefined ? sql`true` : sql`(r.name ilike ${containsPattern(filter.search)} or r.description ilike ${containsPattern(filter.search)})`;
+  const search =
+    filter.search === undefined
+      ? sql`true`
+      : sql`(r.name ilike ${containsPattern(filter.search)} or r.description ilike ${containsPattern(filter.search)})`;
   const where = sql`r.app_id = ${appId} and ${search}`;
   const rows = await db.rows<AppRoleRow>(
     sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
   );
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'app_roles')} r where ${where}`);
+  const [count] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'app_roles')} r where ${where}`,
+  );
   return { rows, total: count?.total ?? 0 };
 }
 
@@ -97,7 +103,11 @@ export function appRolesBySlugs(db: Queryable, site: Site, slugs: readonly strin
   return db.rows<AppRoleRow>(sql`${appRoleSelect(site)} where r.slug = any(${sql.param([...slugs])}::text[]) order by r.slug`);
 }
 
-export function appRolesOfSiteRoles(db: Queryable, site: Site, siteRoleIds: readonly number[]): Promise<Array<AppRoleRow & { site_role_id: number }>> {
+export function appRolesOfSiteRoles(
+  db: Queryable,
+  site: Site,
+  siteRoleIds: readonly number[],
+): Promise<Array<AppRoleRow & { site_role_id: number }>> {
   if (siteRoleIds.length === 0) return Promise.resolve([]);
   return db.rows<AppRoleRow & { site_role_id: number }>(sql`
     select x.*, l.site_role_id from ${tenantTable(site, 'site_role_app_roles')} l
@@ -119,18 +129,32 @@ export async function roleSlugsLike(db: Queryable, site: Site, base: string): Pr
 export async function insertAppRole(
   db: Queryable,
   site: Site,
-  values: { appId: number; name: string; slug: string; description: string; parentId: number | null },
+  values: { appId: number; name: string; slug: string; description: string; parentId: number | null; permissions: readonly string[] },
 ): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`
-    insert into ${tenantTable(site, 'app_roles')} (app_id, name, slug, description, parent_id)
-    values (${values.appId}, ${values.name}, ${values.slug}, ${values.description}, ${values.parentId})
+    insert into ${tenantTable(site, 'app_roles')} (app_id, name, slug, description, parent_id, permissions)
+    values (${values.appId}, ${values.name}, ${values.slug}, ${values.description}, ${values.parentId}, ${sql.param([...values.permissions])}::text[])
     returning id`);
   return row!.id;
 }
 
-export async function updateAppRole(db: Queryable, site: Site, id: number, values: { description: string; parentId: number | null }): Promise<void> {
+export async function updateAppRole(
+  db: Queryable,
+  site: Site,
+  id: number,
+  values: { description: string; parentId: number | null; permissions: readonly string[] },
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'app_roles')}
-    set description = ${values.description}, parent_id = ${values.parentId}, updated_at = now() where id = ${id}`);
+    set description = ${values.description}, parent_id = ${values.parentId}, permissions = ${sql.param([...values.permissions])}::text[],
+      updated_at = now() where id = ${id}`);
+}
+
+/**
+ * Locks the app's roles until the transaction ends, so tree changes of one app run one after the
+ * other: two moves checked against the same snapshot could otherwise close a cycle together.
+ */
+export async function lockAppRoles(db: Queryable, site: Site, appId: number): Promise<void> {
+  await db.rows(sql`select id from ${tenantTable(site, 'app_roles')} where app_id = ${appId} order by id for update`);
 }
 
 /** The ids of a role's descendants (not the role itself), whatever their depth. */
@@ -157,10 +181,15 @@ export async function deleteAppRoles(db: Queryable, site: Site, ids: readonly nu
 const siteRoleColumns = sql`s.id, s.name, s.slug, s.description, s.created_at, s.updated_at`;
 
 export async function listSiteRoles(db: Queryable, site: Site, filter: ListFilter): Promise<Page<SiteRoleRow>> {
-  const where = filter.search === undefined ? sql`true` : sql`(s.name ilike ${containsPattern(filter.search)} or s.description ilike ${containsPattern(filter.search)})`;
+  const where =
+    filter.search === undefined
+      ? sql`true`
+      : sql`(s.name ilike ${containsPattern(filter.search)} or s.description ilike ${containsPattern(filter.search)})`;
   const rows = await db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where ${where}
     order by ${orderBy('s', filter.ordering)} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'site_roles')} s where ${where}`);
+  const [count] = await db.rows<{ total: number }>(
+    sql`select count(*)::int as total from ${tenantTable(site, 'site_roles')} s where ${where}`,
+  );
   return { rows, total: count?.total ?? 0 };
 }
 
@@ -169,7 +198,11 @@ export async function findSiteRole(db: Queryable, site: Site, slug: string): Pro
   return row;
 }
 
-export async function insertSiteRole(db: Queryable, site: Site, values: { name: string; slug: string; description: string }): Promise<number> {
+export async function insertSiteRole(
+  db: Queryable,
+  site: Site,
+  values: { name: string; slug: string; description: string },
+): Promise<number> {
   const [row] = await db.rows<{ id: number }>(sql`
     insert into ${tenantTable(site, 'site_roles')} (name, slug, description)
     values (${values.name}, ${values.slug}, ${values.description}) returning id`);
@@ -177,7 +210,9 @@ export async function insertSiteRole(db: Queryable, site: Site, values: { name: 
 }
 
 export async function updateSiteRole(db: Queryable, site: Site, id: number, values: { name: string; description: string }): Promise<void> {
-  await db.run(sql`update ${tenantTable(site, 'site_roles')} set name = ${values.name}, description = ${values.description}, updated_at = now() where id = ${id}`);
+  await db.run(
+    sql`update ${tenantTable(site, 'site_roles')} set name = ${values.name}, description = ${values.description}, updated_at = now() where id = ${id}`,
+  );
 }
 
 export async function setSiteRoleAppRoles(db: Queryable, site: Site, siteRoleId: number, appRoleIds: readonly number[]): Promise<void> {

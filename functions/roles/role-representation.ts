@@ -18,6 +18,7 @@ export function appRoleRecord(row: AppRoleRow) {
     app_slug: row.app_slug,
     parent_id: row.parent_id,
     parent_role_slug: row.parent_role_slug,
+    permissions: row.permissions,
     created_at: isoOf(row.created_at),
     updated_at: isoOf(row.updated_at),
   };

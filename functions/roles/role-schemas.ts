@@ -2,6 +2,7 @@
 // text, 1-100 roles and usernames in bulk requests, datetimes with an offset, fixed ordering lists.
 import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
+import { APP_ROLE_PERMISSIONS } from '#shared/tenancy/role-grants.ts';
 
 const slug = z.string().min(1).max(255);
 const username = z.string().min(1).max(150);
@@ -9,6 +10,11 @@ const description = z.string().max(1000, 'Ensure this field has no more than 100
 const roleName = z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.');
 const datetime = z.iso.datetime({ offset: true }).transform((text) => new Date(text));
 const booleanText = z.enum(['true', 'false']).transform((text) => text === 'true');
+/** What holding the role lets a user do in its app (beyond the spec; shared/tenancy/role-grants.ts). */
+const rolePermissions = z
+  .array(z.enum(APP_ROLE_PERMISSIONS, { error: `Choose from: ${APP_ROLE_PERMISSIONS.join(', ')}.` }))
+  .max(APP_ROLE_PERMISSIONS.length * 4)
+  .transform((names) => [...new Set(names)].sort());
 
 /** `name` or `-name` among `fields`, into a column and a direction. */
 function ordering<const F extends string>(fields: readonly F[], fallback: `${'' | '-'}${NoInfer<F>}`) {
@@ -44,6 +50,7 @@ export const createAppRoleBody = z.strictObject({
   name: roleName,
   description: description.optional(),
   parent_role_slug: slug.or(z.literal('')).nullable().optional(),
+  permissions: rolePermissions.optional(),
 });
 
 /** `name` is immutable: sending it is a 400 naming it (strict object). */
@@ -51,6 +58,7 @@ export const changeAppRoleBody = z.strictObject(
   {
     description: description.optional(),
     parent_role_slug: slug.or(z.literal('')).nullable().optional(),
+    permissions: rolePermissions.optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('name') ? 'A role name cannot be changed.' : undefined) },
 );

@@ -18,7 +18,11 @@ export const listSiteRolesRoute = defineRoute({
   message: 'Site roles retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listRolesOfSite(ctx.runtime.db, ctx.site, { ...query, page: toPageRequest(query) });
-    return paged(page.rows.map((entry) => siteRoleRecord(entry.role, entry.appRoles)), page.total, toPageRequest(query));
+    return paged(
+      page.rows.map((entry) => siteRoleRecord(entry.role, entry.appRoles)),
+      page.total,
+      toPageRequest(query),
+    );
   },
 });
 

@@ -1,6 +1,7 @@
 // SQL of social apps in one scope (the platform's tables or a site's): tables come from the scope,
 // which names them from code and the resolved site record only; values are bound parameters.
 import { sql } from '#shared/db/sql.ts';
+import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
@@ -12,18 +13,20 @@ export interface SocialAppRow {
   provider_id: string;
   name: string;
   client_id: string;
+  /** Plaintext of a row not sealed yet (start-up seals them), else ''. */
   secret: string;
+  secret_sealed: SealedValue | string | null;
   key: string;
   settings: Record<string, unknown>;
   [column: string]: unknown;
 }
 
+/** An app's columns but its secret, which is written sealed (`setSealedSecret`). */
 export interface SocialAppValues {
   provider: string;
   provider_id: string;
   name: string;
   client_id: string;
-  secret: string;
   key: string;
   settings: Record<string, unknown>;
 }
@@ -35,14 +38,21 @@ export interface SocialAppFilter {
   page: PageRequest;
 }
 
-const columns = sql`id, provider, provider_id, name, client_id, secret, key, settings`;
+export const socialAppColumns = sql`id, provider, provider_id, name, client_id, secret, secret_sealed, key, settings`;
+const columns = socialAppColumns;
 
-export async function listSocialApps(db: Queryable, scope: SocialScope, filter: SocialAppFilter): Promise<{ rows: SocialAppRow[]; total: number }> {
+export async function listSocialApps(
+  db: Queryable,
+  scope: SocialScope,
+  filter: SocialAppFilter,
+): Promise<{ rows: SocialAppRow[]; total: number }> {
   const conditions = [sql`true`];
   if (filter.provider !== undefined) conditions.push(sql`provider = ${filter.provider}`);
   if (filter.search !== undefined) {
     const pattern = containsPattern(filter.search);
-    conditions.push(sql`(name ilike ${pattern} or provider ilike ${pattern} or client_id ilike ${pattern} or provider_id ilike ${pattern})`);
+    conditions.push(
+      sql`(name ilike ${pattern} or provider ilike ${pattern} or client_id ilike ${pattern} or provider_id ilike ${pattern})`,
+    );
   }
   const where = sql.join(conditions, sql` and `);
   const order = sql.raw(`${filter.ordering.column} ${filter.ordering.descending ? 'desc' : 'asc'}, id asc`);
@@ -58,26 +68,33 @@ export async function findSocialApp(db: Queryable, scope: SocialScope, id: numbe
   return row;
 }
 
-export async function insertSocialApp(db: Queryable, scope: SocialScope, values: SocialAppValues): Promise<SocialAppRow> {
-  const [row] = await db.rows<SocialAppRow>(sql`
+/** Inserts the app without its secret (the seal needs the id); answers the new id. */
+export async function insertSocialApp(db: Queryable, scope: SocialScope, values: SocialAppValues): Promise<number> {
+  const [row] = await db.rows<{ id: number }>(sql`
     insert into ${scope.apps} (provider, provider_id, name, client_id, secret, key, settings)
-    values (${values.provider}, ${values.provider_id}, ${values.name}, ${values.client_id}, ${values.secret}, ${values.key},
+    values (${values.provider}, ${values.provider_id}, ${values.name}, ${values.client_id}, '', ${values.key},
       ${JSON.stringify(values.settings)}::jsonb)
-    returning ${columns}`);
-  return row!;
+    returning id`);
+  return row!.id;
 }
 
-export async function updateSocialApp(db: Queryable, scope: SocialScope, id: number, values: SocialAppValues): Promise<SocialAppRow> {
-  const [row] = await db.rows<SocialAppRow>(sql`
+export async function updateSocialApp(db: Queryable, scope: SocialScope, id: number, values: SocialAppValues): Promise<void> {
+  await db.run(sql`
     update ${scope.apps} set provider = ${values.provider}, provider_id = ${values.provider_id}, name = ${values.name},
-      client_id = ${values.client_id}, secret = ${values.secret}, key = ${values.key}, settings = ${JSON.stringify(values.settings)}::jsonb,
+      client_id = ${values.client_id}, key = ${values.key}, settings = ${JSON.stringify(values.settings)}::jsonb,
       updated_at = now()
-    where id = ${id} returning ${columns}`);
-  return row!;
+    where id = ${id}`);
+}
+
+/** Stores the sealed secret and drops any plaintext left from before sealing. */
+export async function setSealedSecret(db: Queryable, scope: SocialScope, id: number, sealed: SealedValue): Promise<void> {
+  await db.run(sql`update ${scope.apps} set secret_sealed = ${JSON.stringify(sealed)}::jsonb, secret = '' where id = ${id}`);
 }
 
 export async function linkedUserCount(db: Queryable, scope: SocialScope, id: number): Promise<number> {
-  const [row] = await db.rows<{ n: number }>(sql`select count(distinct user_id)::int as n from ${scope.accounts} where social_app_id = ${id}`);
+  const [row] = await db.rows<{ n: number }>(
+    sql`select count(distinct user_id)::int as n from ${scope.accounts} where social_app_id = ${id}`,
+  );
   return row?.n ?? 0;
 }
 

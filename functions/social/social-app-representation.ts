@@ -15,7 +15,11 @@ function providerDisplay(row: SocialAppRow): string {
 
 function isConfigured(row: SocialAppRow): boolean {
   const settings = settingsOf(row);
-  return row.client_id !== '' && row.secret !== '' && (row.provider !== 'openid_connect' || typeof settings.server_url === 'string');
+  return (
+    row.client_id !== '' &&
+    (row.secret_sealed !== null || row.secret !== '') &&
+    (row.provider !== 'openid_connect' || typeof settings.server_url === 'string')
+  );
 }
 
 /** The public list item: no secret, no client id; `icon` and `auto_redirect` lifted out of settings. */
@@ -33,14 +37,15 @@ export function socialAppListItem(row: SocialAppRow) {
   };
 }
 
-export function socialAppRecord(row: SocialAppRow, options: { revealSecret?: boolean } = {}) {
+/** The app with `secret` masked, or (create only) `echoSecret`: the secret the client just sent. */
+export function socialAppRecord(row: SocialAppRow, options: { echoSecret?: string } = {}) {
   return {
     id: row.id,
     provider: row.provider,
     provider_id: row.provider_id,
     name: row.name,
     client_id: row.client_id,
-    secret: options.revealSecret === true ? row.secret : HIDDEN,
+    secret: options.echoSecret ?? HIDDEN,
     key: row.key,
     settings: settingsOf(row),
     provider_display: providerDisplay(row),

@@ -38,7 +38,7 @@ export const createSocialAppRoute = defineRoute({
   status: 201,
   handler: async (ctx, { body }) => {
     const created = await createSocialApp(ctx.runtime.db, await socialScope(ctx), ctx.user, body);
-    return socialAppRecord(created, { revealSecret: true });
+    return socialAppRecord(created, { echoSecret: body.secret });
   },
 });
 

@@ -1,18 +1,21 @@
-// The rules of social apps in a scope: validation of the whole app on create and change, delete
-// refused while users are linked to the provider.
+// The rules of social apps in a scope: validation of the whole app on create and change, the secret
+// stored only sealed (shared/social/social-app-secret.ts), delete refused while users are linked to
+// the provider.
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { AppError, NotFoundError } from '#shared/errors.ts';
+import { sealSocialSecret } from '#shared/social/social-app-secret.ts';
 import {
   deleteSocialApp,
   findSocialApp,
   insertSocialApp,
   linkedUserCount,
+  setSealedSecret,
   updateSocialApp,
   type SocialAppRow,
   type SocialAppValues,
 } from './social-app-repository.ts';
-import { assertValidSocialApp } from './social-app-rules.ts';
+import { assertValidSocialApp, type SocialAppFields } from './social-app-rules.ts';
 import { assertManagesSocialApps, type SocialScope } from './social-scope.ts';
 
 export async function existingSocialApp(db: Queryable, scope: SocialScope, id: number): Promise<SocialAppRow> {
@@ -21,11 +24,23 @@ export async function existingSocialApp(db: Queryable, scope: SocialScope, id: n
   return row;
 }
 
-export async function createSocialApp(db: Queryable, scope: SocialScope, caller: Principal, input: Partial<SocialAppValues>): Promise<SocialAppRow> {
+/** What create and PATCH take: the app's columns and its secret in clear. */
+export type SocialAppInput = Partial<SocialAppFields>;
+
+async function storeSecret(db: Queryable, scope: SocialScope, id: number, secret: string): Promise<void> {
+  await setSealedSecret(db, scope, id, sealSocialSecret(await scope.secretsKey(), scope.secretScope, id, secret));
+}
+
+export async function createSocialApp(db: Queryable, scope: SocialScope, caller: Principal, input: SocialAppInput): Promise<SocialAppRow> {
   await assertManagesSocialApps(db, scope, caller);
-  const values = { provider_id: '', key: '', settings: {}, ...input };
-  assertValidSocialApp(values);
-  return insertSocialApp(db, scope, values);
+  const fields = { provider_id: '', key: '', settings: {}, ...input };
+  assertValidSocialApp(fields);
+  const { secret, ...values } = fields;
+  return db.transaction(async (tx) => {
+    const id = await insertSocialApp(tx, scope, values);
+    await storeSecret(tx, scope, id, secret);
+    return existingSocialApp(tx, scope, id);
+  });
 }
 
 export async function changeSocialApp(
@@ -33,23 +48,25 @@ export async function changeSocialApp(
   scope: SocialScope,
   caller: Principal,
   id: number,
-  input: Partial<SocialAppValues>,
+  input: SocialAppInput,
 ): Promise<SocialAppRow> {
   await assertManagesSocialApps(db, scope, caller);
   return db.transaction(async (tx) => {
     const current = await existingSocialApp(tx, scope, id);
-    const merged: Partial<SocialAppValues> = {
+    const { secret, ...merged }: SocialAppInput = {
       provider: current.provider,
       provider_id: current.provider_id,
       name: current.name,
       client_id: current.client_id,
-      secret: current.secret,
       key: current.key,
       settings: current.settings,
       ...Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)),
     };
-    assertValidSocialApp(merged);
-    return updateSocialApp(tx, scope, id, merged);
+    // An omitted secret keeps the stored one (sealed, or a legacy plaintext start-up has not sealed yet).
+    assertValidSocialApp({ ...merged, secret: secret ?? (current.secret_sealed !== null || current.secret !== '' ? 'kept' : '') });
+    await updateSocialApp(tx, scope, id, merged as SocialAppValues);
+    if (secret !== undefined) await storeSecret(tx, scope, id, secret);
+    return existingSocialApp(tx, scope, id);
   });
 }
 

@@ -275,7 +275,8 @@ export type DomainRow = typeof domains.$inferSelect;
 
 /**
  * Request counters of the rate limits, one row per limit and caller (or source IP): a fixed window
- * that starts over when a request arrives after its window ended. Every Lambda shares them.
+ * that starts over when a request arrives after its window ended. Every Lambda shares them. The
+ * table is UNLOGGED (migration 0006, which drizzle cannot express): see that migration for why.
  */
 export const rateLimitCounters = platform.table('rate_limit_counters', {
   key: text('key').primaryKey(),
@@ -293,7 +294,10 @@ export const socialApps = platform.table(
     providerId: varchar('provider_id', { length: 100 }).notNull().default(''),
     name: varchar('name', { length: 255 }).notNull(),
     clientId: varchar('client_id', { length: 255 }).notNull(),
+    /** Plaintext of rows written before secrets were sealed; emptied when start-up seals them. */
     secret: text('secret').notNull(),
+    /** The secret sealed with the secrets key (AES-256-GCM `{iv, tag, ciphertext}`); null only before start-up seals a legacy row. */
+    secretSealed: jsonb('secret_sealed'),
     key: text('key').notNull().default(''),
     settings: jsonb('settings').notNull().default({}),
     ...timestamps,

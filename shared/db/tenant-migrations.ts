@@ -372,6 +372,19 @@ export const tenantMigrations: readonly TenantMigration[] = [
     ],
   },
   {
+    version: 12,
+    name: 'app role permissions and sealed sign-in secrets',
+    statements: (schema) => [
+      // What holding an app role lets a user do in the role's app (functions/roles/role-grants.ts);
+      // the service checks the names too, the CHECK keeps any other writer to the same list.
+      sql`alter table ${schema}.app_roles add column permissions text[] not null default '{}'
+        check (permissions <@ array['view_site', 'access_site', 'manage_site']::text[])`,
+      // As platform.social_apps (migration 0006): the secret sealed with the secrets key; start-up
+      // seals rows written before and empties their plaintext.
+      sql`alter table ${schema}.social_apps add column secret_sealed jsonb`,
+    ],
+  },
+  {
     version: 15,
     name: 'frontend workers and their builds; functions, invocations and event subscribers',
     statements: (schema) => [

@@ -72,6 +72,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   deferContext?: boolean;
   /** A sign-in with `{username, password}`: also limited per source IP and username (DECISIONS). */
   countsAsLogin?: boolean;
+  /**
+   * Tenant routes only: a caller who holds any unexpired role membership on the site reaches the
+   * route even without a site permission (their own roles); the handler decides the rest.
+   */
+  roleHoldersReach?: boolean;
   /** Status of a result that does not set its own (HttpReply, Outcome); 200 unless given. */
   status?: number;
   handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;

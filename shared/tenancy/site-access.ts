@@ -4,6 +4,8 @@
 // - Members holding `manage_sites` (globally or through the membership) manage the organization's
 //   sites, so they too hold every site permission on them.
 // - Anyone else holds the site permissions given to them on that site; `admin_site` implies all.
+// - On a route that names an app, a user's roles add the permissions they grant in that app
+//   (shared/tenancy/role-grants.ts); roles only add, they never take a permission away.
 // A caller with no site permission at all has no access to the site.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
@@ -25,6 +27,8 @@ export interface SiteStanding {
   membership?: { isAdmin: boolean; isOwner: boolean; permissions: string[] };
   /** Site permission codenames the user was given on this site. */
   sitePermissions: string[];
+  /** Site permission codenames the user's roles grant in the app this request names (none elsewhere). */
+  appPermissions?: string[];
 }
 
 interface StandingRow {
@@ -116,7 +120,7 @@ export function managesSites(principal: Principal, standing: SiteStanding): bool
 /** The caller's effective permissions on the site, sorted. */
 export function effectiveSitePermissions(principal: Principal, standing: SiteStanding): SitePermission[] {
   if (managesSites(principal, standing) || standing.sitePermissions.includes('admin_site')) return [...SITE_PERMISSIONS].sort();
-  return standing.sitePermissions.filter(isSitePermission).sort();
+  return [...new Set([...standing.sitePermissions, ...(standing.appPermissions ?? [])])].filter(isSitePermission).sort();
 }
 
 export function canAccessSite(principal: Principal, standing: SiteStanding): boolean {

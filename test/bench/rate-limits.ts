@@ -1,13 +1,16 @@
-// Issue 18: what counting every request against its rate limits costs. Requests/s of
-// `GET /api/cloud/users/?page_size=20` with a bearer token through the dev server, with limits on
-// (numbers no run reaches, so every request is counted and none refused) and off, alternating
-// rounds on the same server and database: the count rides in the statement that reads the caller.
+// Issue 18: what counting every request against its rate limits costs. Requests/s of the users
+// list, `GET /api/cloud/users/?page_size=20` with a bearer token, through the dev server, with
+// limits on (numbers no run reaches, so every request is counted and none refused) and off
+// (`RATE_LIMIT_ENABLED=false`), alternating rounds on the same server and database: the count rides
+// in the statement that reads the caller. Each mode's settings are loaded from the environment
+// variables as a deployment would set them, and each is checked on a real answer before it is
+// measured: headers and a growing counter row when on, neither when off.
 import { mkdir } from 'node:fs/promises';
 import { sql } from 'drizzle-orm';
-import { loadConfig } from '#shared/config.ts';
+import { loadConfig, type RateLimitConfig } from '#shared/config.ts';
 import { bootLocal } from '#infra/local/boot.ts';
 import { startDevServer } from '#infra/local/dev-server.ts';
-import { BENCH_ADMIN, benchConfig, openBenchDatabase } from './bench-database.ts';
+import { BENCH_ADMIN, BENCH_RATE_LIMITS, benchConfig, openBenchDatabase } from './bench-database.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
 import { benchSettings } from './settings.ts';
@@ -23,7 +26,11 @@ export async function benchRateLimits(): Promise<void> {
   try {
     await mkdir(database.dataDir, { recursive: true });
     const { runtime } = await bootLocal(benchConfig(database.dataDir), { db: database.db });
-    const limits = runtime.config.rateLimit!;
+    const limitsWhen = (enabled: 'true' | 'false'): RateLimitConfig | undefined =>
+      loadConfig({ ...BENCH_RATE_LIMITS, DATA_DIR: database.dataDir, RATE_LIMIT_ENABLED: enabled }).rateLimit;
+    const limits = limitsWhen('true');
+    const noLimits = limitsWhen('false');
+    if (limits === undefined || noLimits !== undefined) throw new Error('RATE_LIMIT_ENABLED did not switch the limits');
     await runtime.db.run(sql`
       insert into platform.users (username, email, password_hash, first_name, last_name, date_joined)
       select 'user' || lpad(n::text, 5, '0'), 'user' || n || '@example.com', 'not-a-hash', 'First' || n, 'Last' || n,
@@ -38,33 +45,58 @@ export async function benchRateLimits(): Promise<void> {
       });
       const { access } = (await login.json()) as { access: string };
       const headers = { authorization: `Bearer ${access}` };
-      const check = await fetch(`${server.url}${PATH}`, { headers });
-      if (check.status !== 200 || check.headers.get('x-ratelimit-limit') === null) throw new Error(`limits not on: ${check.status}`);
-      note(`database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (runtime config)`);
-      note(`load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`);
+      /** The counters as they stand: a counted request changes one (more hits, or a new window). */
+      const counters = async (): Promise<string> =>
+        JSON.stringify(await runtime.db.rows(sql`select key, window_start, hits from platform.rate_limit_counters order by key`));
+      /** One answer of the mode now applied: limited (headers, one more hit counted) or not (neither). */
+      const checkMode = async (limited: boolean): Promise<void> => {
+        // autocannon stops without waiting for its last requests: let the server finish them first.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const before = await counters();
+        const answer = await fetch(`${server.url}${PATH}`, { headers });
+        const body = (await answer.json()) as { count?: number; results?: unknown[] };
+        const counted = (await counters()) !== before;
+        const headed = answer.headers.get('x-ratelimit-limit') !== null;
+        if (answer.status !== 200 || body.count !== SEEDED_USERS + 1 || body.results?.length !== 20) {
+          throw new Error(`the users list did not answer a page of 20 of ${SEEDED_USERS + 1}: ${answer.status}`);
+        }
+        if (headed !== limited || counted !== limited)
+          throw new Error(`limits ${limited ? 'not on' : 'not off'}: headers ${headed}, counted ${counted}`);
+      };
+      note(
+        `database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (RATE_LIMIT_ENABLED true vs false, each checked on an answer)`,
+      );
+      note(
+        `load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`,
+      );
       const modes = [
         {
           name: 'limits on',
+          limited: true,
           apply: () => {
             runtime.config.rateLimit = limits;
           },
         },
         {
           name: 'limits off',
+          limited: false,
           apply: () => {
-            runtime.config.rateLimit = undefined;
+            runtime.config.rateLimit = noLimits;
           },
         },
       ] as const;
-      const load = (durationSeconds: number) => runLoad({ url: `${server.url}${PATH}`, headers, connections: settings.connections, durationSeconds });
+      const load = (durationSeconds: number) =>
+        runLoad({ url: `${server.url}${PATH}`, headers, connections: settings.connections, durationSeconds });
       for (const mode of modes) {
         mode.apply();
+        await checkMode(mode.limited);
         await load(settings.warmupSeconds);
       }
       const results = new Map<string, LoadResult[]>(modes.map((mode) => [mode.name, []]));
       for (let round = 0; round < settings.rounds; round += 1) {
         for (const mode of round % 2 === 0 ? modes : [...modes].reverse()) {
           mode.apply();
+          await checkMode(mode.limited);
           const result = await load(settings.durationSeconds);
           if (result.failures > 0) throw new Error(`${mode.name}: ${result.failures} failed requests`);
           results.get(mode.name)!.push(result);
@@ -72,7 +104,14 @@ export async function benchRateLimits(): Promise<void> {
       }
       runtime.config.rateLimit = limits;
       const rows = modes.flatMap((mode) =>
-        results.get(mode.name)!.map((run, round) => [`${mode.name} #${round + 1}`, fixed(run.requestsPerSecond), fixed(run.latencyP50Ms, 0), fixed(run.latencyP99Ms, 0)]),
+        results
+          .get(mode.name)!
+          .map((run, round) => [
+            `${mode.name} #${round + 1}`,
+            fixed(run.requestsPerSecond),
+            fixed(run.latencyP50Ms, 0),
+            fixed(run.latencyP99Ms, 0),
+          ]),
       );
       const [on, off] = modes.map((mode) => median(results.get(mode.name)!.map((run) => run.requestsPerSecond))) as [number, number];
       rows.push(['limits on median', fixed(on), '', ''], ['limits off median', fixed(off), '', '']);

@@ -7,7 +7,9 @@ import { SECRETS_KEY_PLACEHOLDER, SIGNING_KEY_PLACEHOLDER } from '#infra/aws/pla
 import { verifyPassword } from '#shared/auth/passwords.ts';
 import { signingKeysFromJwk } from '#shared/auth/signing-keys.ts';
 import { loadConfig } from '#shared/config.ts';
+import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import { connectPglite, type Database } from '#shared/db/database.ts';
+import { openSocialSecret } from '#shared/social/social-app-secret.ts';
 
 const SIGNING_KEY_ARN = 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:signing-key';
 const SECRETS_KEY_ARN = 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:secrets-key';
@@ -88,6 +90,23 @@ describe('deploy migration', () => {
     expect(again).toEqual({ signingKey: 'kept', secretsKey: 'kept', superuser: { username: 'root', created: false } });
     expect([secrets.values.get(SIGNING_KEY_ARN), secrets.values.get(SECRETS_KEY_ARN)]).toEqual(keys);
     expect(secrets.writes).toBe(2);
+  });
+
+  it('seals social app secrets stored in clear with the key from its secret', async () => {
+    // Prepare: a deployed database with a provider written before secrets were sealed.
+    const db = await freshDatabase();
+    const secrets = fakeSecrets(placeholders());
+    await runDeployMigration(config, { db, secrets });
+    await db.run(sql`insert into platform.social_apps (provider, name, client_id, secret) values ('google', 'Old', 'old-client', 'old-plain-secret')`);
+    // Act
+    await runDeployMigration(config, { db, secrets });
+    // Assess
+    const [row] = await db.rows<{ id: number; secret: string; secret_sealed: SealedValue }>(
+      sql`select id, secret, secret_sealed from platform.social_apps where client_id = 'old-client'`,
+    );
+    expect(row!.secret).toBe('');
+    const key = Buffer.from(secrets.values.get(SECRETS_KEY_ARN)!, 'base64');
+    expect(openSocialSecret(key, 'platform', row!)).toBe('old-plain-secret');
   });
 
   it('never rotates the key when the secret cannot be read', async () => {

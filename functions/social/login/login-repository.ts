@@ -2,7 +2,7 @@
 // and the platform users they lead to.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import type { SocialAppRow } from '../social-app-repository.ts';
+import { socialAppColumns, type SocialAppRow } from '../social-app-repository.ts';
 import type { SocialScope } from '../social-scope.ts';
 
 export interface LoginStateRow {
@@ -27,7 +27,7 @@ export interface LoginUser {
 
 /** The app a sign-in URL names: by provider_id when it has one, else by provider. */
 export async function socialAppByLoginName(db: Queryable, scope: SocialScope, name: string): Promise<SocialAppRow | undefined> {
-  const [row] = await db.rows<SocialAppRow>(sql`select id, provider, provider_id, name, client_id, secret, key, settings
+  const [row] = await db.rows<SocialAppRow>(sql`select ${socialAppColumns}
     from ${scope.apps} where coalesce(nullif(provider_id, ''), provider) = ${name}`);
   return row;
 }
@@ -69,7 +69,9 @@ export async function linkAccount(db: Queryable, scope: SocialScope, userId: num
 }
 
 export async function usernamesLike(db: Queryable, base: string): Promise<string[]> {
-  const rows = await db.rows<{ username: string }>(sql`select username from platform.users where username = ${base} or username like ${`${base}-%`}`);
+  const rows = await db.rows<{ username: string }>(
+    sql`select username from platform.users where username = ${base} or username like ${`${base}-%`}`,
+  );
   return rows.map((row) => row.username);
 }
 

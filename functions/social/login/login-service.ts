@@ -7,6 +7,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
 import { AuthenticationFailedError, BadRequestError, NotFoundError } from '#shared/errors.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
+import { openSocialSecret } from '#shared/social/social-app-secret.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import type { SocialAppRow } from '../social-app-repository.ts';
 import type { SocialScope } from '../social-scope.ts';
@@ -22,7 +23,13 @@ import {
   usernamesLike,
   type LoginUser,
 } from './login-repository.ts';
-import { assertRegisteredRedirect, authorizationStart, exchangeCode, providerConfiguration, type ProviderIdentity } from './provider-client.ts';
+import {
+  assertRegisteredRedirect,
+  authorizationStart,
+  exchangeCode,
+  providerConfiguration,
+  type ProviderIdentity,
+} from './provider-client.ts';
 
 /** How long a client has between the redirect and the code exchange. */
 const STATE_TTL_SECONDS = 600;
@@ -33,6 +40,12 @@ async function appNamed(runtime: Runtime, scope: SocialScope, provider: string):
   return app;
 }
 
+/** The client of the app's provider, with its secret opened for this exchange only. */
+async function providerOf(runtime: Runtime, scope: SocialScope, app: SocialAppRow) {
+  const secret = openSocialSecret(await scope.secretsKey(), scope.secretScope, app);
+  return providerConfiguration(app, secret, runtime.config.outboundAllowPrivateNetworks);
+}
+
 export async function startSocialLogin(
   runtime: Runtime,
   scope: SocialScope,
@@ -41,8 +54,7 @@ export async function startSocialLogin(
 ): Promise<{ authorizationUrl: string; state: string }> {
   const app = await appNamed(runtime, scope, provider);
   assertRegisteredRedirect(app, redirectUri);
-  const config = await providerConfiguration(app, runtime.config.outboundAllowPrivateNetworks);
-  const start = await authorizationStart(config, redirectUri);
+  const start = await authorizationStart(await providerOf(runtime, scope, app), redirectUri);
   await insertLoginState(
     runtime.db,
     {
@@ -80,9 +92,8 @@ export async function finishSocialLogin(
   ) {
     throw new BadRequestError('The sign-in state is unknown, expired, already used or not for this provider.');
   }
-  const config = await providerConfiguration(app, runtime.config.outboundAllowPrivateNetworks);
   const identity = await exchangeCode(
-    config,
+    await providerOf(runtime, scope, app),
     { code: callback.code, state: callback.state, redirectUri: callback.redirect_uri, iss: callback.iss },
     { codeVerifier: stored.code_verifier, nonce: stored.nonce },
   );

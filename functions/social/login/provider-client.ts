@@ -1,10 +1,16 @@
-// The OpenID Connect client side of a sign-in, through openid-client: discovery from the app's
-// settings (or the provider's well-known issuer), the authorization URL with state, nonce and PKCE,
-// and the code exchange with ID token validation. Every outbound request goes through the guard.
+// The client side of a sign-in, through openid-client: for OpenID Connect providers discovery from
+// the app's settings (or the provider's well-known issuer) and ID token validation; for GitHub
+// (OAuth 2 only) endpoints from settings and the account from its API (github-client.ts). Both use
+// the authorization URL with state and PKCE (and a nonce for OpenID Connect). Every outbound request
+// goes through the guard.
 import * as client from 'openid-client';
 import { AppError, BadRequestError, ValidationError } from '#shared/errors.ts';
 import { guardedFetch } from '#shared/net/outbound-guard.ts';
 import type { SocialAppRow } from '../social-app-repository.ts';
+import { githubIdentity, githubServerMetadata } from './github-client.ts';
+import type { ProviderIdentity } from './provider-identity.ts';
+
+export type { ProviderIdentity } from './provider-identity.ts';
 
 /** The provider could not be reached or answered nonsense: 502, as the spec's error list has it. */
 export class ProviderUnavailableError extends AppError {
@@ -39,15 +45,32 @@ export function assertRegisteredRedirect(app: SocialAppRow, redirectUri: string)
   }
 }
 
-export async function providerConfiguration(app: SocialAppRow, allowPrivate: boolean): Promise<client.Configuration> {
+/** A provider the client talks to, and how: OpenID Connect (ID token) or GitHub (its API). */
+export interface ProviderSession {
+  config: client.Configuration;
+  kind: 'openid' | 'github';
+  settings: Record<string, unknown>;
+}
+
+/** `secret` is the app's client secret in clear (the row holds it sealed). */
+export async function providerConfiguration(app: SocialAppRow, secret: string, allowPrivate: boolean): Promise<ProviderSession> {
+  const settings = settingsOf(app);
+  if (app.provider === 'github') {
+    const config = new client.Configuration(githubServerMetadata(settings), app.client_id, secret);
+    config[client.customFetch] = guardedFetch(allowPrivate);
+    config.timeout = 10;
+    // Plain http only where private networks are allowed (tests, closed networks).
+    if (allowPrivate) client.allowInsecureRequests(config);
+    return { config, kind: 'github', settings };
+  }
   const issuer = issuerUrl(app);
   try {
-    return await client.discovery(issuer, app.client_id, app.secret, undefined, {
+    const config = await client.discovery(issuer, app.client_id, secret, undefined, {
       [client.customFetch]: guardedFetch(allowPrivate),
-      // Plain http only where private networks are allowed (tests, closed networks).
       execute: allowPrivate && issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
       timeout: 10,
     });
+    return { config, kind: 'openid', settings };
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw new ProviderUnavailableError('The sign-in provider could not be reached.', error);
@@ -61,37 +84,33 @@ export interface AuthorizationStart {
   codeVerifier: string;
 }
 
-export async function authorizationStart(config: client.Configuration, redirectUri: string): Promise<AuthorizationStart> {
+export async function authorizationStart(session: ProviderSession, redirectUri: string): Promise<AuthorizationStart> {
   const state = client.randomState();
-  const nonce = client.randomNonce();
+  // GitHub issues no ID token, so there is no nonce to bind; the state and PKCE bind the exchange.
+  const nonce = session.kind === 'openid' ? client.randomNonce() : '';
   const codeVerifier = client.randomPKCECodeVerifier();
-  const url = client.buildAuthorizationUrl(config, {
+  const parameters: Record<string, string> = {
     redirect_uri: redirectUri,
     response_type: 'code',
-    scope: 'openid email profile',
+    scope: session.kind === 'openid' ? 'openid email profile' : 'read:user user:email',
     state,
-    nonce,
     code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
-  });
-  return { url, state, nonce, codeVerifier };
+  };
+  if (nonce !== '') parameters.nonce = nonce;
+  return { url: client.buildAuthorizationUrl(session.config, parameters), state, nonce, codeVerifier };
 }
 
-export interface ProviderIdentity {
-  sub: string;
-  email?: string;
-  emailVerified: boolean;
-  givenName: string;
-  familyName: string;
-  preferredUsername?: string;
-}
-
-/** Exchanges the code (with the PKCE verifier) and validates the ID token (issuer, audience, nonce, signature). */
+/**
+ * Exchanges the code (with the PKCE verifier); for OpenID Connect validates the ID token (issuer,
+ * audience, nonce, signature), for GitHub reads the account from its API with the access token.
+ */
 export async function exchangeCode(
-  config: client.Configuration,
+  session: ProviderSession,
   callback: { code: string; state: string; redirectUri: string; iss?: string },
   checks: { codeVerifier: string; nonce: string },
 ): Promise<ProviderIdentity> {
+  const { config } = session;
   const currentUrl = new URL(callback.redirectUri);
   currentUrl.searchParams.set('code', callback.code);
   currentUrl.searchParams.set('state', callback.state);
@@ -106,9 +125,9 @@ export async function exchangeCode(
     const tokens = await client.authorizationCodeGrant(config, currentUrl, {
       pkceCodeVerifier: checks.codeVerifier,
       expectedState: callback.state,
-      expectedNonce: checks.nonce,
-      idTokenExpected: true,
+      ...(session.kind === 'openid' ? { expectedNonce: checks.nonce, idTokenExpected: true } : {}),
     });
+    if (session.kind === 'github') return await githubIdentity(config, tokens.access_token, session.settings);
     claims = tokens.claims();
   } catch (error) {
     if (error instanceof AppError) throw error;

@@ -13,6 +13,7 @@ import {
   rateLimitHeaders,
   type CallerCounting,
 } from '#shared/rate-limit/counters.ts';
+import { sweepWhenDue } from '#shared/rate-limit/sweep.ts';
 import { errorBody } from '../envelopes.ts';
 import type { Router } from '../router.ts';
 import { addHeaders, pipelineState, type ApiMiddleware, type ApiRequest, type PipelineState } from './pipeline-state.ts';
@@ -96,15 +97,31 @@ async function countStandalone(request: ApiRequest, router: Router): Promise<voi
   settle(state, counters, await countRequest(state.ctx!.runtime.db, counters));
 }
 
+/** Deletes ended counters when this process is due (shared/rate-limit/sweep.ts); a failure only logs. */
+async function sweepCounters(request: ApiRequest): Promise<void> {
+  const { runtime, log } = pipelineState(request).ctx!;
+  const interval = runtime.config.rateLimit?.sweepIntervalSeconds;
+  if (interval === undefined) return;
+  try {
+    const swept = await sweepWhenDue(runtime.db, interval, nowSeconds());
+    if (swept > 0) log.debug('rate limit counters swept', { swept });
+  } catch (error) {
+    log.warn('rate limit counter sweep failed', { error: String(error) });
+  }
+}
+
 /**
  * Counts, after authentication and before parsing, every request no later statement will count:
  * all but the signed-in ones on tenant routes, whose count rides in the caller-and-site read.
+ * It also sweeps ended counters, on the one request per interval that finds the sweep due.
  */
 export function countRequestMiddleware(router: Router): ApiMiddleware {
   return {
     before: async (request) => {
       const state = pipelineState(request);
-      if (state.rateLimit !== undefined || state.ctx!.runtime.config.rateLimit === undefined) return;
+      if (state.ctx!.runtime.config.rateLimit === undefined) return;
+      await sweepCounters(request);
+      if (state.rateLimit !== undefined) return;
       if (state.match?.route.host === 'tenant' && state.claims !== undefined) return;
       await countStandalone(request, router);
       enforce(state);

@@ -8,12 +8,13 @@
 // handler, which grants such a caller no more than an anonymous one.
 import type { SQL } from 'drizzle-orm';
 import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
-import { canAccessSite, siteStanding } from '#shared/tenancy/site-access.ts';
+import { appSlugOfRoute, holdsAnyRole, rolePermissionsInApp } from '#shared/tenancy/role-grants.ts';
+import { effectiveSitePermissions, rememberStanding, siteStanding } from '#shared/tenancy/site-access.ts';
 import { resolveTenant, type TenantHint, type TenantLookup } from '#shared/tenancy/resolve-tenant.ts';
 import { signedInTenantContext } from '#shared/tenancy/tenant-context.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { RequestContext } from '../request-context.ts';
-import type { Access } from '../route.ts';
+import type { AnyRoute } from '../route.ts';
 import { assertRouteAccess } from './authenticate.ts';
 import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
@@ -30,6 +31,27 @@ async function establishAnonymous(ctx: RequestContext, hint: TenantHint): Promis
   ctx.tenant = foundTenant(await resolveTenant(ctx.runtime.db, hint));
 }
 
+/**
+ * Whether the caller may work on the site for this route: their site permissions, plus on a route
+ * that names an app what their roles grant there (remembered for the request's later checks), plus,
+ * where the route lets role holders reach it, any unexpired role. The role reads cost a statement
+ * only for callers whose site permissions do not already cover everything a role could add.
+ */
+async function reachesSite(ctx: RequestContext, tenant: Tenant, route: AnyRoute, params: unknown): Promise<boolean> {
+  const { db } = ctx.runtime;
+  const principal = ctx.principal!;
+  const standing = await siteStanding(db, tenant, principal.id);
+  const held = effectiveSitePermissions(principal, standing);
+  const appSlug = appSlugOfRoute(route.path, params);
+  if (appSlug !== undefined && !(held.includes('manage_site') && held.includes('access_site'))) {
+    const granted = await rolePermissionsInApp(db, tenant, principal.id, appSlug);
+    if (granted.length > 0) rememberStanding(tenant, principal.id, { ...standing, appPermissions: granted });
+    return held.length > 0 || granted.length > 0;
+  }
+  if (held.length > 0) return true;
+  return route.roleHoldersReach === true && (await holdsAnyRole(db, tenant, principal.id));
+}
+
 interface Counting {
   counting: CallerCounting | undefined;
   /** Throws the 429 when the count passed a limit. */
@@ -44,7 +66,8 @@ async function establishSignedIn(
   ctx: RequestContext,
   claims: TokenClaims,
   hint: TenantHint,
-  access: Access,
+  route: AnyRoute,
+  params: unknown,
   limits: Counting,
   fused?: SQL,
 ): Promise<unknown> {
@@ -55,17 +78,17 @@ async function establishSignedIn(
   } catch (error) {
     limits.enforce();
     // As on platform routes: where a caller is optional, a token that no longer counts makes them anonymous.
-    if (access !== 'optional') throw error;
+    if (route.access !== 'optional') throw error;
     await establishAnonymous(ctx, hint);
     return undefined;
   }
   limits.enforce();
   const { principal } = context;
   ctx.principal = principal;
-  assertRouteAccess(principal, access);
+  assertRouteAccess(principal, route.access);
   const tenant = foundTenant(context.lookup);
-  ctx.hasSiteAccess = canAccessSite(principal, await siteStanding(db, tenant, principal.id));
-  if (!ctx.hasSiteAccess && access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
+  ctx.hasSiteAccess = await reachesSite(ctx, tenant, route, params);
+  if (!ctx.hasSiteAccess && route.access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
   ctx.tenant = tenant;
   return context.fused;
 }
@@ -84,7 +107,7 @@ export function resolveTenantMiddleware(): ApiMiddleware {
         return;
       }
       const limits: Counting = { counting: callerCounting(request), enforce: () => enforceRateLimit(request) };
-      const establish = (fused?: SQL) => establishSignedIn(ctx, claims, hint, route.access, limits, fused);
+      const establish = (fused?: SQL) => establishSignedIn(ctx, claims, hint, route, state.input?.params, limits, fused);
       if (route.deferContext === true) ctx.defer(establish);
       else await establish();
     },

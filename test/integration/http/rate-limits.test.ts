@@ -3,6 +3,7 @@
 // Retry-After; login attempts per address and username; switched off by RATE_LIMIT_ENABLED=false.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { sweepWhenDue } from '#shared/rate-limit/sweep.ts';
 import { createSite } from '#test/support/sites.ts';
 import { ADMIN, GENEROUS_RATE_LIMITS, startTestApp, USER_PASSWORD, type ApiResponse, type TestApp } from '#test/support/test-app.ts';
 
@@ -62,7 +63,9 @@ describe('console limits of a signed-in caller', () => {
   it('limits writes apart from reads', async () => {
     await withinOneWindow();
     const { access } = await app.login('writer', USER_PASSWORD);
-    const { allowed, refused } = await exhaust(() => app.request('POST', '/api/cloud/organizations/', { token: access, body: { name: `Org ${Math.random()}` } }));
+    const { allowed, refused } = await exhaust(() =>
+      app.request('POST', '/api/cloud/organizations/', { token: access, body: { name: `Org ${Math.random()}` } }),
+    );
     expect(allowed).toBe(3);
     expectRefused(refused, 'write');
     expect(refused.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests' });
@@ -90,7 +93,10 @@ describe('console limits of a signed-in caller', () => {
       ['GET', '/api/cloud/no-such-thing/', {}, secondToken],
     ];
     for (const [method, path, headers, bearer] of attempts) {
-      expectRefused(await app.request(method, path, { token: bearer, headers, body: method === 'POST' ? {} : undefined }), `${method} ${path} ${JSON.stringify(headers)}`);
+      expectRefused(
+        await app.request(method, path, { token: bearer, headers, body: method === 'POST' ? {} : undefined }),
+        `${method} ${path} ${JSON.stringify(headers)}`,
+      );
     }
   });
 
@@ -186,6 +192,54 @@ describe('limits on a tenant route', () => {
     expect(allowed).toBe(2);
     expectRefused(refused, 'tenant');
     expectRefused(await app.request('GET', '/API/apps', { token, headers: site.headers }), 'tenant casing');
+  });
+});
+
+describe('sweeping ended counters', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ ...GENEROUS_RATE_LIMITS, RATE_LIMIT_SWEEP_INTERVAL_SECONDS: '1' });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('deletes counters whose window ended on a request and keeps the current ones', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const hourAgo = Math.floor((now - 3600) / 3600) * 3600 - 3600;
+    await app.runtime.db.run(sql`insert into platform.rate_limit_counters (key, window_start, hits) values
+      ('general:u:ended-hour', ${hourAgo}, 7), ('general-burst:ip:198.51.100.1', ${hourAgo - 60}, 3),
+      ('general:u:current', ${Math.floor(now / 3600) * 3600}, 5)`);
+    const keys = async () =>
+      (
+        await app.runtime.db.rows<{ key: string }>(sql`select key from platform.rate_limit_counters where key like 'general%' order by key`)
+      ).map((row) => row.key);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await app.request('GET', '/.well-known/jwks.json')).status).toBe(200);
+    expect(await keys()).toEqual(['general-anonymous:ip:127.0.0.1', 'general-burst:ip:127.0.0.1', 'general:u:current']);
+  });
+
+  it('sweeps at most once per interval in a process', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const ended = now - 7200;
+    const insertEnded = (key: string) =>
+      app.runtime.db.run(sql`insert into platform.rate_limit_counters (key, window_start, hits) values (${key}, ${ended}, 1)`);
+    // A database object of its own, so the app's requests do not move this clock.
+    const db = Object.create(app.runtime.db) as typeof app.runtime.db;
+    await insertEnded('general:u:first');
+    expect(await sweepWhenDue(db, 300, now)).toBeGreaterThanOrEqual(1);
+    await insertEnded('general:u:second');
+    expect(await sweepWhenDue(db, 300, now + 299)).toBe(0);
+    // Due again: 'second' goes (with any live row whose hour ended by then, near the end of an hour).
+    expect(await sweepWhenDue(db, 300, now + 300)).toBeGreaterThanOrEqual(1);
+    const left = await app.runtime.db.rows(sql`select key from platform.rate_limit_counters where key = 'general:u:second'`);
+    expect(left).toEqual([]);
+  });
+
+  it('keeps the counters in an unlogged table (no WAL flush per counted request)', async () => {
+    const [table] = await app.runtime.db.rows<{ persistence: string }>(sql`select c.relpersistence as persistence
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'platform' and c.relname = 'rate_limit_counters'`);
+    expect(table?.persistence).toBe('u');
   });
 });
 

@@ -37,7 +37,10 @@ describe('social apps', () => {
     member = (await app.login('member', USER_PASSWORD)).access;
     site = await createSite(app, owner, 'Social Site');
     await app.request('POST', `/api/cloud/organizations/${site.organization}/members/`, { token: owner, body: { user_slug: 'member' } });
-    await app.request('POST', `/api/cloud/sites/${site.slug}/users/`, { token: owner, body: { users: [{ username: 'member', permissions: ['admin_site'] }] } });
+    await app.request('POST', `/api/cloud/sites/${site.slug}/users/`, {
+      token: owner,
+      body: { users: [{ username: 'member', permissions: ['admin_site'] }] },
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -49,7 +52,10 @@ describe('social apps', () => {
     it('creates a provider for a superuser and echoes the secret once', async () => {
       const created = await app.request('POST', '/api/auth/social-apps/', { token: admin, body: google });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ success: true, data: { provider: 'google', secret: 'google-secret-value', provider_display: 'Google', is_configured: true } });
+      expect(created.body).toMatchObject({
+        success: true,
+        data: { provider: 'google', secret: 'google-secret-value', provider_display: 'Google', is_configured: true },
+      });
       id = created.body.data.id;
     });
 
@@ -74,13 +80,20 @@ describe('social apps', () => {
 
     it('masks the secret on detail and PATCH and keeps omitted fields', async () => {
       const detail = await app.request('GET', `/api/auth/social-apps/${id}/`, { token: member });
-      expect(detail.body).toMatchObject({ secret: '***HIDDEN***', settings: { icon: 'https://cdn.example.test/google.svg', auto_redirect: true } });
+      expect(detail.body).toMatchObject({
+        secret: '***HIDDEN***',
+        settings: { icon: 'https://cdn.example.test/google.svg', auto_redirect: true },
+      });
       expect((await app.request('GET', `/api/auth/social-apps/${id}/`)).status).toBe(401);
       const patched = await app.request('PATCH', `/api/auth/social-apps/${id}/`, { token: admin, body: { name: 'Google Workspace' } });
       expect(patched.status).toBe(200);
       expect(patched.body.data).toMatchObject({ name: 'Google Workspace', client_id: 'google-client', secret: '***HIDDEN***' });
-      const [row] = await app.runtime.db.rows<{ secret: string }>(sql`select secret from platform.social_apps where id = ${id}`);
-      expect(row!.secret).toBe('google-secret-value');
+      // Kept, and kept sealed (test/integration/social/social-app-secrets.test.ts opens it).
+      const [row] = await app.runtime.db.rows<{ secret: string; sealed: string | null }>(
+        sql`select secret, secret_sealed::text as sealed from platform.social_apps where id = ${id}`,
+      );
+      expect(row!.secret).toBe('');
+      expect(row!.sealed).toMatch(/"ciphertext"/);
     });
 
     it("refuses changes to the platform's providers to everyone but superusers", async () => {
@@ -93,7 +106,15 @@ describe('social apps', () => {
     it('answers the spec validation errors', async () => {
       const empty = await app.request('POST', '/api/auth/social-apps/', { token: admin, body: {} });
       expect(empty.status).toBe(400);
-      expect(empty.body).toMatchObject({ success: false, errors: { provider: ['This field is required.'], name: ['This field is required.'], client_id: ['This field is required.'], secret: ['This field is required.'] } });
+      expect(empty.body).toMatchObject({
+        success: false,
+        errors: {
+          provider: ['This field is required.'],
+          name: ['This field is required.'],
+          client_id: ['This field is required.'],
+          secret: ['This field is required.'],
+        },
+      });
       const unknown = await app.request('POST', '/api/auth/social-apps/', { token: admin, body: { ...google, provider: 'myspace' } });
       expect(unknown.body.errors.provider[0]).toContain('openid_connect');
       const noProviderId = await app.request('POST', '/api/auth/social-apps/', { token: admin, body: { ...oidc, provider_id: '' } });
@@ -121,13 +142,22 @@ describe('social apps', () => {
     });
 
     it("lets only a superuser or an owner of the site's organization change them", async () => {
-      expect((await app.request('PATCH', `/api/auth/social-apps/${tenantId}/`, { token: member, headers: site.headers, body: { name: 'x' } })).status).toBe(403);
-      const changed = await app.request('PATCH', `/api/auth/social-apps/${tenantId}/`, { token: admin, headers: site.headers, body: { key: 'k' } });
+      expect(
+        (await app.request('PATCH', `/api/auth/social-apps/${tenantId}/`, { token: member, headers: site.headers, body: { name: 'x' } }))
+          .status,
+      ).toBe(403);
+      const changed = await app.request('PATCH', `/api/auth/social-apps/${tenantId}/`, {
+        token: admin,
+        headers: site.headers,
+        body: { key: 'k' },
+      });
       expect(changed.body.data).toMatchObject({ key: 'k', secret: '***HIDDEN***' });
     });
 
     it('refuses to delete a provider users sign in with, then deletes it once they are gone', async () => {
-      const [row] = await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`);
+      const [row] = await app.runtime.db.rows<{ schema_name: string }>(
+        sql`select schema_name from platform.sites where slug = ${site.slug}`,
+      );
       const accounts = sql`${sql.identifier(row!.schema_name)}.social_accounts`;
       await app.runtime.db.run(sql`insert into ${accounts} (user_id, social_app_id, uid)
         select id, ${tenantId}, 'sub-' || id from platform.users where username in ('owner', 'member')`);

@@ -1,0 +1,52 @@
+// What a user's roles let them do in one app of a site. An app role carries permissions from
+// APP_ROLE_PERMISSIONS, which count in that role's app only (on the routes whose path names the app,
+// `/api/apps/{app_slug}/...` and `/api/app/{app_slug}/roles`). A user holds the roles of their
+// unexpired memberships, the app roles of the site roles they hold, and every descendant of a role
+// they hold: a parent role is the senior one and can do all its children can. Memberships live in
+// the site's schema, so another site's roles never count here.
+import { sql } from '#shared/db/sql.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { tenantTable, type SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
+
+/** The site permission names an app role may carry; each counts inside the role's app only. */
+export const APP_ROLE_PERMISSIONS = ['view_site', 'access_site', 'manage_site'] as const;
+
+/** The app slug of a route whose path names an app, from its parsed path parameters. */
+export function appSlugOfRoute(path: string, params: unknown): string | undefined {
+  if (!path.includes('{app_slug}') || typeof params !== 'object' || params === null) return undefined;
+  const slug = (params as Record<string, unknown>).app_slug;
+  return typeof slug === 'string' ? slug : undefined;
+}
+
+/** The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted. */
+export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite, userId: number, appSlug: string): Promise<string[]> {
+  const roles = tenantTable(site, 'app_roles');
+  const memberships = tenantTable(site, 'role_memberships');
+  const [row] = await db.rows<{ permissions: string[] | null }>(sql`
+    with recursive held as (
+      select m.app_role_id as id from ${memberships} m
+        where m.user_id = ${userId} and m.app_role_id is not null and (m.expires_at is null or m.expires_at > now())
+      union
+      select l.app_role_id from ${memberships} m
+        join ${tenantTable(site, 'site_role_app_roles')} l on l.site_role_id = m.site_role_id
+        where m.user_id = ${userId} and (m.expires_at is null or m.expires_at > now())
+      union
+      select child.id from ${roles} child join held on child.parent_id = held.id
+    )
+    select array(
+      select distinct permission from held
+        join ${roles} r on r.id = held.id
+        join ${tenantTable(site, 'apps')} a on a.id = r.app_id and a.slug = ${appSlug} and a.deleted_at is null
+        cross join unnest(r.permissions) as permission
+      order by permission
+    ) as permissions`);
+  return row?.permissions ?? [];
+}
+
+/** Whether `userId` holds any unexpired membership of the site, of either kind. */
+export async function holdsAnyRole(db: Queryable, site: SchemaScopedSite, userId: number): Promise<boolean> {
+  const [row] = await db.rows<{ holds: boolean }>(sql`select exists(
+    select 1 from ${tenantTable(site, 'role_memberships')} where user_id = ${userId} and (expires_at is null or expires_at > now())
+  ) as holds`);
+  return row?.holds === true;
+}
