@@ -13,9 +13,6 @@ import {
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
-  listAnswer,
-  listRead,
-  listRecords,
   patchRecord,
   patchRecords,
   readRecord,
@@ -23,8 +20,8 @@ import {
   recordStatement,
   upsertRecords,
 } from './record-service.ts';
-import { readWithRememberedTable, rememberTable, type TableAddress } from './fused-reads.ts';
-import { parseListQuery, type ListPlan } from './query/list-query.ts';
+import { readableTable, readWithRememberedTable, type TableAddress } from './fused-reads.ts';
+import { listTableRecords } from './record-list.ts';
 import { queryError } from './query/query-error.ts';
 
 const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
@@ -38,11 +35,9 @@ const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntege
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
 
 async function tableFor(ctx: RequestContext, params: TableAddress, write = false): Promise<TableDescriptor> {
-  const { db } = ctx.runtime;
-  if (write) await assertMayWriteRecords(db, ctx.site, ctx.user);
-  const { table, descriptor } = await loadTableDescriptor(db, ctx.site, params.app_slug, params.name);
-  if (!write) rememberTable(ctx, params, table, descriptor);
-  return descriptor;
+  if (!write) return readableTable(ctx, params);
+  await assertMayWriteRecords(ctx.runtime.db, ctx.site, ctx.user);
+  return (await loadTableDescriptor(ctx.runtime.db, ctx.site, params.app_slug, params.name)).descriptor;
 }
 
 /** The raw query, every occurrence kept: the record query language refuses repeated parameters. */
@@ -63,19 +58,11 @@ export const listRecordsRoute = defineRoute({
   ...common,
   method: 'GET',
   path: TABLE_PATH,
-  summary: 'List records with filters, sorting, pagination, search and aggregation',
+  summary: 'List records with filters, sorting, pagination, search and aggregation; _count=exact|planned|none',
   params: tableParams,
   envelope: 'bare',
   deferContext: true,
-  handler: async (ctx, { params }) => {
-    const query = queryEntries(ctx);
-    let plan: ListPlan | undefined;
-    const read = await readWithRememberedTable(ctx, params, (table) => listRead(table, (plan = parseListQuery(table, query))));
-    if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
-    if (read.rows !== undefined) return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
-    // An empty page has no answer text: its total needs a count of its own.
-    return read.answer === undefined ? listRecords(ctx.runtime.db, read.descriptor, query) : new JsonText(read.answer);
-  },
+  handler: (ctx, { params }) => listTableRecords(ctx, params),
 });
 
 export const createRecordsRoute = defineRoute({

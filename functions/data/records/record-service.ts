@@ -1,4 +1,4 @@
-// The record operations of one materialized table: list (filters, search, aggregation), detail,
+// The record operations of one materialized table (lists are record-list.ts): detail,
 // create (single and bulk), upsert, patch (single and bulk) and delete (one, by ids, by filter).
 // Validation happens before any write; database unique and foreign-key violations come back in the
 // same `Validation failed` shape, naming the field.
@@ -12,21 +12,13 @@ import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/ta
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { castValue } from '#functions/data/tables/field-types.ts';
 import { parseScalar } from './query/field-sql.ts';
-import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './query/compile.ts';
-import type { FusedRead } from './fused-reads.ts';
-import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
+import { whereSql } from './query/compile.ts';
+import { parseFilters } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
 import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
 import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
 
 export type DataRecord = Record<string, unknown>;
-
-export interface RecordPage {
-  data: DataRecord[];
-  total: number;
-  page: number;
-  page_size: number;
-}
 
 function json(value: unknown): DataRecord {
   return (typeof value === 'string' ? parseExactJson(value) : value) as DataRecord;
@@ -79,40 +71,6 @@ function keyText(table: TableDescriptor, id: string): string {
   const parsed = parseScalar(singleKey(table), id);
   if (parsed === undefined) throw notFound(table, id);
   return parsed;
-}
-
-export type ListAnswer = RecordPage | { data: DataRecord[]; total: number };
-
-export async function listRecords(db: Queryable, table: TableDescriptor, query: QueryEntries): Promise<ListAnswer> {
-  const plan = parseListQuery(table, query);
-  return listAnswer(db, table, plan, await db.rows(listStatement(table, plan).statement));
-}
-
-/** The statement behind a list query (the page of records, or the aggregation's groups) and its columns. */
-export function listStatement(table: TableDescriptor, plan: ListPlan): { statement: SQL; columns: string[] } {
-  if (plan.aggregates) return { statement: aggregateSql(table, plan), columns: ['record', 'total'] };
-  return { statement: listSql(table, plan), columns: plan.search === undefined ? ['record', 'total'] : ['record', 'total', 'rank'] };
-}
-
-/**
- * What a fused list read runs: a plain list makes its whole answer in the database; a search (whose
- * records carry their rank) and an aggregation come back as rows for `listAnswer`.
- */
-export function listRead(table: TableDescriptor, plan: ListPlan): FusedRead {
-  if (plan.aggregates || plan.search !== undefined) return listStatement(table, plan);
-  return { answer: listAnswerSql(table, plan) };
-}
-
-/** The answer from the rows of `listStatement`; a page past the end counts the matches on its own. */
-export async function listAnswer(db: Queryable, table: TableDescriptor, plan: ListPlan, rows: Row[]): Promise<ListAnswer> {
-  if (plan.aggregates) return { data: recordsOf(rows), total: totalOf(rows) ?? 0 };
-  const data = rows.map((row) => (row.rank === undefined || row.rank === null ? json(row.record) : { ...json(row.record), rank: Number(row.rank) }));
-  const total = totalOf(rows) ?? (plan.offset > 0 ? totalOf(await db.rows(countSql(table, plan)))! : 0);
-  return { data, total, page: plan.page, page_size: plan.pageSize };
-}
-
-function totalOf(rows: Row[]): number | undefined {
-  return rows.length === 0 ? undefined : Number(rows[0]!.total);
 }
 
 export async function readRecord(db: Queryable, table: TableDescriptor, id: string): Promise<DataRecord> {

@@ -8,12 +8,12 @@ import {
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
-  listRecords,
   patchRecord,
   patchRecords,
   readRecord,
   upsertRecords,
 } from '#functions/data/records/record-service.ts';
+import { listRecords } from '#functions/data/records/record-list.ts';
 import { AppError, ValidationError } from '#shared/errors.ts';
 import { createDataTable, physicalTableName } from '#test/support/data-tables.ts';
 import { createEmptyTestDatabase, type TestDatabase } from '#test/support/test-database.ts';

@@ -4,7 +4,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { compileCondition } from '#functions/data/records/query/filters.ts';
-import { aggregateSql, listSql } from '#functions/data/records/query/compile.ts';
+import { listSql } from '#functions/data/records/query/compile.ts';
 import { parseListQuery, type ListPlan } from '#functions/data/records/query/list-query.ts';
 import { ValidationError } from '#shared/errors.ts';
 
@@ -171,7 +171,7 @@ describe('list parameters', () => {
     expect(parsed.aggregates!.map((aggregate) => aggregate.alias)).toEqual([
       'count', 'sum_price', 'count_distinct_name', 'avg_qty', 'min_released', 'max_price', 'count_meta',
     ]);
-    const compiled = dialect.sqlToQuery(aggregateSql(flat, parsed));
+    const compiled = dialect.sqlToQuery(listSql(flat, parsed));
     expect(compiled.sql).toContain('group by t."in_stock"');
     expect(compiled.params).toEqual(expect.arrayContaining(['count', 'sum_price']));
   });
