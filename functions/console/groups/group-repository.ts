@@ -41,18 +41,12 @@ const groupColumns = {
 
 export async function listGroups(db: Queryable, filter: { search?: string; page: PageRequest }): Promise<Page<GroupWithLists>> {
   const where = filter.search ? ilike(groups.name, containsPattern(filter.search)) : undefined;
-  const rows = await db.query((orm) =>
-    orm
-      .select({ ...groupColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(groups)
-      .where(where)
-      .orderBy(asc(groups.name), asc(groups.id))
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) return { rows: rows.map(({ total: _total, ...group }) => group), total: rows[0]!.total };
-  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(groups).where(where));
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) => orm.select(groupColumns).from(groups).where(where).orderBy(asc(groups.name), asc(groups.id)).limit(filter.page.pageSize).offset(pageOffset(filter.page))),
+    db.query((orm) => orm.select({ total: count() }).from(groups).where(where)),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 export async function findGroup(db: Queryable, id: number): Promise<GroupWithLists | undefined> {

@@ -59,18 +59,12 @@ export async function listOrganizations(
     ...ordering.map(({ field, descending }) => (descending ? desc(orderingColumns[field]) : asc(orderingColumns[field]))),
     asc(organizations.id),
   ];
-  const rows = await db.query((orm) =>
-    orm
-      .select({ organization: organizations, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(organizations)
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) return { rows: rows.map((row) => row.organization), total: rows[0]!.total };
-  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(organizations).where(where));
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) => orm.select().from(organizations).where(where).orderBy(...orderBy).limit(filter.page.pageSize).offset(pageOffset(filter.page))),
+    db.query((orm) => orm.select({ total: count() }).from(organizations).where(where)),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 /** Every organization slug equal to `base` or starting with `base-`. */
