@@ -116,6 +116,11 @@ function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
     ${groupClause(table, plan)}`;
 }
 
+/** The exact number of matches (or groups), as `total`. */
+export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
+  return sql`select count(*) as total from (${matchesSql(table, plan)}) m`;
+}
+
 /** The planner's estimate of `matchesSql`'s rows: `_count=planned`, no row is read. */
 export function plannedCountSql(table: TableDescriptor, plan: ListPlan): SQL {
   return sql`explain (format json) ${matchesSql(table, plan)}`;
@@ -125,7 +130,7 @@ export function plannedCountSql(table: TableDescriptor, plan: ListPlan): SQL {
  * The page with one row more than asked (so `_count=none` can tell whether a next page exists): each
  * row's record as JSON text, with its rank when searching, or an aggregation's group.
  */
-function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
+export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
   const limit = pageSizeLiteral(plan.pageSize + 1);
   if (plan.aggregates) {
     return sql`select (${groupJson(table, plan)})::text as record
@@ -159,7 +164,7 @@ function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
  * on the sort column and stop, where a window count beside it would need every match first.
  */
 export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const total = plan.count === 'exact' ? sql`(select count(*) from (${matchesSql(table, plan)}) m)::text` : sql`'null'`;
+  const total = plan.count === 'exact' ? sql`(${countSql(table, plan)})::text` : sql`'null'`;
   const size = pageSizeLiteral(plan.pageSize);
   return sql`select ${total} || ',' || count(*)::text || ',['
       || coalesce(array_to_string((array_agg(p.record))[1:${size}], ','), '') || ']' as answer
