@@ -10,13 +10,20 @@ export interface MeasuredServer {
   url: string;
 }
 
+/** The medians of one comparison, for a summary table. */
+export interface Comparison {
+  platform: { rps: number; p50: number; p99: number };
+  baseline: { rps: number; p50: number; p99: number };
+  ratio: number;
+}
+
 /** `platform` first, `baseline` second; prints the runs, the medians and the ratio against `targetRatio`. */
 export async function comparePlatformToBaseline(
   servers: readonly [MeasuredServer, MeasuredServer],
   headers: Record<string, string>,
   settings: BenchSettings,
   targetRatio: number,
-): Promise<void> {
+): Promise<Comparison> {
   note(
     `load: autocannon CLI in a child process, ${settings.connections} connections, ` +
       `${settings.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${settings.durationSeconds} s per server, order alternating`,
@@ -58,4 +65,5 @@ export async function comparePlatformToBaseline(
     `1 / throughput: platform ${fixed(1000 / platform.rps, 3)} ms, baseline ${fixed(1000 / baseline.rps, 3)} ms ` +
       `per request (the platform adds ${fixed(1000 / platform.rps - 1000 / baseline.rps, 3)} ms)`,
   );
+  return { platform, baseline, ratio: platform.rps / baseline.rps };
 }

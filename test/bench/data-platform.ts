@@ -2,8 +2,8 @@
 // booted on a fresh bench database with the dev server in front, a site made through the API, a
 // plain member with `access_site` on it (not a superuser, so every request takes the ordinary
 // access path), an app with a flat_table datasource, and tables defined and materialized through
-// the API. Also: the exact statement the platform issues for a list query, captured once outside
-// the timed path, and a database wrapper that records the statements one request runs.
+// the API. Also: the page and count statements the platform's list statement is made of, captured
+// once outside the timed path, with the bare server's answer from them, and a database wrapper that records the statements one request runs.
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,8 @@ import { bootLocal } from '#infra/local/boot.ts';
 import { startDevServer } from '#infra/local/dev-server.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { loadTableDescriptor } from '#functions/data/tables/table-service.ts';
-import { listSql } from '#functions/data/records/query/compile.ts';
-import { parseListQuery } from '#functions/data/records/query/list-query.ts';
+import { countSql, pageSql } from '#functions/data/records/query/compile.ts';
+import { parseListQuery, type ListPlan } from '#functions/data/records/query/list-query.ts';
 import { BENCH_ADMIN, benchConfig, openBenchDatabase, type BenchDatabase } from './bench-database.ts';
 
 const ADMIN = BENCH_ADMIN;
@@ -45,6 +45,8 @@ export interface DataPlatform {
   url: string;
   /** The member's bearer token and the site header: what every benchmark request carries. */
   headers: Record<string, string>;
+  /** The superuser's access token (console lists). */
+  adminToken: string;
   tenant: Tenant;
   call(method: string, path: string, body?: unknown): Promise<Answer>;
   /** As the site's administrator (table definitions and schema changes). */
@@ -166,6 +168,7 @@ export async function startDataPlatform(): Promise<DataPlatform> {
       db: database.db,
       url: server.url,
       headers: { authorization: `Bearer ${member}`, ...tenantHeaders },
+      adminToken: admin,
       tenant,
       call: (method, path, body) => api(method, path, { token: member, body, headers: tenantHeaders }),
       callAsAdmin: asAdmin,
@@ -222,21 +225,29 @@ export function capture(statement: SQL): CapturedStatement {
   return { text, params, statement: rebuilt };
 }
 
-/** The list statement the platform compiles for `query` (record-service listRecords, no aggregation). */
-export function captureListStatement(table: TableDescriptor, query: string): CapturedStatement & { page: number; pageSize: number } {
-  const plan = parseListQuery(table, [...new URLSearchParams(query)]);
-  return { ...capture(listSql(table, plan)), page: plan.page, pageSize: plan.pageSize };
+/** The two statements of a list the platform compiles for `query` (page and count), for a bare server. */
+export interface CapturedList {
+  page: CapturedStatement;
+  count: CapturedStatement;
+  plan: ListPlan;
 }
 
-/** The list answer shape of listRecords, from the rows of the list statement. */
-export function listAnswer(rows: Record<string, unknown>[], page: number, pageSize: number): unknown {
-  const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
-  return {
-    data: rows.map((row) => (row.rank === undefined ? json(row.record) : { ...json(row.record), rank: Number(row.rank) })),
-    total: rows.length === 0 ? 0 : Number(rows[0]!.total),
-    page,
-    page_size: pageSize,
-  };
+export function captureList(table: TableDescriptor, query: string): CapturedList {
+  const plan = parseListQuery(table, [...new URLSearchParams(query)]);
+  return { page: capture(pageSql(table, plan)), count: capture(countSql(table, plan)), plan };
+}
+
+/**
+ * What a bare server does for a list: page and count as two prepared statements sent together on
+ * the pool, and the records API's answer (`{data, total, page, page_size}`; `{data, total}` for an
+ * aggregation) made with JSON.stringify.
+ */
+export async function bareListAnswer(db: Queryable, list: CapturedList): Promise<string> {
+  const [rows, [counted]] = await Promise.all([db.rows<{ record: string }>(list.page.statement), db.rows<{ total: unknown }>(list.count.statement)]);
+  const data = rows.slice(0, list.plan.pageSize).map((row) => JSON.parse(row.record) as unknown);
+  const total = Number(counted!.total);
+  if (list.plan.aggregates) return JSON.stringify({ data, total });
+  return JSON.stringify({ data, total, page: list.plan.page, page_size: list.plan.pageSize });
 }
 
 export function percentile(values: readonly number[], fraction: number): number {

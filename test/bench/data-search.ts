@@ -2,7 +2,9 @@
 // with the stored tsvector and its GIN index: sequential requests through the dev server (client in
 // a child process) against the statement the platform issues, run directly on the same database.
 import { sql } from 'drizzle-orm';
-import { captureListStatement, describeTrace, runSequential, percentile, startDataPlatform, APP_SLUG } from './data-platform.ts';
+import { listSql } from '#functions/data/records/query/compile.ts';
+import { parseListQuery } from '#functions/data/records/query/list-query.ts';
+import { capture, describeTrace, runSequential, percentile, startDataPlatform, APP_SLUG } from './data-platform.ts';
 import { fixed, heading, note, table } from './report.ts';
 
 const ROWS = 100_000;
@@ -43,11 +45,12 @@ export async function benchDataSearch(): Promise<void> {
     await platform.db.run(sql.raw(`analyze ${physical}`));
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-    const captured = captureListStatement(descriptor, query);
+    const captured = capture(listSql(descriptor, parseListQuery(descriptor, [...new URLSearchParams(query)])));
     const check = await platform.call('GET', path);
     if (check.status !== 200) throw new Error(`platform: ${check.status} ${JSON.stringify(check.body).slice(0, 400)}`);
-    const direct = await platform.db.rows(captured.statement);
-    if (Number(direct[0]?.total) !== check.body.total || direct.length !== check.body.data.length) throw new Error('the platform and the statement disagree');
+    // The statement answers `<total>,<rows read>,<data>` (compile.ts listSql).
+    const [direct] = await platform.db.rows<{ answer: string }>(captured.statement);
+    if (Number(direct!.answer.split(',')[0]) !== check.body.total) throw new Error('the platform and the statement disagree');
     await platform.call("GET", path);
     const trace = await platform.trace(() => platform.call("GET", path));
     note(`database: ${platform.database.label}; dev server in this process (pid ${process.pid}), client in a child process`);

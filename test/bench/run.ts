@@ -26,6 +26,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./data-list.ts')).benchDataList(),
   },
   {
+    name: 'data-matrix',
+    summary: 'req/s of seven record and user list shapes (100k and 1M rows) through the dev server vs a bare node:http server sending page and count together; _count=planned vs exact on 1M rows',
+    run: async () => (await import('./data-matrix.ts')).benchDataMatrix(),
+  },
+  {
     name: 'bulk-create',
     summary: 'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
     run: async () => (await import('./bulk-create.ts')).benchBulkCreate(),
