@@ -4,11 +4,12 @@
 // of, captured from compile.ts), answered with JSON.stringify. 8 connections, rounds alternating,
 // median of BENCH_ROUNDS (≥ 3). Then `_count=planned` against `_count=exact` on 1,000,000 rows.
 import { sql } from 'drizzle-orm';
-import { bareListAnswer, captureList, describeTrace, percentile, runSequential, startDataPlatform, APP_SLUG, type DataPlatform } from './data-platform.ts';
+import { listSql } from '#functions/data/records/query/compile.ts';
+import { bareListAnswer, capture, captureList, describeTrace, percentile, runSequential, startDataPlatform, APP_SLUG, type CapturedList, type DataPlatform } from './data-platform.ts';
 import { startBareServer } from './bare-server.ts';
 import { startBaselineServer } from './baseline-server.ts';
 import { comparePlatformToBaseline, type Comparison } from './compare-servers.ts';
-import { fixed, heading, note, ratioAgainst, table } from './report.ts';
+import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
 import { benchSettings } from './settings.ts';
 
 const TARGET_RATIO = 0.8;
@@ -64,7 +65,7 @@ async function seedItems(platform: DataPlatform, physical: string, rows: number)
       select gen_random_uuid(),
         (array['garden', 'kitchen', 'tools', 'toys', 'books', 'music', 'sports', 'office'])[1 + n % 8],
         (array['open', 'closed', 'pending', 'cancelled'])[1 + (n / 8) % 4],
-        ((n * 7919) % 10000) + 0.5, (n * 31) % 100,
+        ((n::bigint * 7919) % 10000) + 0.5, (n::bigint * 31) % 100,
         (array['red', 'blue', 'green', 'black', 'white', 'grey', 'brown', 'pink', 'gold', 'teal', 'navy', 'plum', 'sand', 'mint', 'rose', 'jade'])[1 + n % 16]
           || ' ' || (array['lamp', 'chair', 'table', 'shelf', 'desk', 'sofa', 'stool', 'bench', 'rack', 'bed', 'rug', 'vase', 'clock', 'fan', 'mirror', 'crate'])[1 + (n / 16) % 16]
           || ' ' || n,
@@ -110,6 +111,7 @@ export async function benchDataMatrix(): Promise<void> {
 
     const descriptors = { items: items.descriptor, items_large: large.descriptor };
     const lists = new Map(SHAPES.map((shape) => [`/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`, captureList(descriptors[shape.table], shape.query)]));
+    await statementForms(platform, lists, Math.max(1, Math.round(settings.durationSeconds / 2)), Math.max(3, settings.rounds));
     const bare = await startBareServer((pathAndQuery) => {
       const list = lists.get(pathAndQuery);
       return list === undefined ? undefined : bareListAnswer(platform.db, list);
@@ -175,6 +177,45 @@ export async function benchDataMatrix(): Promise<void> {
   } finally {
     await platform.close();
   }
+}
+
+/**
+ * The choice of issue 15 (1), measured without HTTP: per shape, lists per second of the platform's
+ * one statement (count and page as separate subqueries) against page and count sent together on
+ * the pool, with CONNECTIONS workers in this process each running one list after another.
+ */
+async function statementForms(platform: DataPlatform, lists: Map<string, CapturedList>, seconds: number, rounds: number): Promise<void> {
+  heading(`data-matrix statement forms (database only, ${CONNECTIONS} workers, ${seconds} s per form, ${rounds} rounds alternating, median lists/s)`);
+  const throughput = async (work: () => Promise<unknown>) => {
+    let done = 0;
+    const deadline = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < deadline) {
+          await work();
+          done += 1;
+        }
+      }),
+    );
+    return done / seconds;
+  };
+  const rows: string[][] = [];
+  for (const [path, list] of lists) {
+    const one = capture(listSql(list.table, list.plan));
+    const forms = {
+      one: () => platform.db.rows(one.statement),
+      two: () => Promise.all([platform.db.rows(list.page.statement), platform.db.rows(list.count.statement)]),
+    };
+    const seen = { one: [] as number[], two: [] as number[] };
+    for (const form of ['one', 'two'] as const) await throughput(forms[form]); // warm-up, prepares
+    for (let round = 0; round < rounds; round += 1) {
+      for (const form of round % 2 === 0 ? (['one', 'two'] as const) : (['two', 'one'] as const)) seen[form].push(await throughput(forms[form]));
+    }
+    const one_ = median(seen.one);
+    const two = median(seen.two);
+    rows.push([path.replace(/^.*\/data\/\?/, ''), fixed(one_), fixed(two), fixed(one_ / two, 2)]);
+  }
+  table(['query', 'one statement lists/s', 'page ∥ count lists/s', 'one / two'], rows);
 }
 
 /** `_count=planned` against `_count=exact` on the 1,000,000-row table: sequential requests, p50. */

@@ -230,11 +230,12 @@ export interface CapturedList {
   page: CapturedStatement;
   count: CapturedStatement;
   plan: ListPlan;
+  table: TableDescriptor;
 }
 
 export function captureList(table: TableDescriptor, query: string): CapturedList {
   const plan = parseListQuery(table, [...new URLSearchParams(query)]);
-  return { page: capture(pageSql(table, plan)), count: capture(countSql(table, plan)), plan };
+  return { page: capture(pageSql(table, plan)), count: capture(countSql(table, plan)), plan, table };
 }
 
 /**
