@@ -152,6 +152,10 @@ describe('record lists: page and total apart, _count, one answer shape', () => {
     expect(groups.body.next).toMatch(/page=2/);
     const all = await call(`${DATA}?_aggregate=count(*)&_group_by=category`);
     expect(all.body).toEqual({ data: expect.any(Array), total: 10 });
+    const whole = await call(`${DATA}?_aggregate=count(*),max(price)&category=c1`);
+    expect(whole.body).toEqual({ data: [{ count: ROWS / 10, max_price: expect.any(Number) }], total: 1 });
+    const pastWhole = await call(`${DATA}?_aggregate=count(*)&page=2&_count=planned`);
+    expect(pastWhole.body).toEqual({ data: [], total: 1, total_is_estimate: true });
     const plannedGroups = await call(`${DATA}?_aggregate=count(*)&_group_by=status&_count=planned`);
     expect(plannedGroups.body).toMatchObject({ total: 4, total_is_estimate: false });
   });

@@ -111,6 +111,8 @@ function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
  * aggregation. Its count is the answer's `total`; its EXPLAIN gives the planned one.
  */
 function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
+  // Aggregates without groups answer one row, whatever matches.
+  if (plan.aggregates && (plan.groupBy ?? []).length === 0) return sql`select 1`;
   return sql`select 1 from ${tableSql(table)} as ${ROW}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${groupClause(table, plan)}`;
