@@ -57,6 +57,18 @@ const SHAPES: Shape[] = [
 ];
 const USERS_PATH = '/api/cloud/users/?search=user1&page_size=20';
 
+/**
+ * BENCH_MATRIX_SHAPES (e.g. `1,2,7`) runs only those shapes for a quick look; `1` includes its
+ * 1,000,000-row run and the planned-vs-exact figures, which need the large table.
+ */
+function chosenShapes(): { shapes: Shape[]; users: boolean; large: boolean } {
+  const raw = process.env.BENCH_MATRIX_SHAPES;
+  if (raw === undefined || raw === '') return { shapes: SHAPES, users: true, large: true };
+  const numbers = new Set(raw.split(',').map((item) => item.trim()));
+  const shapes = SHAPES.filter((shape) => numbers.has(shape.name.split('.')[0]!));
+  return { shapes, users: numbers.has('7'), large: shapes.some((shape) => shape.table === 'items_large') };
+}
+
 /** Rows of the items tables, made in one statement (uuid keys, a title vocabulary for search). */
 async function seedItems(platform: DataPlatform, physical: string, rows: number): Promise<number> {
   const started = performance.now();
@@ -98,8 +110,9 @@ export async function benchDataMatrix(): Promise<void> {
   const platform = await startDataPlatform();
   try {
     const items = await platform.createTable('items', ITEMS_SCHEMA);
+    const chosen = chosenShapes();
     const large = await platform.createTable('items_large', ITEMS_SCHEMA);
-    const seeded = [await seedItems(platform, items.physical, ROWS), await seedItems(platform, large.physical, LARGE_ROWS)];
+    const seeded = [await seedItems(platform, items.physical, ROWS), chosen.large ? await seedItems(platform, large.physical, LARGE_ROWS) : 0];
     const usersStarted = performance.now();
     await platform.db.run(sql`
       insert into platform.users (username, email, password_hash, first_name, last_name, date_joined)
@@ -110,7 +123,7 @@ export async function benchDataMatrix(): Promise<void> {
     note(`items: ${ROWS} rows in ${fixed(seeded[0]!)} s, items_large: ${LARGE_ROWS} rows in ${fixed(seeded[1]!)} s, users: ${USERS} more in ${fixed((performance.now() - usersStarted) / 1000)} s; indexes category, price, (status, created)`);
 
     const descriptors = { items: items.descriptor, items_large: large.descriptor };
-    const lists = new Map(SHAPES.map((shape) => [`/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`, captureList(descriptors[shape.table], shape.query)]));
+    const lists = new Map(chosen.shapes.map((shape) => [`/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`, captureList(descriptors[shape.table], shape.query)]));
     await statementForms(platform, lists, Math.max(1, Math.round(settings.durationSeconds / 2)), Math.max(3, settings.rounds));
     const bare = await startBareServer((pathAndQuery) => {
       const list = lists.get(pathAndQuery);
@@ -120,13 +133,13 @@ export async function benchDataMatrix(): Promise<void> {
     const usersBare = await startBaselineServer(platform.db, { subject: claims.sub, tokenId: claims.jti, separateCount: true });
     const results: Array<{ name: string; comparison: Comparison; total: unknown }> = [];
     try {
-      for (const shape of SHAPES) {
+      for (const shape of chosen.shapes) {
         const path = `/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`;
         heading(`data-matrix ${shape.name}: GET ${path}`);
         const answer = (await sameAnswer([`${platform.url}${path}`, `${bare.url}${path}`], platform.headers, [platform.url, bare.url])) as { total: unknown };
         const list = lists.get(path)!;
         note(`answers equal as JSON (total ${String(answer.total)}); bare page: ${list.page.text.replace(/\s+/g, ' ').slice(0, 220)}…`);
-        if (shape === SHAPES[0]) {
+        if (shape === chosen.shapes[0]) {
           const trace = await platform.trace(() => fetch(`${platform.url}${path}`, { headers: platform.headers }).then((response) => response.text()));
           note(`the platform ran ${trace.length} statements for one request:`);
           for (const line of describeTrace(trace)) note(`  ${line}`);
@@ -142,20 +155,22 @@ export async function benchDataMatrix(): Promise<void> {
         );
         results.push({ name: shape.name, comparison, total: answer.total });
       }
-      heading(`data-matrix 7. users list over ${USERS + 2} users with a search term: GET ${USERS_PATH}`);
-      const adminHeaders = { authorization: `Bearer ${platform.adminToken}` };
-      const users = (await sameAnswer([`${platform.url}${USERS_PATH}`, `${usersBare.url}${USERS_PATH}`], adminHeaders, [platform.url, usersBare.url])) as { count: number };
-      note(`answers equal as JSON (count ${users.count}); bare server: principal lookup, then page ∥ count`);
-      const comparison = await comparePlatformToBaseline(
-        [
-          { name: 'platform (dev server)', url: `${platform.url}${USERS_PATH}` },
-          { name: 'bare (node:http + principal, page ∥ count)', url: `${usersBare.url}${USERS_PATH}` },
-        ],
-        adminHeaders,
-        settings,
-        TARGET_RATIO,
-      );
-      results.push({ name: '7. users list with a search term', comparison, total: users.count });
+      if (chosen.users) {
+        heading(`data-matrix 7. users list over ${USERS + 2} users with a search term: GET ${USERS_PATH}`);
+        const adminHeaders = { authorization: `Bearer ${platform.adminToken}` };
+        const users = (await sameAnswer([`${platform.url}${USERS_PATH}`, `${usersBare.url}${USERS_PATH}`], adminHeaders, [platform.url, usersBare.url])) as { count: number };
+        note(`answers equal as JSON (count ${users.count}); bare server: principal lookup, then page ∥ count`);
+        const comparison = await comparePlatformToBaseline(
+          [
+            { name: 'platform (dev server)', url: `${platform.url}${USERS_PATH}` },
+            { name: 'bare (node:http + principal, page ∥ count)', url: `${usersBare.url}${USERS_PATH}` },
+          ],
+          adminHeaders,
+          settings,
+          TARGET_RATIO,
+        );
+        results.push({ name: '7. users list with a search term', comparison, total: users.count });
+      }
     } finally {
       await bare.close();
       await usersBare.close();
@@ -173,7 +188,7 @@ export async function benchDataMatrix(): Promise<void> {
       ]),
     );
 
-    await plannedAgainstExact(platform);
+    if (chosen.large) await plannedAgainstExact(platform);
   } finally {
     await platform.close();
   }
