@@ -7,6 +7,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import { JsonText, reply, type HttpReply } from '#shared/http/reply.ts';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '#shared/http/json-body.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
@@ -119,6 +120,21 @@ export async function createRecordsAsJson(db: Queryable, table: TableDescriptor,
     db.rows<{ records: string }>(sql`with created as (${insertSql(table, rows)}) select '[' || coalesce(string_agg(record, ','), '') || ']' as records from created`),
   );
   return row!.records;
+}
+
+/** POST's answer: `{data}` for one record; for an array, the records as JSON text made by the database. */
+export async function createAnswer(db: Queryable, table: TableDescriptor, body: unknown): Promise<{ data: DataRecord | DataRecord[] } | JsonText> {
+  if (!Array.isArray(body)) return { data: await createRecords(db, table, body) };
+  return new JsonText(`{"data":${await createRecordsAsJson(db, table, body)}}`);
+}
+
+/** An upsert's answer: 201 when a record was inserted, else 200; an array also counts both kinds. */
+export async function upsertAnswer(db: Queryable, table: TableDescriptor, body: unknown, uniqueFields: string | undefined): Promise<HttpReply> {
+  const result = await upsertRecords(db, table, body, uniqueFields);
+  const answer = Array.isArray(result.data)
+    ? { data: result.data, created: result.created, updated: result.updated }
+    : { data: result.data, created: result.created };
+  return reply(result.anyInserted ? 201 : 200, answer);
 }
 
 export interface UpsertResult {
