@@ -31,6 +31,11 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./data-matrix.ts')).benchDataMatrix(),
   },
   {
+    name: 'list-profile',
+    summary: 'CPU profile of the dev server while 8 connections load one record list (data-matrix shape 2, or BENCH_LIST_QUERY): self time by project function',
+    run: async () => (await import('./list-profile.ts')).benchListProfile(),
+  },
+  {
     name: 'bulk-create',
     summary: 'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
     run: async () => (await import('./bulk-create.ts')).benchBulkCreate(),

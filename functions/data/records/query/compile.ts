@@ -160,8 +160,8 @@ export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
 /**
  * Every list of records (plain, searched, aggregated) as one statement answering one text,
  * `<total>,<rows>,<data>`: the total (`null` unless `_count=exact`), the rows read for the page (one
- * more than its size when a further row exists), and the page as a JSON array made by PostgreSQL from the records it builds
- * anyway (never parsed here only to be serialized again). The count and the page are separate
+ * more than its size when a further row exists), and the page as a JSON array made by PostgreSQL
+ * from the records it builds anyway (never parsed here only to be serialized again). The count and the page are separate
  * scalar subqueries, so each gets a plan of its own: the page's ORDER BY … LIMIT can walk an index
  * on the sort column and stop, where a window count beside it would need every match first.
  */
