@@ -3,10 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 
 export type DatatableRow = {
   id: number;

@@ -5,7 +5,8 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ValidationError } from '#shared/errors.ts';
-import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, ident, indexStatement, searchExpression, typedLiteral } from '../ddl.ts';
+import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, indexStatement, searchExpression, typedLiteral } from '../ddl.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
 import { tombstoneName, type PlannedStep, type Preflight } from './migration-steps.ts';
@@ -103,9 +104,9 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       const now = fieldChecks(desc.tableName, field);
       // The same checks over the column as it is before the plan, for the preflight.
       const pre = origin.has(f.name) ? fieldChecks(desc.tableName, { ...f, name: origin.get(f.name)!.name }) : undefined;
-      fieldChecks(desc.tableName, f).forEach((check, i) =>
-        map.set(check.name, { name: check.name, text: ddlText(check.clause), columns: [f.name], clause: check.clause, physical: now[i]!.name, original: now[i]!.clause, ...(pre ? { before: pre[i]!.clause } : {}) }),
-      );
+      fieldChecks(desc.tableName, f).forEach((check, i) => {
+        map.set(check.name, { name: check.name, text: ddlText(check.clause), columns: [f.name], clause: check.clause, physical: now[i]!.name, original: now[i]!.clause, ...(pre ? { before: pre[i]!.clause } : {}) });
+      });
       if (f.constraints.unique === true && !(desc.primaryKey.length === 1 && desc.primaryKey[0] === field.name)) {
         const name = constraintName(desc.tableName, `${f.name}_key`);
         map.set(name, { name, text: `unique ${f.name}`, columns: [f.name], clause: sql`unique (${ident(f.name)})`, physical: constraintName(desc.tableName, `${field.name}_key`), original: sql`unique (${ident(field.name)})` });

@@ -7,7 +7,7 @@ import definition from '#infra/state-machines/schema-migration.asl.json' with { 
 import { runMigrationTask, type MigrationTaskDeps, type MigrationTaskInput } from './migration-tasks.ts';
 
 /** The substitution CDK fills with the task Lambda's ARN. */
-export const TASK_ARN_SUBSTITUTION = 'MigrationTaskFunctionArn';
+const TASK_ARN_SUBSTITUTION = 'MigrationTaskFunctionArn';
 
 /** The definition with its Task resources pointing at a Lambda ARN the local runner never calls. */
 export function localMigrationDefinition(): unknown {

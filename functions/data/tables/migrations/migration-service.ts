@@ -7,7 +7,7 @@ import type { Config } from '#shared/config.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
@@ -179,7 +179,7 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
   const warnings = warningsOf(plan.steps, preflights);
-  const blocked = plan.steps.some((step, index) => {
+  const blocked = plan.steps.some((_step, index) => {
     const found = preflights.get(index);
     return found !== undefined && found.violating_rows > 0 && found.blocking;
   });

@@ -5,10 +5,9 @@
 import { sql } from '#shared/db/sql.ts';
 import { LockTimeoutError, StatementTimeoutError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { isSafeIdentifier } from '../table-schema.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { identifier as ident, isSafeIdentifier, tenantTable } from '#shared/db/sql-identifiers.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
-import { ddlText, ident } from '../ddl.ts';
+import { ddlText } from '../ddl.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
 import { claimMigration, completeMigration, failMigration, findMigration, markApplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
 

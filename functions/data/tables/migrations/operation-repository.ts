@@ -3,12 +3,9 @@
 import { sql } from '#shared/db/sql.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
 
 export type MigrationRow = OperationRow & {
   datatable_id: number | null;

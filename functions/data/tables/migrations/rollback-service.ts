@@ -7,7 +7,7 @@ import { LockTimeoutError, StatementTimeoutError } from '#shared/db/database-err
 import type { Queryable } from '#shared/db/database.ts';
 import { sql } from '#shared/db/sql.ts';
 import { AppError, BusinessLogicError, ConflictError, NotFoundError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import type { DatatableRow } from '../table-repository.ts';
