@@ -34,7 +34,9 @@ function iso(value: string | Date): string {
 }
 
 async function answer(db: Database, caller: BaselineCaller, origin: string, url: URL): Promise<{ status: number; body: unknown }> {
-  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(principalStatement(caller.subject, caller.tokenId));
+  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(
+    principalStatement(caller.subject, caller.tokenId),
+  );
   if (principal === undefined || principal.revoked || !principal.is_active || principal.is_deleted) {
     return { status: 401, body: { detail: 'unauthorized' } };
   }

@@ -43,7 +43,13 @@ export async function comparePlatformToBaseline(
   const rows: string[][] = [];
   for (const server of servers) {
     results.get(server.name)!.forEach((result, round) => {
-      rows.push([`${server.name} #${round + 1}`, fixed(result.requestsPerSecond), fixed(result.latencyP50Ms, 0), fixed(result.latencyP99Ms, 0), String(result.requests)]);
+      rows.push([
+        `${server.name} #${round + 1}`,
+        fixed(result.requestsPerSecond),
+        fixed(result.latencyP50Ms, 0),
+        fixed(result.latencyP99Ms, 0),
+        String(result.requests),
+      ]);
     });
   }
   const [platform, baseline] = servers.map((server) => {
@@ -55,10 +61,13 @@ export async function comparePlatformToBaseline(
       p99: median(runs.map((run) => run.latencyP99Ms)),
     };
   }) as [{ name: string; rps: number; p50: number; p99: number }, { name: string; rps: number; p50: number; p99: number }];
-  for (const entry of [platform, baseline]) rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
+  for (const entry of [platform, baseline])
+    rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
   table(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests'], rows);
   const baselineRuns = results.get(servers[1].name)!;
-  const perRound = results.get(servers[0].name)!.map((run, round) => fixed(run.requestsPerSecond / baselineRuns[round]!.requestsPerSecond, 2));
+  const perRound = results
+    .get(servers[0].name)!
+    .map((run, round) => fixed(run.requestsPerSecond / baselineRuns[round]!.requestsPerSecond, 2));
   note(`ratio platform / baseline (median req/s): ${ratioAgainst(platform.rps / baseline.rps, targetRatio, true)}`);
   note(`ratio per round: ${perRound.join(', ')}`);
   note(

@@ -35,11 +35,13 @@ export async function benchDataList(): Promise<void> {
   try {
     const { physical, descriptor } = await platform.createTable(TABLE, ORDERS_SCHEMA);
     const seedStarted = performance.now();
-    await platform.db.run(sql.raw(`
+    await platform.db.run(
+      sql.raw(`
       insert into ${physical} (category, status, price, created, title)
       select 'c' || lpad((n % 50)::text, 2, '0'), (array['open', 'closed', 'pending', 'cancelled'])[1 + (n / 50) % 4],
         ((n * 7919) % 10000) / 100.0, timestamptz '2024-01-01 00:00:00+00' + n * interval '1 minute', 'order ' || n
-      from generate_series(1, ${ROWS}) as n`));
+      from generate_series(1, ${ROWS}) as n`),
+    );
     await platform.db.run(sql.raw(`analyze ${physical}`));
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
@@ -60,14 +62,20 @@ export async function benchDataList(): Promise<void> {
         }),
       );
       if (fromPlatform!.value !== fromBaseline!.value) {
-        throw new Error(`the servers answer differently:\n platform ${fromPlatform!.value.slice(0, 400)}\n baseline ${fromBaseline!.value.slice(0, 400)}`);
+        throw new Error(
+          `the servers answer differently:\n platform ${fromPlatform!.value.slice(0, 400)}\n baseline ${fromBaseline!.value.slice(0, 400)}`,
+        );
       }
       const answer = JSON.parse(fromPlatform!.text) as { total: number; data: unknown[] };
       await fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text());
       const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
       note(`database: ${platform.database.label}; both servers in this process (pid ${process.pid})`);
-      note(`table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`);
-      note(`answers equal as JSON (status 200, total ${answer.total}, ${answer.data.length} records; ${Buffer.byteLength(fromPlatform!.text)} bytes from the platform, ${Buffer.byteLength(fromBaseline!.text)} from the baseline)`);
+      note(
+        `table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`,
+      );
+      note(
+        `answers equal as JSON (status 200, total ${answer.total}, ${answer.data.length} records; ${Buffer.byteLength(fromPlatform!.text)} bytes from the platform, ${Buffer.byteLength(fromBaseline!.text)} from the baseline)`,
+      );
       note(`bare server's page: ${captured.page.text.replace(/\s+/g, ' ')}  params ${JSON.stringify(captured.page.params)}`);
       note(`bare server's count (sent with the page): ${captured.count.text.replace(/\s+/g, ' ')}`);
       note(`the platform ran ${trace.length} statements for one request:`);

@@ -5,7 +5,18 @@
 // median of BENCH_ROUNDS (≥ 3). Then `_count=planned` against `_count=exact` on 1,000,000 rows.
 import { sql } from 'drizzle-orm';
 import { listSql } from '#functions/data/records/query/compile.ts';
-import { bareListAnswer, capture, captureList, describeTrace, percentile, runSequential, startDataPlatform, APP_SLUG, type CapturedList, type DataPlatform } from './data-platform.ts';
+import {
+  bareListAnswer,
+  capture,
+  captureList,
+  describeTrace,
+  percentile,
+  runSequential,
+  startDataPlatform,
+  APP_SLUG,
+  type CapturedList,
+  type DataPlatform,
+} from './data-platform.ts';
 import { startBareServer } from './bare-server.ts';
 import { startBaselineServer } from './baseline-server.ts';
 import { comparePlatformToBaseline, type Comparison } from './compare-servers.ts';
@@ -102,7 +113,8 @@ async function sameAnswer(urls: [string, string], headers: Record<string, string
       return `${response.status} ${JSON.stringify(JSON.parse(text)).replaceAll(origins[index]!, 'ORIGIN')}`;
     }),
   );
-  if (answers[0] !== answers[1]) throw new Error(`the servers answer differently:\n platform ${answers[0]!.slice(0, 400)}\n bare     ${answers[1]!.slice(0, 400)}`);
+  if (answers[0] !== answers[1])
+    throw new Error(`the servers answer differently:\n platform ${answers[0]!.slice(0, 400)}\n bare     ${answers[1]!.slice(0, 400)}`);
   return JSON.parse(answers[0]!.slice(4));
 }
 
@@ -114,18 +126,30 @@ export async function benchDataMatrix(): Promise<void> {
     const items = await platform.createTable('items', ITEMS_SCHEMA);
     const chosen = chosenShapes();
     const large = await platform.createTable('items_large', ITEMS_SCHEMA);
-    const seeded = [await seedItems(platform, items.physical, ROWS), chosen.large ? await seedItems(platform, large.physical, LARGE_ROWS) : 0];
+    const seeded = [
+      await seedItems(platform, items.physical, ROWS),
+      chosen.large ? await seedItems(platform, large.physical, LARGE_ROWS) : 0,
+    ];
     const usersStarted = performance.now();
     await platform.db.run(sql`
       insert into platform.users (username, email, password_hash, first_name, last_name, date_joined)
       select 'user' || lpad(n::text, 5, '0'), 'user' || n || '@example.com', 'not-a-hash', 'First' || n, 'Last' || n, now() - n * interval '1 hour'
       from generate_series(1, ${USERS}) as n`);
     await platform.db.run(sql`analyze platform.users`);
-    note(`database: ${platform.database.label}; both servers in this process (pid ${process.pid}); rate limits ${process.env.RATE_LIMIT_ENABLED === 'false' ? 'OFF' : 'on (every request counted)'}`);
-    note(`items: ${ROWS} rows in ${fixed(seeded[0]!)} s, items_large: ${LARGE_ROWS} rows in ${fixed(seeded[1]!)} s, users: ${USERS} more in ${fixed((performance.now() - usersStarted) / 1000)} s; indexes category, price, (status, created)`);
+    note(
+      `database: ${platform.database.label}; both servers in this process (pid ${process.pid}); rate limits ${process.env.RATE_LIMIT_ENABLED === 'false' ? 'OFF' : 'on (every request counted)'}`,
+    );
+    note(
+      `items: ${ROWS} rows in ${fixed(seeded[0]!)} s, items_large: ${LARGE_ROWS} rows in ${fixed(seeded[1]!)} s, users: ${USERS} more in ${fixed((performance.now() - usersStarted) / 1000)} s; indexes category, price, (status, created)`,
+    );
 
     const descriptors = { items: items.descriptor, items_large: large.descriptor };
-    const lists = new Map(chosen.shapes.map((shape) => [`/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`, captureList(descriptors[shape.table], shape.query)]));
+    const lists = new Map(
+      chosen.shapes.map((shape) => [
+        `/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`,
+        captureList(descriptors[shape.table], shape.query),
+      ]),
+    );
     await statementForms(platform, lists, Math.max(1, Math.round(settings.durationSeconds / 2)), Math.max(3, settings.rounds));
     const bare = await startBareServer((pathAndQuery) => {
       const list = lists.get(pathAndQuery);
@@ -138,11 +162,15 @@ export async function benchDataMatrix(): Promise<void> {
       for (const shape of chosen.shapes) {
         const path = `/api/apps/${APP_SLUG}/datatables/${shape.table}/data/?${shape.query}`;
         heading(`data-matrix ${shape.name}: GET ${path}`);
-        const answer = (await sameAnswer([`${platform.url}${path}`, `${bare.url}${path}`], platform.headers, [platform.url, bare.url])) as { total: unknown };
+        const answer = (await sameAnswer([`${platform.url}${path}`, `${bare.url}${path}`], platform.headers, [platform.url, bare.url])) as {
+          total: unknown;
+        };
         const list = lists.get(path)!;
         note(`answers equal as JSON (total ${String(answer.total)}); bare page: ${list.page.text.replace(/\s+/g, ' ').slice(0, 220)}…`);
         if (shape === chosen.shapes[0]) {
-          const trace = await platform.trace(() => fetch(`${platform.url}${path}`, { headers: platform.headers }).then((response) => response.text()));
+          const trace = await platform.trace(() =>
+            fetch(`${platform.url}${path}`, { headers: platform.headers }).then((response) => response.text()),
+          );
           note(`the platform ran ${trace.length} statements for one request:`);
           for (const line of describeTrace(trace)) note(`  ${line}`);
         }
@@ -160,7 +188,10 @@ export async function benchDataMatrix(): Promise<void> {
       if (chosen.users) {
         heading(`data-matrix 7. users list over ${USERS + 2} users with a search term: GET ${USERS_PATH}`);
         const adminHeaders = { authorization: `Bearer ${platform.adminToken}` };
-        const users = (await sameAnswer([`${platform.url}${USERS_PATH}`, `${usersBare.url}${USERS_PATH}`], adminHeaders, [platform.url, usersBare.url])) as { count: number };
+        const users = (await sameAnswer([`${platform.url}${USERS_PATH}`, `${usersBare.url}${USERS_PATH}`], adminHeaders, [
+          platform.url,
+          usersBare.url,
+        ])) as { count: number };
         note(`answers equal as JSON (count ${users.count}); bare server: principal lookup, then page ∥ count`);
         const comparison = await comparePlatformToBaseline(
           [
@@ -202,7 +233,9 @@ export async function benchDataMatrix(): Promise<void> {
  * the pool, with CONNECTIONS workers in this process each running one list after another.
  */
 async function statementForms(platform: DataPlatform, lists: Map<string, CapturedList>, seconds: number, rounds: number): Promise<void> {
-  heading(`data-matrix statement forms (database only, ${CONNECTIONS} workers, ${seconds} s per form, ${rounds} rounds alternating, median lists/s)`);
+  heading(
+    `data-matrix statement forms (database only, ${CONNECTIONS} workers, ${seconds} s per form, ${rounds} rounds alternating, median lists/s)`,
+  );
   const throughput = async (work: () => Promise<unknown>) => {
     let done = 0;
     const deadline = performance.now() + seconds * 1000;
@@ -226,7 +259,8 @@ async function statementForms(platform: DataPlatform, lists: Map<string, Capture
     const seen = { one: [] as number[], two: [] as number[] };
     for (const form of ['one', 'two'] as const) await throughput(forms[form]); // warm-up, prepares
     for (let round = 0; round < rounds; round += 1) {
-      for (const form of round % 2 === 0 ? (['one', 'two'] as const) : (['two', 'one'] as const)) seen[form].push(await throughput(forms[form]));
+      for (const form of round % 2 === 0 ? (['one', 'two'] as const) : (['two', 'one'] as const))
+        seen[form].push(await throughput(forms[form]));
     }
     const one_ = median(seen.one);
     const two = median(seen.two);
@@ -249,7 +283,12 @@ async function plannedAgainstExact(platform: DataPlatform): Promise<void> {
     };
     const exact = await p50('exact');
     const planned = await p50('planned');
-    rows.push([query, `${fixed(exact.p50, 2)} ms (${exact.total})`, `${fixed(planned.p50, 2)} ms (${planned.total})`, ratioAgainst(planned.p50 / exact.p50, PLANNED_TARGET, false)]);
+    rows.push([
+      query,
+      `${fixed(exact.p50, 2)} ms (${exact.total})`,
+      `${fixed(planned.p50, 2)} ms (${planned.total})`,
+      ratioAgainst(planned.p50 / exact.p50, PLANNED_TARGET, false),
+    ]);
   }
   table(['query', 'exact p50 (total)', 'planned p50 (estimate)', 'planned / exact'], rows);
 }

@@ -92,9 +92,21 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
         if (entry !== undefined) entry.ms = performance.now() - started;
       }
     },
-    rows: (statement) => timed(record('rows', () => textOf(statement)), () => target.rows(statement)),
-    run: (statement) => timed(record('run', () => textOf(statement)), () => target.run(statement)),
-    transaction: (work, options) => timed(record('transaction', () => 'begin … commit'), () => target.transaction((tx) => work(wrap(tx)), options)),
+    rows: (statement) =>
+      timed(
+        record('rows', () => textOf(statement)),
+        () => target.rows(statement),
+      ),
+    run: (statement) =>
+      timed(
+        record('run', () => textOf(statement)),
+        () => target.run(statement),
+      ),
+    transaction: (work, options) =>
+      timed(
+        record('transaction', () => 'begin … commit'),
+        () => target.transaction((tx) => work(wrap(tx)), options),
+      ),
   });
   const wrapped = wrap(inner);
   const db: Database = {
@@ -108,7 +120,11 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
   return { db, recorder };
 }
 
-async function request(url: string, method: string, init: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Answer> {
+async function request(
+  url: string,
+  method: string,
+  init: { token?: string; body?: unknown; headers?: Record<string, string> },
+): Promise<Answer> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
@@ -139,16 +155,28 @@ export async function startDataPlatform(): Promise<DataPlatform> {
       request(`${server.url}${path}`, method, init);
 
     const admin = expectStatus(await api('POST', '/api/auth/jwt/token/', { body: ADMIN }), 200, 'admin login').body.access as string;
-    const org = expectStatus(await api('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Bench org' } }), 201, 'organization');
+    const org = expectStatus(
+      await api('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Bench org' } }),
+      201,
+      'organization',
+    );
     const orgSlug = org.body.data.slug as string;
-    const site = expectStatus(await api('POST', `/api/cloud/organizations/${orgSlug}/sites/`, { token: admin, body: { name: 'Bench site' } }), 201, 'site');
+    const site = expectStatus(
+      await api('POST', `/api/cloud/organizations/${orgSlug}/sites/`, { token: admin, body: { name: 'Bench site' } }),
+      201,
+      'site',
+    );
     const siteSlug = site.body.slug as string;
     expectStatus(
       await api('POST', '/api/cloud/users/', { token: admin, body: { ...MEMBER, email: `${MEMBER.username}@example.com` } }),
       201,
       'member user',
     );
-    expectStatus(await api('POST', `/api/cloud/organizations/${orgSlug}/members/`, { token: admin, body: { user_slug: MEMBER.username } }), 201, 'org member');
+    expectStatus(
+      await api('POST', `/api/cloud/organizations/${orgSlug}/members/`, { token: admin, body: { user_slug: MEMBER.username } }),
+      201,
+      'org member',
+    );
     const grant = await api('POST', `/api/cloud/sites/${siteSlug}/users/`, {
       token: admin,
       body: { users: [{ username: MEMBER.username, permissions: ['access_site'] }] },
@@ -160,7 +188,11 @@ export async function startDataPlatform(): Promise<DataPlatform> {
     // Definitions are an admin's job (manage data); records are the member's.
     const asAdmin = (method: string, path: string, body?: unknown) => api(method, path, { token: admin, body, headers: tenantHeaders });
     expectStatus(await asAdmin('POST', '/api/apps/', { name: APP_SLUG }), 201, 'app');
-    expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/`, { name: 'main', provider_type: 'flat_table' }), 201, 'datasource');
+    expectStatus(
+      await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/`, { name: 'main', provider_type: 'flat_table' }),
+      201,
+      'datasource',
+    );
     const tenant = (await tenantBySlug(database.db, siteSlug))!;
 
     return {
@@ -173,7 +205,11 @@ export async function startDataPlatform(): Promise<DataPlatform> {
       call: (method, path, body) => api(method, path, { token: member, body, headers: tenantHeaders }),
       callAsAdmin: asAdmin,
       createTable: async (name, schema) => {
-        expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/main/datatables/`, { name, json_schema: schema }), 201, `table ${name}`);
+        expectStatus(
+          await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/main/datatables/`, { name, json_schema: schema }),
+          201,
+          `table ${name}`,
+        );
         expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datatables/${name}/materialize/`), 200, `materialize ${name}`);
         const { descriptor } = await loadTableDescriptor(database.db, tenant, APP_SLUG, name);
         return { physical: `"${descriptor.schemaName}"."${descriptor.tableName}"`, descriptor };
@@ -221,7 +257,8 @@ export function capture(statement: SQL): CapturedStatement {
   chunks.push(sql.raw(text.slice(last)));
   const rebuilt = sql.join(chunks, sql``);
   const again = dialect.sqlToQuery(rebuilt);
-  if (again.sql !== text || JSON.stringify(again.params) !== JSON.stringify(params)) throw new Error('captured statement does not render back the same');
+  if (again.sql !== text || JSON.stringify(again.params) !== JSON.stringify(params))
+    throw new Error('captured statement does not render back the same');
   return { text, params, statement: rebuilt };
 }
 
@@ -244,7 +281,10 @@ export function captureList(table: TableDescriptor, query: string): CapturedList
  * aggregation) made with JSON.stringify.
  */
 export async function bareListAnswer(db: Queryable, list: CapturedList): Promise<string> {
-  const [rows, [counted]] = await Promise.all([db.rows<{ record: string }>(list.page.statement), db.rows<{ total: unknown }>(list.count.statement)]);
+  const [rows, [counted]] = await Promise.all([
+    db.rows<{ record: string }>(list.page.statement),
+    db.rows<{ total: unknown }>(list.count.statement),
+  ]);
   const data = rows.slice(0, list.plan.pageSize).map((row) => JSON.parse(row.record) as unknown);
   const total = Number(counted!.total);
   if (list.plan.aggregates) return JSON.stringify({ data, total });
@@ -258,7 +298,13 @@ export function percentile(values: readonly number[], fraction: number): number 
 }
 
 /** Sequential GETs from a child process (keep-alive fetch); answers each request's latency in ms. */
-export function runSequential(options: { url: string; headers: Record<string, string>; warmup: number; requests: number; maxSeconds: number }): Promise<number[]> {
+export function runSequential(options: {
+  url: string;
+  headers: Record<string, string>;
+  warmup: number;
+  requests: number;
+  maxSeconds: number;
+}): Promise<number[]> {
   const script = fileURLToPath(new URL('./sequential-client.mjs', import.meta.url));
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
@@ -269,11 +315,16 @@ export function runSequential(options: { url: string; headers: Record<string, st
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout) as number[]) : reject(new Error(`sequential client exited with ${code}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(stdout) as number[]) : reject(new Error(`sequential client exited with ${code}: ${stderr}`)),
+    );
   });
 }
 
 /** Prints the statements one request ran, for the report. */
 export function describeTrace(trace: StatementTrace[]): string[] {
-  return trace.map((entry, index) => `${String(index + 1).padStart(2)}. [${entry.kind}] ${entry.ms.toFixed(2).padStart(6)} ms  ${entry.text.replace(/\s+/g, ' ').slice(0, 140)}`);
+  return trace.map(
+    (entry, index) =>
+      `${String(index + 1).padStart(2)}. [${entry.kind}] ${entry.ms.toFixed(2).padStart(6)} ms  ${entry.text.replace(/\s+/g, ' ').slice(0, 140)}`,
+  );
 }

@@ -63,10 +63,15 @@ export async function benchListProfile(): Promise<void> {
     session.disconnect();
     const file = path.join(tmpdir(), `tessera-list-${process.pid}.cpuprofile`);
     await writeFile(file, JSON.stringify(profile));
-    note(`database: ${platform.database.label}; ${fixed(load.requestsPerSecond)} req/s, p50 ${load.latencyP50Ms} ms while profiled; profile in ${file}`);
+    note(
+      `database: ${platform.database.label}; ${fixed(load.requestsPerSecond)} req/s, p50 ${load.latencyP50Ms} ms while profiled; profile in ${file}`,
+    );
     const buckets = selfTimeByBucket(profile);
     const total = buckets.reduce((sum, [, time]) => sum + time, 0);
-    table(['share of samples', 'where'], buckets.slice(0, SHOWN).map(([name, time]) => [`${fixed((100 * time) / total)}%`, name]));
+    table(
+      ['share of samples', 'where'],
+      buckets.slice(0, SHOWN).map(([name, time]) => [`${fixed((100 * time) / total)}%`, name]),
+    );
   } finally {
     await platform.close();
   }

@@ -22,42 +22,50 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'data-list',
-    summary: 'req/s of a two-filter, sorted, paged record list over 100k rows through the dev server vs a bare node:http server with the same statement',
+    summary:
+      'req/s of a two-filter, sorted, paged record list over 100k rows through the dev server vs a bare node:http server with the same statement',
     run: async () => (await import('./data-list.ts')).benchDataList(),
   },
   {
     name: 'data-matrix',
-    summary: 'req/s of seven record and user list shapes (100k and 1M rows) through the dev server vs a bare node:http server sending page and count together; _count=planned vs exact on 1M rows',
+    summary:
+      'req/s of seven record and user list shapes (100k and 1M rows) through the dev server vs a bare node:http server sending page and count together; _count=planned vs exact on 1M rows',
     run: async () => (await import('./data-matrix.ts')).benchDataMatrix(),
   },
   {
     name: 'list-profile',
-    summary: 'CPU profile of the dev server while 8 connections load one record list (data-matrix shape 2, or BENCH_LIST_QUERY): self time by project function',
+    summary:
+      'CPU profile of the dev server while 8 connections load one record list (data-matrix shape 2, or BENCH_LIST_QUERY): self time by project function',
     run: async () => (await import('./list-profile.ts')).benchListProfile(),
   },
   {
     name: 'bulk-create',
-    summary: 'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
+    summary:
+      'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
     run: async () => (await import('./bulk-create.ts')).benchBulkCreate(),
   },
   {
     name: 'data-search',
-    summary: 'p50/p95 latency of ?search=<word> over 100k rows, sequential requests through the dev server vs the same statement run directly',
+    summary:
+      'p50/p95 latency of ?search=<word> over 100k rows, sequential requests through the dev server vs the same statement run directly',
     run: async () => (await import('./data-search.ts')).benchDataSearch(),
   },
   {
     name: 'storage-transfer',
-    summary: 'MB/s of a 50 MB PUT and GET through the dev server vs writing and reading the bytes on disk, and the server\'s peak RSS growth',
+    summary:
+      "MB/s of a 50 MB PUT and GET through the dev server vs writing and reading the bytes on disk, and the server's peak RSS growth",
     run: async () => (await import('./storage-transfer.ts')).benchStorageTransfer(),
   },
   {
     name: 'schema',
-    summary: 'ms of a PATCH adding a nullable column and of one renaming a column on a 1M-row table (target < 200 ms), and the NOT NULL preflight over 1M rows',
+    summary:
+      'ms of a PATCH adding a nullable column and of one renaming a column on a 1M-row table (target < 200 ms), and the NOT NULL preflight over 1M rows',
     run: async () => (await import('./schema-migration.ts')).benchSchemaMigration(),
   },
   {
     name: 'patterns',
-    summary: 'µs per value of user patterns (a+)+$, (a|aa)+$, (.*a){20} on the linear-time engine at 100 to 100k characters, vs V8 RegExp on short values',
+    summary:
+      'µs per value of user patterns (a+)+$, (a|aa)+$, (.*a){20} on the linear-time engine at 100 to 100k characters, vs V8 RegExp on short values',
     run: async () => (await import('./patterns.ts')).benchPatterns(),
   },
   {

@@ -55,7 +55,12 @@ describe('list statements', () => {
   });
 
   it('recognises the window forms it bans', () => {
-    for (const text of ['(count(*) over ())::int as total', 'count(*)  OVER ( )', 'row_number() over (order by x)', 'sum(x) over (partition by y)']) {
+    for (const text of [
+      '(count(*) over ())::int as total',
+      'count(*)  OVER ( )',
+      'row_number() over (order by x)',
+      'sum(x) over (partition by y)',
+    ]) {
       expect(WINDOW.test(text), text).toBe(true);
     }
     expect(WINDOW.test('select count(*) from t where a over b')).toBe(false);
@@ -63,7 +68,15 @@ describe('list statements', () => {
 
   it.each(['flat_table', 'jsonb'] as const)('builds every %s record list without a window, for every _count', (provider) => {
     const table = descriptor(provider);
-    const queries = ['', 'price__gt=3&_sort=-price&page=4', 'search=lamp', 'search=lamp&_sort=price', '_aggregate=count(*),sum(price)&_group_by=title', '_aggregate=count(*)', 'limit=5&offset=10&include_deleted=true'];
+    const queries = [
+      '',
+      'price__gt=3&_sort=-price&page=4',
+      'search=lamp',
+      'search=lamp&_sort=price',
+      '_aggregate=count(*),sum(price)&_group_by=title',
+      '_aggregate=count(*)',
+      'limit=5&offset=10&include_deleted=true',
+    ];
     for (const query of queries) {
       for (const count of ['exact', 'planned', 'none']) {
         const text = dialect.sqlToQuery(listSql(table, parseListQuery(table, new URLSearchParams(`${query}&_count=${count}`)))).sql;

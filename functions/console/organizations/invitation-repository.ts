@@ -82,7 +82,12 @@ export async function findInvitation(
 }
 
 /** A pending, unexpired invitation of the organization for this email. */
-export async function findOpenInvitation(db: Queryable, organizationId: number, email: string, now: Date): Promise<InvitationRow | undefined> {
+export async function findOpenInvitation(
+  db: Queryable,
+  organizationId: number,
+  email: string,
+  now: Date,
+): Promise<InvitationRow | undefined> {
   const [row] = await db.query((orm) =>
     orm
       .select()

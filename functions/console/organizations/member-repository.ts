@@ -70,7 +70,9 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
         .limit(filter.page.pageSize)
         .offset(pageOffset(filter.page)),
     ),
-    db.query((orm) => orm.select({ total: count() }).from(organizationMembers).innerJoin(users, eq(users.id, organizationMembers.userId)).where(where)),
+    db.query((orm) =>
+      orm.select({ total: count() }).from(organizationMembers).innerJoin(users, eq(users.id, organizationMembers.userId)).where(where),
+    ),
   ]);
   return { rows, total: Number(counted?.total ?? 0) };
 }

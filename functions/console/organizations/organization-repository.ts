@@ -61,7 +61,15 @@ export async function listOrganizations(
   ];
   // Page and total as two statements, each planned on its own (issue 15: never a window count).
   const [rows, [counted]] = await Promise.all([
-    db.query((orm) => orm.select().from(organizations).where(where).orderBy(...orderBy).limit(filter.page.pageSize).offset(pageOffset(filter.page))),
+    db.query((orm) =>
+      orm
+        .select()
+        .from(organizations)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(filter.page.pageSize)
+        .offset(pageOffset(filter.page)),
+    ),
     db.query((orm) => orm.select({ total: count() }).from(organizations).where(where)),
   ]);
   return { rows, total: Number(counted?.total ?? 0) };
@@ -88,7 +96,9 @@ export async function insertOrganization(
   return db.transaction(async (tx) => {
     const [organization] = await tx.query((orm) => orm.insert(organizations).values(values).returning());
     await tx.query((orm) =>
-      orm.insert(organizationMembers).values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true, joinedVia: 'creator' }),
+      orm
+        .insert(organizationMembers)
+        .values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true, joinedVia: 'creator' }),
     );
     return organization!;
   });
@@ -140,7 +150,14 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
         )`);
     for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
     if (ownSites.length > 0) {
-      await tx.query((orm) => orm.delete(sites).where(inArray(sites.id, ownSites.map((site) => site.id))));
+      await tx.query((orm) =>
+        orm.delete(sites).where(
+          inArray(
+            sites.id,
+            ownSites.map((site) => site.id),
+          ),
+        ),
+      );
     }
     await tx.query((orm) => orm.delete(invitations).where(eq(invitations.organizationId, organizationId)));
     await tx.query((orm) => orm.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)));

@@ -73,7 +73,10 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
 /** Every site slug that starts with `base`, for choosing the next free `-2`, `-3` suffix. */
 export async function siteSlugsLike(db: Queryable, base: string): Promise<string[]> {
   const rows = await db.query((orm) =>
-    orm.select({ slug: sites.slug }).from(sites).where(like(sites.slug, startsWithPattern(base))),
+    orm
+      .select({ slug: sites.slug })
+      .from(sites)
+      .where(like(sites.slug, startsWithPattern(base))),
   );
   return rows.map((row) => row.slug);
 }
@@ -85,7 +88,11 @@ export async function insertSite(db: Queryable, values: typeof sites.$inferInser
 
 export async function updateSite(db: Queryable, siteId: number, values: Partial<typeof sites.$inferInsert>): Promise<SiteRow> {
   const [site] = await db.query((orm) =>
-    orm.update(sites).set({ ...values, updatedAt: new Date() }).where(eq(sites.id, siteId)).returning(),
+    orm
+      .update(sites)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(sites.id, siteId))
+      .returning(),
   );
   return site!;
 }

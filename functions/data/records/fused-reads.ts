@@ -78,7 +78,9 @@ function rowsOf(columns: readonly string[], text: string): Row[] {
 }
 
 /** What a fused read found: the statement's rows, or the answer's text (undefined when it had none). */
-export type FusedResult = { descriptor: TableDescriptor; rows: Row[] } | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
+export type FusedResult =
+  | { descriptor: TableDescriptor; rows: Row[] }
+  | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
 
 /**
  * Establishes the request's context and runs the read (built by `compile` from the remembered

@@ -33,7 +33,10 @@ export async function listTableRecords(ctx: RequestContext, address: TableAddres
   const query = [...new URLSearchParams(ctx.request.rawQuery)];
   const links = (plan: ListPlan) => nextPageUrl(ctx, plan);
   let plan: ListPlan | undefined;
-  const fused = await readWithRememberedTable(ctx, address, (table) => ({ answer: listSql(table, (plan = parseListQuery(table, query))) }));
+  const fused = await readWithRememberedTable(ctx, address, (table) => {
+    plan = parseListQuery(table, query);
+    return { answer: listSql(table, plan) };
+  });
   if (fused !== undefined && fused.rows === undefined && fused.answer !== undefined) {
     return new JsonText(await listAnswer(ctx.runtime.db, fused.descriptor, plan!, partsOf(fused.answer), links));
   }
@@ -41,7 +44,12 @@ export async function listTableRecords(ctx: RequestContext, address: TableAddres
 }
 
 /** The list answer's text for `query` on `table`, read the ordinary way (one statement). */
-export async function listAnswerOf(db: Queryable, table: TableDescriptor, query: QueryEntries, nextUrl: (plan: ListPlan) => string): Promise<string> {
+export async function listAnswerOf(
+  db: Queryable,
+  table: TableDescriptor,
+  query: QueryEntries,
+  nextUrl: (plan: ListPlan) => string,
+): Promise<string> {
   const plan = parseListQuery(table, query);
   const [row] = await db.rows<{ answer: string }>(listSql(table, plan));
   return listAnswer(db, table, plan, partsOf(row!.answer), nextUrl);
@@ -62,7 +70,13 @@ export interface ListAnswer {
   next?: string | null;
 }
 
-async function listAnswer(db: Queryable, table: TableDescriptor, plan: ListPlan, parts: ListParts, nextUrl: (plan: ListPlan) => string): Promise<string> {
+async function listAnswer(
+  db: Queryable,
+  table: TableDescriptor,
+  plan: ListPlan,
+  parts: ListParts,
+  nextUrl: (plan: ListPlan) => string,
+): Promise<string> {
   const more = parts.rows > plan.pageSize;
   let total = parts.total;
   let estimate = '';
@@ -81,7 +95,12 @@ async function listAnswer(db: Queryable, table: TableDescriptor, plan: ListPlan,
  * where the matches end (it is not full and not past the end), the total is known exactly; an
  * estimate is never below what the page has already seen.
  */
-async function plannedTotal(db: Queryable, table: TableDescriptor, plan: ListPlan, parts: ListParts): Promise<{ total: number; estimated: boolean }> {
+async function plannedTotal(
+  db: Queryable,
+  table: TableDescriptor,
+  plan: ListPlan,
+  parts: ListParts,
+): Promise<{ total: number; estimated: boolean }> {
   const seen = plan.offset + Math.min(parts.rows, plan.pageSize);
   if (parts.rows <= plan.pageSize && (parts.rows > 0 || plan.offset === 0)) return { total: seen, estimated: false };
   const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(plannedCountSql(table, plan));

@@ -80,7 +80,8 @@ export const upsertRecordsRoute = defineRoute({
   query: z.object({ unique_fields: z.string().min(1).max(500) }),
   body: recordsBody,
   envelope: 'bare',
-  handler: async (ctx, { params, query, body }) => upsertAnswer(ctx.runtime.db, await writableTable(ctx, params), body, query.unique_fields),
+  handler: async (ctx, { params, query, body }) =>
+    upsertAnswer(ctx.runtime.db, await writableTable(ctx, params), body, query.unique_fields),
 });
 
 export const patchRecordsRoute = defineRoute({

@@ -7,7 +7,6 @@ import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,
   SEARCH_VECTOR_FIELD,
-  type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
 import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
@@ -47,12 +46,15 @@ export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
  */
 function buildRecordJson(table: TableDescriptor, row: SQL, extra: SQL[] = []): SQL {
   const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
-  const pairs = own.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, sql`${row}.${identifier(field.name)}`)}`);
+  const pairs = own.map(
+    (field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, sql`${row}.${identifier(field.name)}`)}`,
+  );
   if (table.provider === 'flat_table' && own.length + extra.length <= FIELDS_PER_OBJECT) {
     return pairs.length + extra.length === 0 ? sql`'{}'::json` : sql`json_build_object(${sql.join([...pairs, ...extra], sql`, `)})`;
   }
   const parts: SQL[] = [];
-  for (let start = 0; start < pairs.length; start += FIELDS_PER_OBJECT) parts.push(sql`jsonb_build_object(${sql.join(pairs.slice(start, start + FIELDS_PER_OBJECT), sql`, `)})`);
+  for (let start = 0; start < pairs.length; start += FIELDS_PER_OBJECT)
+    parts.push(sql`jsonb_build_object(${sql.join(pairs.slice(start, start + FIELDS_PER_OBJECT), sql`, `)})`);
   if (table.provider === 'jsonb') parts.push(sql`coalesce(${row}.${identifier(JSONB_DATA_COLUMN)}, '{}'::jsonb)`);
   if (extra.length > 0) parts.push(sql`jsonb_build_object(${sql.join(extra, sql`, `)})`);
   if (parts.length === 0) return sql`'{}'::jsonb`;
@@ -89,7 +91,12 @@ export function whereSql(table: TableDescriptor, filters: FilterCondition[], del
   const visibility = softDeleteCondition(table, deleted);
   if (visibility) conditions.push(visibility);
   if (search !== undefined) conditions.push(sql`${searchVector()} @@ ${searchQuery(search)}`);
-  return conditions.length === 0 ? sql`true` : sql.join(conditions.map((condition) => sql`(${condition})`), sql` and `);
+  return conditions.length === 0
+    ? sql`true`
+    : sql.join(
+        conditions.map((condition) => sql`(${condition})`),
+        sql` and `,
+      );
 }
 
 function direction(term: SortTerm): SQL {
@@ -207,7 +214,12 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
 
 function groupClause(table: TableDescriptor, plan: ListPlan): SQL {
   const groups = plan.aggregates ? (plan.groupBy ?? []) : [];
-  return groups.length === 0 ? sql`` : sql`group by ${sql.join(groups.map((field) => typedValue(table, field)), sql`, `)}`;
+  return groups.length === 0
+    ? sql``
+    : sql`group by ${sql.join(
+        groups.map((field) => typedValue(table, field)),
+        sql`, `,
+      )}`;
 }
 
 /** One group of an aggregation (or the one row without `_group_by`) as a jsonb object. */
@@ -222,7 +234,10 @@ function groupJson(table: TableDescriptor, plan: ListPlan): SQL {
 function groupOrderSql(table: TableDescriptor, plan: ListPlan): SQL {
   const order =
     plan.sort.length > 0
-      ? plan.sort.map((term) => sql`${term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!)} ${direction(term)}`)
+      ? plan.sort.map(
+          (term) =>
+            sql`${term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!)} ${direction(term)}`,
+        )
       : (plan.groupBy ?? []).map((field) => sql`${typedValue(table, field)} asc`);
   return order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
 }

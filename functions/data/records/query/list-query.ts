@@ -46,8 +46,18 @@ export type CountMode = (typeof COUNT_MODES)[number];
 
 const NOT_YET = new Set(['populate', 'format', 'include', 'depth', 'graph_types']);
 const CONTROL = new Set([
-  'page', 'page_size', 'limit', 'offset', '_sort', 'ordering', 'search', 'include_deleted', 'only_deleted',
-  '_aggregate', '_group_by', '_count',
+  'page',
+  'page_size',
+  'limit',
+  'offset',
+  '_sort',
+  'ordering',
+  'search',
+  'include_deleted',
+  'only_deleted',
+  '_aggregate',
+  '_group_by',
+  '_count',
 ]);
 const AGGREGATE = /^(count|count_distinct|sum|avg|min|max)\(\s*(\*|[a-z_][a-z0-9_]*)\s*\)$/;
 const NUMERIC_TYPES = new Set(['number', 'integer', 'year']);
@@ -94,7 +104,11 @@ function commaList(parameter: string, raw: string): string[] {
 function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
   return commaList('_aggregate', raw).map((item) => {
     const match = AGGREGATE.exec(item);
-    if (!match) throw queryError('_aggregate', `unknown aggregate "${item}"; use count(*), count(f), count_distinct(f), sum(f), avg(f), min(f) or max(f)`);
+    if (!match)
+      throw queryError(
+        '_aggregate',
+        `unknown aggregate "${item}"; use count(*), count(f), count_distinct(f), sum(f), avg(f), min(f) or max(f)`,
+      );
     const fn = match[1] as AggregateFunction;
     if (match[2] === '*') {
       if (fn !== 'count') throw queryError('_aggregate', `${fn}(*) is not an aggregate; only count(*) takes "*"`);
@@ -105,7 +119,10 @@ function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
       throw queryError('_aggregate', `${fn}(${field.name}) needs a number or integer field`);
     }
     if ((fn === 'min' || fn === 'max') && !isOrdered(field)) {
-      throw queryError('_aggregate', `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`);
+      throw queryError(
+        '_aggregate',
+        `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`,
+      );
     }
     return { fn, field, alias: `${fn}_${field.name}` };
   });
