@@ -108,7 +108,9 @@ function tokenClaims(token: string): { sub: string; jti: string } {
 async function sameAnswer(urls: [string, string], headers: Record<string, string>, origins: [string, string]): Promise<unknown> {
   const answers = await Promise.all(
     urls.map(async (url, index) => {
-      const response = await fetch(url, { headers });
+      // A fresh connection: fetch's pooled one from the set-up may have idled past the server's
+      // keep-alive while PGlite held the event loop, and be reset as it is reused.
+      const response = await fetch(url, { headers: { ...headers, connection: 'close' } });
       const text = await response.text();
       return `${response.status} ${JSON.stringify(JSON.parse(text)).replaceAll(origins[index]!, 'ORIGIN')}`;
     }),
