@@ -1,13 +1,13 @@
 // The floor the users list is measured against: a bare node:http server that does per request what
 // the platform does at the database — the principal lookup of shared/auth/authenticate.ts and the
-// page query of listUsers (its own statement, userPageStatement) — through the same Database
+// page query of listUsers (its own statement, userPageStatement, or page and count apart) — through the same Database
 // object, and answers the same Envelope C JSON. No JWT verification, no middy chain, no zod, no
 // query builder: the caller's token subject and id are fixed at start-up.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '#shared/db/database.ts';
 import { principalStatement } from '#shared/auth/authenticate.ts';
-import { userPageStatement, type UserPageRow } from '#functions/console/users/user-repository.ts';
+import { userCountStatement, userPageStatement, type UserListFilter, type UserPageRow } from '#functions/console/users/user-repository.ts';
 
 export interface BaselineServer {
   url: string;
@@ -19,6 +19,11 @@ export interface BaselineCaller {
   subject: string;
   /** The access token's `jti`. */
   tokenId: string;
+  /**
+   * Page and count as two statements sent together (the data-matrix's bare server), rather than the
+   * platform's one statement with the count as its own subquery (users-list).
+   */
+  separateCount?: boolean;
 }
 
 const MAX_PAGE_SIZE = 100;
@@ -29,14 +34,29 @@ function iso(value: string | Date): string {
 }
 
 async function answer(db: Database, caller: BaselineCaller, origin: string, url: URL): Promise<{ status: number; body: unknown }> {
-  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(principalStatement(caller.subject, caller.tokenId));
+  const [principal] = await db.rows<{ revoked: boolean; is_active: boolean; is_deleted: boolean }>(
+    principalStatement(caller.subject, caller.tokenId),
+  );
   if (principal === undefined || principal.revoked || !principal.is_active || principal.is_deleted) {
     return { status: 401, body: { detail: 'unauthorized' } };
   }
   const pageSize = Math.min(Number(url.searchParams.get('page_size') ?? '20'), MAX_PAGE_SIZE);
   const page = Number(url.searchParams.get('page') ?? '1');
-  const rows = await db.rows<UserPageRow>(userPageStatement({ ordering: [], page: { page, pageSize } }));
-  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  const search = url.searchParams.get('search') ?? undefined;
+  const filter: UserListFilter = { search, isActive: true, ordering: [], page: { page, pageSize } };
+  let rows: UserPageRow[];
+  let total: number;
+  if (caller.separateCount) {
+    const [pageRows, [counted]] = await Promise.all([
+      db.rows<UserPageRow>(userPageStatement(filter, { withTotal: false })),
+      db.rows<{ total: number }>(userCountStatement(filter)),
+    ]);
+    rows = pageRows;
+    total = Number(counted!.total);
+  } else {
+    rows = await db.rows<UserPageRow>(userPageStatement(filter));
+    total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  }
   const lastPage = Math.max(1, Math.ceil(total / pageSize));
   const link = (target: number | undefined) => {
     const query = new URLSearchParams(url.search);

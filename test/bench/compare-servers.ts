@@ -10,13 +10,20 @@ export interface MeasuredServer {
   url: string;
 }
 
+/** The medians of one comparison, for a summary table. */
+export interface Comparison {
+  platform: { rps: number; p50: number; p99: number };
+  baseline: { rps: number; p50: number; p99: number };
+  ratio: number;
+}
+
 /** `platform` first, `baseline` second; prints the runs, the medians and the ratio against `targetRatio`. */
 export async function comparePlatformToBaseline(
   servers: readonly [MeasuredServer, MeasuredServer],
   headers: Record<string, string>,
   settings: BenchSettings,
   targetRatio: number,
-): Promise<void> {
+): Promise<Comparison> {
   note(
     `load: autocannon CLI in a child process, ${settings.connections} connections, ` +
       `${settings.warmupSeconds} s warm-up each, then ${settings.rounds} rounds of ${settings.durationSeconds} s per server, order alternating`,
@@ -36,7 +43,13 @@ export async function comparePlatformToBaseline(
   const rows: string[][] = [];
   for (const server of servers) {
     results.get(server.name)!.forEach((result, round) => {
-      rows.push([`${server.name} #${round + 1}`, fixed(result.requestsPerSecond), fixed(result.latencyP50Ms, 0), fixed(result.latencyP99Ms, 0), String(result.requests)]);
+      rows.push([
+        `${server.name} #${round + 1}`,
+        fixed(result.requestsPerSecond),
+        fixed(result.latencyP50Ms, 0),
+        fixed(result.latencyP99Ms, 0),
+        String(result.requests),
+      ]);
     });
   }
   const [platform, baseline] = servers.map((server) => {
@@ -48,14 +61,18 @@ export async function comparePlatformToBaseline(
       p99: median(runs.map((run) => run.latencyP99Ms)),
     };
   }) as [{ name: string; rps: number; p50: number; p99: number }, { name: string; rps: number; p50: number; p99: number }];
-  for (const entry of [platform, baseline]) rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
+  for (const entry of [platform, baseline])
+    rows.push([`${entry.name} median`, fixed(entry.rps), fixed(entry.p50, 0), fixed(entry.p99, 0), '']);
   table(['run', 'req/s', 'p50 ms', 'p99 ms', 'requests'], rows);
   const baselineRuns = results.get(servers[1].name)!;
-  const perRound = results.get(servers[0].name)!.map((run, round) => fixed(run.requestsPerSecond / baselineRuns[round]!.requestsPerSecond, 2));
+  const perRound = results
+    .get(servers[0].name)!
+    .map((run, round) => fixed(run.requestsPerSecond / baselineRuns[round]!.requestsPerSecond, 2));
   note(`ratio platform / baseline (median req/s): ${ratioAgainst(platform.rps / baseline.rps, targetRatio, true)}`);
   note(`ratio per round: ${perRound.join(', ')}`);
   note(
     `1 / throughput: platform ${fixed(1000 / platform.rps, 3)} ms, baseline ${fixed(1000 / baseline.rps, 3)} ms ` +
       `per request (the platform adds ${fixed(1000 / platform.rps - 1000 / baseline.rps, 3)} ms)`,
   );
+  return { platform, baseline, ratio: platform.rps / baseline.rps };
 }

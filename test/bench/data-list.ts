@@ -1,12 +1,10 @@
 // Issue 4 (a): req/s of a filtered, sorted, paged record list over a 100k-row flat table, through
 // the dev server (member's bearer token + X-Tenant) against a bare node:http server that runs the
-// very statement the platform issues (text + params captured once from compile.ts, outside the timed
-// path) on the same database. Same autocannon client in a child process, rounds alternating order.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// page and the count the platform's list statement is made of (text + params captured once from
+// compile.ts, outside the timed path) as two statements sent together, on the same database. Same autocannon client in a child process, rounds alternating order.
 import { sql } from 'drizzle-orm';
-import type { Database } from '#shared/db/database.ts';
-import { captureListStatement, describeTrace, listAnswer, startDataPlatform, APP_SLUG, type CapturedStatement } from './data-platform.ts';
+import { bareListAnswer, captureList, describeTrace, startDataPlatform, APP_SLUG } from './data-platform.ts';
+import { startBareServer } from './bare-server.ts';
 import { fixed, heading, note } from './report.ts';
 import { benchSettings } from './settings.ts';
 import { comparePlatformToBaseline } from './compare-servers.ts';
@@ -29,53 +27,26 @@ export const ORDERS_SCHEMA = {
   indexes: [{ name: 'category_status_created', fields: ['category', 'status', 'created'] }],
 };
 
-async function startListBaseline(db: Database, captured: CapturedStatement & { page: number; pageSize: number }): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((_request, response) => {
-    db.rows(captured.statement).then(
-      (rows) => {
-        response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-        response.end(JSON.stringify(listAnswer(rows, captured.page, captured.pageSize)));
-      },
-      (error: unknown) => {
-        console.error('baseline server failed to answer', error);
-        response.writeHead(500);
-        response.end();
-      },
-    );
-  });
-  server.keepAliveTimeout = 65_000; // as the dev server
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
-
 export async function benchDataList(): Promise<void> {
   const settings = benchSettings();
   const path = `/api/apps/${APP_SLUG}/datatables/${TABLE}/data/?${QUERY}`;
-  heading(`data-list: GET ${path} over ${ROWS / 1000}k rows, dev server vs bare node:http with the same statement`);
+  heading(`data-list: GET ${path} over ${ROWS / 1000}k rows, dev server vs bare node:http with the same page and count`);
   const platform = await startDataPlatform();
   try {
     const { physical, descriptor } = await platform.createTable(TABLE, ORDERS_SCHEMA);
     const seedStarted = performance.now();
-    await platform.db.run(sql.raw(`
+    await platform.db.run(
+      sql.raw(`
       insert into ${physical} (category, status, price, created, title)
       select 'c' || lpad((n % 50)::text, 2, '0'), (array['open', 'closed', 'pending', 'cancelled'])[1 + (n / 50) % 4],
         ((n * 7919) % 10000) / 100.0, timestamptz '2024-01-01 00:00:00+00' + n * interval '1 minute', 'order ' || n
-      from generate_series(1, ${ROWS}) as n`));
+      from generate_series(1, ${ROWS}) as n`),
+    );
     await platform.db.run(sql.raw(`analyze ${physical}`));
     const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-    const captured = captureListStatement(descriptor, QUERY);
-    const baseline = await startListBaseline(platform.db, captured);
+    const captured = captureList(descriptor, QUERY);
+    const baseline = await startBareServer(() => bareListAnswer(platform.db, captured));
     const servers = [
       { name: 'platform (dev server)', url: `${platform.url}${path}` },
       { name: 'baseline (node:http + SQL)', url: `${baseline.url}${path}` },
@@ -91,15 +62,22 @@ export async function benchDataList(): Promise<void> {
         }),
       );
       if (fromPlatform!.value !== fromBaseline!.value) {
-        throw new Error(`the servers answer differently:\n platform ${fromPlatform!.value.slice(0, 400)}\n baseline ${fromBaseline!.value.slice(0, 400)}`);
+        throw new Error(
+          `the servers answer differently:\n platform ${fromPlatform!.value.slice(0, 400)}\n baseline ${fromBaseline!.value.slice(0, 400)}`,
+        );
       }
       const answer = JSON.parse(fromPlatform!.text) as { total: number; data: unknown[] };
       await fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text());
       const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
       note(`database: ${platform.database.label}; both servers in this process (pid ${process.pid})`);
-      note(`table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`);
-      note(`answers equal as JSON (status 200, total ${answer.total}, ${answer.data.length} records; ${Buffer.byteLength(fromPlatform!.text)} bytes from the platform, ${Buffer.byteLength(fromBaseline!.text)} from the baseline)`);
-      note(`statement (both servers): ${captured.text.replace(/\s+/g, ' ')}  params ${JSON.stringify(captured.params)}`);
+      note(
+        `table ${physical}: ${ROWS} rows seeded in ${fixed(seedSeconds)} s by one insert … select from generate_series; index (category, status, created)`,
+      );
+      note(
+        `answers equal as JSON (status 200, total ${answer.total}, ${answer.data.length} records; ${Buffer.byteLength(fromPlatform!.text)} bytes from the platform, ${Buffer.byteLength(fromBaseline!.text)} from the baseline)`,
+      );
+      note(`bare server's page: ${captured.page.text.replace(/\s+/g, ' ')}  params ${JSON.stringify(captured.page.params)}`);
+      note(`bare server's count (sent with the page): ${captured.count.text.replace(/\s+/g, ' ')}`);
       note(`the platform ran ${trace.length} statements for one request:`);
       for (const line of describeTrace(trace)) note(`  ${line}`);
       await comparePlatformToBaseline(servers, platform.headers, settings, TARGET_RATIO);

@@ -2,8 +2,8 @@
 // booted on a fresh bench database with the dev server in front, a site made through the API, a
 // plain member with `access_site` on it (not a superuser, so every request takes the ordinary
 // access path), an app with a flat_table datasource, and tables defined and materialized through
-// the API. Also: the exact statement the platform issues for a list query, captured once outside
-// the timed path, and a database wrapper that records the statements one request runs.
+// the API. Also: the page and count statements the platform's list statement is made of, captured
+// once outside the timed path, with the bare server's answer from them, and a database wrapper that records the statements one request runs.
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,8 @@ import { bootLocal } from '#infra/local/boot.ts';
 import { startDevServer } from '#infra/local/dev-server.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { loadTableDescriptor } from '#functions/data/tables/table-service.ts';
-import { listSql } from '#functions/data/records/query/compile.ts';
-import { parseListQuery } from '#functions/data/records/query/list-query.ts';
+import { countSql, pageSql } from '#functions/data/records/query/compile.ts';
+import { parseListQuery, type ListPlan } from '#functions/data/records/query/list-query.ts';
 import { BENCH_ADMIN, benchConfig, openBenchDatabase, type BenchDatabase } from './bench-database.ts';
 
 const ADMIN = BENCH_ADMIN;
@@ -45,6 +45,8 @@ export interface DataPlatform {
   url: string;
   /** The member's bearer token and the site header: what every benchmark request carries. */
   headers: Record<string, string>;
+  /** The superuser's access token (console lists). */
+  adminToken: string;
   tenant: Tenant;
   call(method: string, path: string, body?: unknown): Promise<Answer>;
   /** As the site's administrator (table definitions and schema changes). */
@@ -90,9 +92,21 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
         if (entry !== undefined) entry.ms = performance.now() - started;
       }
     },
-    rows: (statement) => timed(record('rows', () => textOf(statement)), () => target.rows(statement)),
-    run: (statement) => timed(record('run', () => textOf(statement)), () => target.run(statement)),
-    transaction: (work, options) => timed(record('transaction', () => 'begin … commit'), () => target.transaction((tx) => work(wrap(tx)), options)),
+    rows: (statement) =>
+      timed(
+        record('rows', () => textOf(statement)),
+        () => target.rows(statement),
+      ),
+    run: (statement) =>
+      timed(
+        record('run', () => textOf(statement)),
+        () => target.run(statement),
+      ),
+    transaction: (work, options) =>
+      timed(
+        record('transaction', () => 'begin … commit'),
+        () => target.transaction((tx) => work(wrap(tx)), options),
+      ),
   });
   const wrapped = wrap(inner);
   const db: Database = {
@@ -107,7 +121,11 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
   return { db, recorder };
 }
 
-async function request(url: string, method: string, init: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Answer> {
+async function request(
+  url: string,
+  method: string,
+  init: { token?: string; body?: unknown; headers?: Record<string, string> },
+): Promise<Answer> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
@@ -138,16 +156,28 @@ export async function startDataPlatform(): Promise<DataPlatform> {
       request(`${server.url}${path}`, method, init);
 
     const admin = expectStatus(await api('POST', '/api/auth/jwt/token/', { body: ADMIN }), 200, 'admin login').body.access as string;
-    const org = expectStatus(await api('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Bench org' } }), 201, 'organization');
+    const org = expectStatus(
+      await api('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Bench org' } }),
+      201,
+      'organization',
+    );
     const orgSlug = org.body.data.slug as string;
-    const site = expectStatus(await api('POST', `/api/cloud/organizations/${orgSlug}/sites/`, { token: admin, body: { name: 'Bench site' } }), 201, 'site');
+    const site = expectStatus(
+      await api('POST', `/api/cloud/organizations/${orgSlug}/sites/`, { token: admin, body: { name: 'Bench site' } }),
+      201,
+      'site',
+    );
     const siteSlug = site.body.slug as string;
     expectStatus(
       await api('POST', '/api/cloud/users/', { token: admin, body: { ...MEMBER, email: `${MEMBER.username}@example.com` } }),
       201,
       'member user',
     );
-    expectStatus(await api('POST', `/api/cloud/organizations/${orgSlug}/members/`, { token: admin, body: { user_slug: MEMBER.username } }), 201, 'org member');
+    expectStatus(
+      await api('POST', `/api/cloud/organizations/${orgSlug}/members/`, { token: admin, body: { user_slug: MEMBER.username } }),
+      201,
+      'org member',
+    );
     const grant = await api('POST', `/api/cloud/sites/${siteSlug}/users/`, {
       token: admin,
       body: { users: [{ username: MEMBER.username, permissions: ['access_site'] }] },
@@ -159,7 +189,11 @@ export async function startDataPlatform(): Promise<DataPlatform> {
     // Definitions are an admin's job (manage data); records are the member's.
     const asAdmin = (method: string, path: string, body?: unknown) => api(method, path, { token: admin, body, headers: tenantHeaders });
     expectStatus(await asAdmin('POST', '/api/apps/', { name: APP_SLUG }), 201, 'app');
-    expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/`, { name: 'main', provider_type: 'flat_table' }), 201, 'datasource');
+    expectStatus(
+      await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/`, { name: 'main', provider_type: 'flat_table' }),
+      201,
+      'datasource',
+    );
     const tenant = (await tenantBySlug(database.db, siteSlug))!;
 
     return {
@@ -167,11 +201,16 @@ export async function startDataPlatform(): Promise<DataPlatform> {
       db: database.db,
       url: server.url,
       headers: { authorization: `Bearer ${member}`, ...tenantHeaders },
+      adminToken: admin,
       tenant,
       call: (method, path, body) => api(method, path, { token: member, body, headers: tenantHeaders }),
       callAsAdmin: asAdmin,
       createTable: async (name, schema) => {
-        expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/main/datatables/`, { name, json_schema: schema }), 201, `table ${name}`);
+        expectStatus(
+          await asAdmin('POST', `/api/apps/${APP_SLUG}/datasources/main/datatables/`, { name, json_schema: schema }),
+          201,
+          `table ${name}`,
+        );
         expectStatus(await asAdmin('POST', `/api/apps/${APP_SLUG}/datatables/${name}/materialize/`), 200, `materialize ${name}`);
         const { descriptor } = await loadTableDescriptor(database.db, tenant, APP_SLUG, name);
         return { physical: `"${descriptor.schemaName}"."${descriptor.tableName}"`, descriptor };
@@ -219,25 +258,38 @@ export function capture(statement: SQL): CapturedStatement {
   chunks.push(sql.raw(text.slice(last)));
   const rebuilt = sql.join(chunks, sql``);
   const again = dialect.sqlToQuery(rebuilt);
-  if (again.sql !== text || JSON.stringify(again.params) !== JSON.stringify(params)) throw new Error('captured statement does not render back the same');
+  if (again.sql !== text || JSON.stringify(again.params) !== JSON.stringify(params))
+    throw new Error('captured statement does not render back the same');
   return { text, params, statement: rebuilt };
 }
 
-/** The list statement the platform compiles for `query` (record-service listRecords, no aggregation). */
-export function captureListStatement(table: TableDescriptor, query: string): CapturedStatement & { page: number; pageSize: number } {
-  const plan = parseListQuery(table, [...new URLSearchParams(query)]);
-  return { ...capture(listSql(table, plan)), page: plan.page, pageSize: plan.pageSize };
+/** The two statements of a list the platform compiles for `query` (page and count), for a bare server. */
+export interface CapturedList {
+  page: CapturedStatement;
+  count: CapturedStatement;
+  plan: ListPlan;
+  table: TableDescriptor;
 }
 
-/** The list answer shape of listRecords, from the rows of the list statement. */
-export function listAnswer(rows: Record<string, unknown>[], page: number, pageSize: number): unknown {
-  const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
-  return {
-    data: rows.map((row) => (row.rank === undefined ? json(row.record) : { ...json(row.record), rank: Number(row.rank) })),
-    total: rows.length === 0 ? 0 : Number(rows[0]!.total),
-    page,
-    page_size: pageSize,
-  };
+export function captureList(table: TableDescriptor, query: string): CapturedList {
+  const plan = parseListQuery(table, [...new URLSearchParams(query)]);
+  return { page: capture(pageSql(table, plan)), count: capture(countSql(table, plan)), plan, table };
+}
+
+/**
+ * What a bare server does for a list: page and count as two prepared statements sent together on
+ * the pool, and the records API's answer (`{data, total, page, page_size}`; `{data, total}` for an
+ * aggregation) made with JSON.stringify.
+ */
+export async function bareListAnswer(db: Queryable, list: CapturedList): Promise<string> {
+  const [rows, [counted]] = await Promise.all([
+    db.rows<{ record: string }>(list.page.statement),
+    db.rows<{ total: unknown }>(list.count.statement),
+  ]);
+  const data = rows.slice(0, list.plan.pageSize).map((row) => JSON.parse(row.record) as unknown);
+  const total = Number(counted!.total);
+  if (list.plan.aggregates) return JSON.stringify({ data, total });
+  return JSON.stringify({ data, total, page: list.plan.page, page_size: list.plan.pageSize });
 }
 
 export function percentile(values: readonly number[], fraction: number): number {
@@ -247,7 +299,13 @@ export function percentile(values: readonly number[], fraction: number): number 
 }
 
 /** Sequential GETs from a child process (keep-alive fetch); answers each request's latency in ms. */
-export function runSequential(options: { url: string; headers: Record<string, string>; warmup: number; requests: number; maxSeconds: number }): Promise<number[]> {
+export function runSequential(options: {
+  url: string;
+  headers: Record<string, string>;
+  warmup: number;
+  requests: number;
+  maxSeconds: number;
+}): Promise<number[]> {
   const script = fileURLToPath(new URL('./sequential-client.mjs', import.meta.url));
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
@@ -258,11 +316,16 @@ export function runSequential(options: { url: string; headers: Record<string, st
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout) as number[]) : reject(new Error(`sequential client exited with ${code}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(stdout) as number[]) : reject(new Error(`sequential client exited with ${code}: ${stderr}`)),
+    );
   });
 }
 
 /** Prints the statements one request ran, for the report. */
 export function describeTrace(trace: StatementTrace[]): string[] {
-  return trace.map((entry, index) => `${String(index + 1).padStart(2)}. [${entry.kind}] ${entry.ms.toFixed(2).padStart(6)} ms  ${entry.text.replace(/\s+/g, ' ').slice(0, 140)}`);
+  return trace.map(
+    (entry, index) =>
+      `${String(index + 1).padStart(2)}. [${entry.kind}] ${entry.ms.toFixed(2).padStart(6)} ms  ${entry.text.replace(/\s+/g, ' ').slice(0, 140)}`,
+  );
 }

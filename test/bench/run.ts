@@ -32,6 +32,18 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./relations.ts')).benchRelations(),
   },
   {
+    name: 'data-matrix',
+    summary:
+      'req/s of seven record and user list shapes (100k and 1M rows) through the dev server vs a bare node:http server sending page and count together; _count=planned vs exact on 1M rows',
+    run: async () => (await import('./data-matrix.ts')).benchDataMatrix(),
+  },
+  {
+    name: 'list-profile',
+    summary:
+      'CPU profile of the dev server while 8 connections load one record list (data-matrix shape 2, or BENCH_LIST_QUERY): self time by project function',
+    run: async () => (await import('./list-profile.ts')).benchListProfile(),
+  },
+  {
     name: 'bulk-create',
     summary:
       'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',

@@ -41,18 +41,20 @@ const groupColumns = {
 
 export async function listGroups(db: Queryable, filter: { search?: string; page: PageRequest }): Promise<Page<GroupWithLists>> {
   const where = filter.search ? ilike(groups.name, containsPattern(filter.search)) : undefined;
-  const rows = await db.query((orm) =>
-    orm
-      .select({ ...groupColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(groups)
-      .where(where)
-      .orderBy(asc(groups.name), asc(groups.id))
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) return { rows: rows.map(({ total: _total, ...group }) => group), total: rows[0]!.total };
-  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(groups).where(where));
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) =>
+      orm
+        .select(groupColumns)
+        .from(groups)
+        .where(where)
+        .orderBy(asc(groups.name), asc(groups.id))
+        .limit(filter.page.pageSize)
+        .offset(pageOffset(filter.page)),
+    ),
+    db.query((orm) => orm.select({ total: count() }).from(groups).where(where)),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 export async function findGroup(db: Queryable, id: number): Promise<GroupWithLists | undefined> {
@@ -77,9 +79,7 @@ export async function permissionsByCodename(db: Queryable, codenames: string[]):
 
 export async function usersByUsername(db: Queryable, usernames: string[]): Promise<Array<{ id: number; username: string }>> {
   if (usernames.length === 0) return [];
-  return db.query((orm) =>
-    orm.select({ id: users.id, username: users.username }).from(users).where(inArray(users.username, usernames)),
-  );
+  return db.query((orm) => orm.select({ id: users.id, username: users.username }).from(users).where(inArray(users.username, usernames)));
 }
 
 export interface GroupContents {
@@ -92,9 +92,7 @@ async function setLists(tx: Queryable, groupId: number, contents: GroupContents)
   await tx.query((orm) => orm.delete(groupPermissions).where(eq(groupPermissions.groupId, groupId)));
   await tx.query((orm) => orm.delete(userGroups).where(eq(userGroups.groupId, groupId)));
   if (contents.permissionIds.length > 0) {
-    await tx.query((orm) =>
-      orm.insert(groupPermissions).values(contents.permissionIds.map((permissionId) => ({ groupId, permissionId }))),
-    );
+    await tx.query((orm) => orm.insert(groupPermissions).values(contents.permissionIds.map((permissionId) => ({ groupId, permissionId }))));
   }
   if (contents.userIds.length > 0) {
     await tx.query((orm) => orm.insert(userGroups).values(contents.userIds.map((userId) => ({ groupId, userId }))));

@@ -37,22 +37,22 @@ export async function listInvitations(
     filter.status === undefined ? undefined : statusCondition(filter.status, filter.now),
     filter.search ? ilike(invitations.inviteeIdentifier, containsPattern(filter.search)) : undefined,
   );
-  const rows = await db.query((orm) =>
-    orm
-      .select({ ...viewColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(invitations)
-      .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
-      .leftJoin(users, eq(users.id, invitations.invitedById))
-      .where(where)
-      .orderBy(desc(invitations.createdAt), desc(invitations.id))
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) {
-    return { rows: rows.map(({ total: _total, ...view }) => view), total: rows[0]!.total };
-  }
-  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(invitations).where(where));
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) =>
+      orm
+        .select(viewColumns)
+        .from(invitations)
+        .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
+        .leftJoin(users, eq(users.id, invitations.invitedById))
+        .where(where)
+        .orderBy(desc(invitations.createdAt), desc(invitations.id))
+        .limit(filter.page.pageSize)
+        .offset(pageOffset(filter.page)),
+    ),
+    db.query((orm) => orm.select({ total: count() }).from(invitations).where(where)),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 /** By token (the invitation UUID), optionally within one organization; `lock` holds the row. */
@@ -82,7 +82,12 @@ export async function findInvitation(
 }
 
 /** A pending, unexpired invitation of the organization for this email. */
-export async function findOpenInvitation(db: Queryable, organizationId: number, email: string, now: Date): Promise<InvitationRow | undefined> {
+export async function findOpenInvitation(
+  db: Queryable,
+  organizationId: number,
+  email: string,
+  now: Date,
+): Promise<InvitationRow | undefined> {
   const [row] = await db.query((orm) =>
     orm
       .select()

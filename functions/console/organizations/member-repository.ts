@@ -58,21 +58,23 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
     ...ordering.map(({ field, descending }) => (descending ? desc(orderingColumns[field]) : asc(orderingColumns[field]))),
     asc(organizationMembers.id),
   ];
-  const rows = await db.query((orm) =>
-    orm
-      .select({ member: organizationMembers, user: users, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(organizationMembers)
-      .innerJoin(users, eq(users.id, organizationMembers.userId))
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) return { rows: rows.map(({ member, user }) => ({ member, user })), total: rows[0]!.total };
-  const [counted] = await db.query((orm) =>
-    orm.select({ total: count() }).from(organizationMembers).innerJoin(users, eq(users.id, organizationMembers.userId)).where(where),
-  );
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) =>
+      orm
+        .select({ member: organizationMembers, user: users })
+        .from(organizationMembers)
+        .innerJoin(users, eq(users.id, organizationMembers.userId))
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(filter.page.pageSize)
+        .offset(pageOffset(filter.page)),
+    ),
+    db.query((orm) =>
+      orm.select({ total: count() }).from(organizationMembers).innerJoin(users, eq(users.id, organizationMembers.userId)).where(where),
+    ),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 /** The membership of a user (by username or UUID) in the organization. */

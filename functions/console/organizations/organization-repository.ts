@@ -59,18 +59,20 @@ export async function listOrganizations(
     ...ordering.map(({ field, descending }) => (descending ? desc(orderingColumns[field]) : asc(orderingColumns[field]))),
     asc(organizations.id),
   ];
-  const rows = await db.query((orm) =>
-    orm
-      .select({ organization: organizations, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(organizations)
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) return { rows: rows.map((row) => row.organization), total: rows[0]!.total };
-  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(organizations).where(where));
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) =>
+      orm
+        .select()
+        .from(organizations)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(filter.page.pageSize)
+        .offset(pageOffset(filter.page)),
+    ),
+    db.query((orm) => orm.select({ total: count() }).from(organizations).where(where)),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 /** Every organization slug equal to `base` or starting with `base-`. */
@@ -94,7 +96,9 @@ export async function insertOrganization(
   return db.transaction(async (tx) => {
     const [organization] = await tx.query((orm) => orm.insert(organizations).values(values).returning());
     await tx.query((orm) =>
-      orm.insert(organizationMembers).values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true, joinedVia: 'creator' }),
+      orm
+        .insert(organizationMembers)
+        .values({ organizationId: organization!.id, userId: creatorId, isAdmin: true, isOwner: true, joinedVia: 'creator' }),
     );
     return organization!;
   });
@@ -146,7 +150,14 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
         )`);
     for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
     if (ownSites.length > 0) {
-      await tx.query((orm) => orm.delete(sites).where(inArray(sites.id, ownSites.map((site) => site.id))));
+      await tx.query((orm) =>
+        orm.delete(sites).where(
+          inArray(
+            sites.id,
+            ownSites.map((site) => site.id),
+          ),
+        ),
+      );
     }
     await tx.query((orm) => orm.delete(invitations).where(eq(invitations.organizationId, organizationId)));
     await tx.query((orm) => orm.delete(organizationMembers).where(eq(organizationMembers.organizationId, organizationId)));

@@ -53,27 +53,30 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
     const pattern = containsPattern(filter.search);
     conditions.push(or(ilike(sites.name, pattern), ilike(sites.slug, pattern)));
   }
-  const rows = await db.query((orm) =>
-    orm
-      .select({ site: sites, organization: organizationColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(sites)
-      .innerJoin(organizations, eq(organizations.id, sites.organizationId))
-      .where(and(...conditions))
-      .orderBy(asc(sites.slug))
-      .limit(filter.page.pageSize)
-      .offset(pageOffset(filter.page)),
-  );
-  if (rows.length > 0) return { rows: rows.map(({ site, organization }) => ({ site, organization })), total: rows[0]!.total };
-  const [counted] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${sites} where ${and(...conditions)}`,
-  );
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  // Page and total as two statements, each planned on its own (issue 15: never a window count).
+  const [rows, [counted]] = await Promise.all([
+    db.query((orm) =>
+      orm
+        .select({ site: sites, organization: organizationColumns })
+        .from(sites)
+        .innerJoin(organizations, eq(organizations.id, sites.organizationId))
+        .where(and(...conditions))
+        .orderBy(asc(sites.slug))
+        .limit(filter.page.pageSize)
+        .offset(pageOffset(filter.page)),
+    ),
+    db.rows<{ total: number }>(sql`select count(*)::int as total from ${sites} where ${and(...conditions)}`),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 /** Every site slug that starts with `base`, for choosing the next free `-2`, `-3` suffix. */
 export async function siteSlugsLike(db: Queryable, base: string): Promise<string[]> {
   const rows = await db.query((orm) =>
-    orm.select({ slug: sites.slug }).from(sites).where(like(sites.slug, startsWithPattern(base))),
+    orm
+      .select({ slug: sites.slug })
+      .from(sites)
+      .where(like(sites.slug, startsWithPattern(base))),
   );
   return rows.map((row) => row.slug);
 }
@@ -85,7 +88,11 @@ export async function insertSite(db: Queryable, values: typeof sites.$inferInser
 
 export async function updateSite(db: Queryable, siteId: number, values: Partial<typeof sites.$inferInsert>): Promise<SiteRow> {
   const [site] = await db.query((orm) =>
-    orm.update(sites).set({ ...values, updatedAt: new Date() }).where(eq(sites.id, siteId)).returning(),
+    orm
+      .update(sites)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(sites.id, siteId))
+      .returning(),
   );
   return site!;
 }

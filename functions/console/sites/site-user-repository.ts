@@ -36,52 +36,59 @@ export async function sitesOfUser(db: Queryable, userId: number, filter: UserSit
   }
   if (filter.name !== undefined) conditions.push(sql`s.name = ${filter.name}`);
   if (filter.nameContains !== undefined) conditions.push(sql`s.name ilike ${containsPattern(filter.nameContains)}`);
-  const rows = await db.rows<UserSiteRow & { total: number }>(sql`
-    select s.slug, s.name, array_agg(p.codename::text order by p.codename) as permissions, (count(*) over ())::int as total
+  const [rows, total] = await Promise.all([
+    db.rows<UserSiteRow>(sql`
+    select s.slug, s.name, array_agg(p.codename::text order by p.codename) as permissions
     from platform.site_user_permissions sup
     join platform.sites s on s.id = sup.site_id
     join platform.permissions p on p.id = sup.permission_id
     where ${sql.join(conditions, sql` and `)}
     group by s.id, s.slug, s.name
     order by s.slug
-    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  return { rows: rows.map(({ total: _total, ...row }) => row), total: await totalOr(rows, () => countGroups(db, sql`
+    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`),
+    countGroups(
+      db,
+      sql`
     select count(distinct sup.site_id)::int as total
     from platform.site_user_permissions sup join platform.sites s on s.id = sup.site_id
-    where ${sql.join(conditions, sql` and `)}`)) };
+    where ${sql.join(conditions, sql` and `)}`,
+    ),
+  ]);
+  return { rows, total };
 }
 
-export async function usersOfSite(
-  db: Queryable,
-  siteId: number,
-  filter: { onlyUserId?: number; search?: string; page: PageRequest },
-) {
+export async function usersOfSite(db: Queryable, siteId: number, filter: { onlyUserId?: number; search?: string; page: PageRequest }) {
   const conditions: SQL[] = [sql`sup.site_id = ${siteId}`, sql`not u.is_deleted`];
   if (filter.onlyUserId !== undefined) conditions.push(sql`u.id = ${filter.onlyUserId}`);
   if (filter.search !== undefined && filter.search !== '') {
     const pattern = containsPattern(filter.search);
-    conditions.push(sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`);
+    conditions.push(
+      sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
+    );
   }
-  const rows = await db.rows<SiteUserRow & { total: number }>(sql`
+  const [rows, total] = await Promise.all([
+    db.rows<SiteUserRow>(sql`
     select u.username, u.email, u.first_name, u.last_name,
-      array_agg(p.codename::text order by p.codename) as permissions, (count(*) over ())::int as total
+      array_agg(p.codename::text order by p.codename) as permissions
     from platform.site_user_permissions sup
     join platform.users u on u.id = sup.user_id
     join platform.permissions p on p.id = sup.permission_id
     where ${sql.join(conditions, sql` and `)}
     group by u.id, u.username, u.email, u.first_name, u.last_name
     order by u.username
-    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  return { rows: rows.map(({ total: _total, ...row }) => row), total: await totalOr(rows, () => countGroups(db, sql`
+    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`),
+    countGroups(
+      db,
+      sql`
     select count(distinct sup.user_id)::int as total
     from platform.site_user_permissions sup join platform.users u on u.id = sup.user_id
-    where ${sql.join(conditions, sql` and `)}`)) };
+    where ${sql.join(conditions, sql` and `)}`,
+    ),
+  ]);
+  return { rows, total };
 }
 
-async function totalOr(rows: Array<{ total: number }>, count: () => Promise<number>): Promise<number> {
-  return rows.length > 0 ? Number(rows[0]!.total) : count();
-}
-
+/** The total of a page of groups, its own statement beside the page (issue 15: never a window count). */
 async function countGroups(db: Queryable, statement: SQL): Promise<number> {
   const [row] = await db.rows<{ total: number }>(statement);
   return Number(row?.total ?? 0);
@@ -132,11 +139,7 @@ export async function revokeUserSites(db: Queryable, userId: number, scope: (sit
 }
 
 /** Removes every permission on the site of the given users, or of everyone but `keepUserId`. */
-export async function revokeSiteUsers(
-  db: Queryable,
-  siteId: number,
-  users: { userIds: number[] } | { allBut?: number },
-): Promise<number> {
+export async function revokeSiteUsers(db: Queryable, siteId: number, users: { userIds: number[] } | { allBut?: number }): Promise<number> {
   const who =
     'userIds' in users
       ? sql`sup.user_id = any(${sql.param(users.userIds)}::int[])`
@@ -147,7 +150,12 @@ export async function revokeSiteUsers(
 }
 
 /** Whether the caller manages, in at least one organization of the target, its sites or their users. */
-export async function sharesManagedOrganization(db: Queryable, targetUserId: number, managedSites: (siteId: SQL) => SQL, managedOrganizations: SQL): Promise<boolean> {
+export async function sharesManagedOrganization(
+  db: Queryable,
+  targetUserId: number,
+  managedSites: (siteId: SQL) => SQL,
+  managedOrganizations: SQL,
+): Promise<boolean> {
   const rows = await db.rows(sql`
     select 1 from platform.organization_members tm
     where tm.user_id = ${targetUserId}

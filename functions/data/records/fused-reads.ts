@@ -9,6 +9,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
+import { loadTableDescriptor } from '../tables/table-service.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
 import { guardedReadSql } from './fused-read-sql.ts';
 
@@ -36,6 +37,13 @@ function hintKey(ctx: RequestContext, address: TableAddress): string {
 export function rememberTable(ctx: RequestContext, address: TableAddress, table: DatatableRow, descriptor: TableDescriptor): void {
   if (hints.size >= HINT_LIMIT) hints.clear();
   hints.set(hintKey(ctx, address), { schemaName: ctx.site.schemaName, tableId: table.id, schemaHash: table.schema_hash, descriptor });
+}
+
+/** The ordinary way to a table for a read: found through the caller's site, then remembered. */
+export async function readableTable(ctx: RequestContext, address: TableAddress): Promise<TableDescriptor> {
+  const { table, descriptor } = await loadTableDescriptor(ctx.runtime.db, ctx.site, address.app_slug, address.name);
+  rememberTable(ctx, address, table, descriptor);
+  return descriptor;
 }
 
 /** A read to fuse: the statement and the names of its columns. */
@@ -70,7 +78,9 @@ function rowsOf(columns: readonly string[], text: string): Row[] {
 }
 
 /** What a fused read found: the statement's rows, or the answer's text (undefined when it had none). */
-export type FusedResult = { descriptor: TableDescriptor; rows: Row[] } | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
+export type FusedResult =
+  | { descriptor: TableDescriptor; rows: Row[] }
+  | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
 
 /**
  * Establishes the request's context and runs the read (built by `compile` from the remembered

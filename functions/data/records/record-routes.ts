@@ -1,30 +1,25 @@
-// The record endpoints of a materialized table: parse, find the table, call the record service.
+// The record endpoints of a materialized table: parse, call the record services, return what they
+// answer (they decide status and shape).
 import * as z from 'zod';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { JsonText, noContent, reply } from '#shared/http/reply.ts';
+import { JsonText, noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { assertMayWriteRecords } from './record-access.ts';
 import {
-  createRecords,
-  createRecordsAsJson,
+  createAnswer,
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
-  listAnswer,
-  listRead,
-  listRecords,
   patchRecord,
   patchRecords,
-  readRecord,
-  recordOrNotFound,
-  recordStatement,
-  upsertRecords,
+  upsertAnswer,
 } from './record-service.ts';
-import { readWithRememberedTable, rememberTable, type TableAddress } from './fused-reads.ts';
-import { parseListQuery, type ListPlan } from './query/list-query.ts';
+import type { TableAddress } from './fused-reads.ts';
+import { listTableRecords, nextPageUrl } from './record-list.ts';
+import { readTableRecord } from './record-detail.ts';
 import { queryError } from './query/query-error.ts';
 import { asksForRelations, listWithRelations, readWithRelations } from '../relations/relations-service.ts';
 
@@ -38,12 +33,10 @@ const patchesBody = z.array(jsonObject()).min(1).max(10_000);
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
 
-async function tableFor(ctx: RequestContext, params: TableAddress, write = false): Promise<TableDescriptor> {
-  const { db } = ctx.runtime;
-  if (write) await assertMayWriteRecords(db, ctx.site, ctx.user);
-  const { table, descriptor } = await loadTableDescriptor(db, ctx.site, params.app_slug, params.name);
-  if (!write) rememberTable(ctx, params, table, descriptor);
-  return descriptor;
+/** The table of a write, after the caller's right to write records is checked. */
+async function writableTable(ctx: RequestContext, params: TableAddress): Promise<TableDescriptor> {
+  await assertMayWriteRecords(ctx.runtime.db, ctx.site, ctx.user);
+  return (await loadTableDescriptor(ctx.runtime.db, ctx.site, params.app_slug, params.name)).descriptor;
 }
 
 /** The raw query, every occurrence kept: the record query language refuses repeated parameters. */
@@ -64,25 +57,18 @@ export const listRecordsRoute = defineRoute({
   ...common,
   method: 'GET',
   path: TABLE_PATH,
-  summary: 'List records with filters, sorting, pagination, search and aggregation',
+  summary: 'List records with filters, sorting, pagination, search and aggregation; _count=exact|planned|none',
   params: tableParams,
   envelope: 'bare',
   deferContext: true,
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
-    if (asksForRelations(query)) {
-      await ctx.establish();
-      return listWithRelations(ctx.runtime.db, ctx.site, params, query, ctx.runtime.config.relations);
-    }
-    let plan: ListPlan | undefined;
-    const read = await readWithRememberedTable(ctx, params, (table) => {
-      plan = parseListQuery(table, query);
-      return listRead(table, plan);
-    });
-    if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
-    if (read.rows !== undefined) return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
-    // An empty page has no answer text: its total needs a count of its own.
-    return read.answer === undefined ? listRecords(ctx.runtime.db, read.descriptor, query) : new JsonText(read.answer);
+    if (!asksForRelations(query)) return listTableRecords(ctx, params);
+    await ctx.establish();
+    const answer = await listWithRelations(ctx.runtime.db, ctx.site, params, query, ctx.runtime.config.relations, (plan) =>
+      nextPageUrl(ctx, plan),
+    );
+    return answer;
   },
 });
 
@@ -95,11 +81,7 @@ export const createRecordsRoute = defineRoute({
   body: recordsBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => {
-    const table = await tableFor(ctx, params, true);
-    if (!Array.isArray(body)) return { data: await createRecords(ctx.runtime.db, table, body) };
-    return new JsonText(`{"data":${await createRecordsAsJson(ctx.runtime.db, table, body)}}`);
-  },
+  handler: async (ctx, { params, body }) => createAnswer(ctx.runtime.db, await writableTable(ctx, params), body),
 });
 
 export const upsertRecordsRoute = defineRoute({
@@ -111,13 +93,8 @@ export const upsertRecordsRoute = defineRoute({
   query: z.object({ unique_fields: z.string().min(1).max(500) }),
   body: recordsBody,
   envelope: 'bare',
-  handler: async (ctx, { params, query, body }) => {
-    const result = await upsertRecords(ctx.runtime.db, await tableFor(ctx, params, true), body, query.unique_fields);
-    const answer = Array.isArray(result.data)
-      ? { data: result.data, created: result.created, updated: result.updated }
-      : { data: result.data, created: result.created };
-    return reply(result.anyInserted ? 201 : 200, answer);
-  },
+  handler: async (ctx, { params, query, body }) =>
+    upsertAnswer(ctx.runtime.db, await writableTable(ctx, params), body, query.unique_fields),
 });
 
 export const patchRecordsRoute = defineRoute({
@@ -128,7 +105,7 @@ export const patchRecordsRoute = defineRoute({
   params: tableParams,
   body: patchesBody,
   envelope: 'bare',
-  handler: async (ctx, { params, body }) => ({ data: await patchRecords(ctx.runtime.db, await tableFor(ctx, params, true), body) }),
+  handler: async (ctx, { params, body }) => ({ data: await patchRecords(ctx.runtime.db, await writableTable(ctx, params), body) }),
 });
 
 export const deleteRecordsRoute = defineRoute({
@@ -140,7 +117,7 @@ export const deleteRecordsRoute = defineRoute({
   envelope: 'bare',
   handler: async (ctx, { params }) => {
     const [option, value] = singleOption(ctx, ['ids', 'filter']);
-    const table = await tableFor(ctx, params, true);
+    const table = await writableTable(ctx, params);
     return option === 'ids' ? deleteRecordsByIds(ctx.runtime.db, table, value) : deleteRecordsByFilter(ctx.runtime.db, table, value);
   },
 });
@@ -155,14 +132,10 @@ export const getRecordRoute = defineRoute({
   deferContext: true,
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
-    if (query.length > 0) {
-      await ctx.establish();
-      const answer = await readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
-      return typeof answer === 'string' ? new JsonText(answer) : answer;
-    }
-    const read = await readWithRememberedTable(ctx, params, (table) => recordStatement(table, params.id));
-    if (read === undefined) return { data: await readRecord(ctx.runtime.db, await tableFor(ctx, params), params.id) };
-    return { data: recordOrNotFound(read.descriptor, params.id, read.rows) };
+    if (query.length === 0) return readTableRecord(ctx, params, params.id);
+    await ctx.establish();
+    const answer = await readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
+    return typeof answer === 'string' ? new JsonText(answer) : answer;
   },
 });
 
@@ -175,7 +148,7 @@ export const patchRecordRoute = defineRoute({
   body: jsonObject(),
   envelope: 'bare',
   handler: async (ctx, { params, body }) => ({
-    data: await patchRecord(ctx.runtime.db, await tableFor(ctx, params, true), params.id, body),
+    data: await patchRecord(ctx.runtime.db, await writableTable(ctx, params), params.id, body),
   }),
 });
 
@@ -187,7 +160,7 @@ export const deleteRecordRoute = defineRoute({
   params: recordParams,
   envelope: 'none',
   handler: async (ctx, { params }) => {
-    await deleteRecord(ctx.runtime.db, await tableFor(ctx, params, true), params.id);
+    await deleteRecord(ctx.runtime.db, await writableTable(ctx, params), params.id);
     return noContent();
   },
 });

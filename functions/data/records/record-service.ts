@@ -1,4 +1,4 @@
-// The record operations of one materialized table: list (filters, search, aggregation), detail,
+// The record operations of one materialized table (lists are record-list.ts): detail,
 // create (single and bulk), upsert, patch (single and bulk) and delete (one, by ids, by filter).
 // Validation happens before any write; database unique and foreign-key violations come back in the
 // same `Validation failed` shape, naming the field.
@@ -6,26 +6,29 @@ import type { SQL } from 'drizzle-orm';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
+import { JsonText, reply, type HttpReply } from '#shared/http/reply.ts';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '#shared/http/json-body.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { castValue } from '#functions/data/tables/field-types.ts';
 import { parseScalar } from './query/field-sql.ts';
-import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './query/compile.ts';
-import type { FusedRead } from './fused-reads.ts';
-import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
+import { whereSql } from './query/compile.ts';
+import { parseFilters } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
-import { deleteWhereSql, detailSql, insertAsJsonSql, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
+import {
+  deleteWhereSql,
+  detailSql,
+  insertAsJsonSql,
+  insertSql,
+  keyFields,
+  keyInSql,
+  keyEquals,
+  updateSql,
+  upsertSql,
+} from './record-sql.ts';
 import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-preparation.ts';
 
 export type DataRecord = Record<string, unknown>;
-
-export interface RecordPage {
-  data: DataRecord[];
-  total: number;
-  page: number;
-  page_size: number;
-}
 
 function json(value: unknown): DataRecord {
   return (typeof value === 'string' ? parseExactJson(value) : value) as DataRecord;
@@ -46,10 +49,12 @@ async function mappingConstraints<T>(table: TableDescriptor, work: () => Promise
   } catch (error) {
     if (error instanceof UniqueViolationError || error instanceof ForeignKeyViolationError) {
       const field = fieldOfConstraint(table, error.constraint);
-      const message = error instanceof UniqueViolationError ? 'A record with this value already exists.' : 'The referenced record does not exist.';
+      const message =
+        error instanceof UniqueViolationError ? 'A record with this value already exists.' : 'The referenced record does not exist.';
       throw validationFailed({ [field]: [message] });
     }
-    if (error instanceof CheckViolationError) throw validationFailed({ [fieldOfConstraint(table, error.constraint)]: [`${error.message}.`] });
+    if (error instanceof CheckViolationError)
+      throw validationFailed({ [fieldOfConstraint(table, error.constraint)]: [`${error.message}.`] });
     if (error instanceof ValidationError && error.message !== 'Validation failed') {
       throw validationFailed(error.fieldErrors ?? { non_field_errors: [error.message] });
     }
@@ -97,40 +102,6 @@ function keyText(table: TableDescriptor, id: string): string {
   return parsed;
 }
 
-export type ListAnswer = RecordPage | { data: DataRecord[]; total: number };
-
-export async function listRecords(db: Queryable, table: TableDescriptor, query: QueryEntries): Promise<ListAnswer> {
-  const plan = parseListQuery(table, query);
-  return listAnswer(db, table, plan, await db.rows(listStatement(table, plan).statement));
-}
-
-/** The statement behind a list query (the page of records, or the aggregation's groups) and its columns. */
-export function listStatement(table: TableDescriptor, plan: ListPlan): { statement: SQL; columns: string[] } {
-  if (plan.aggregates) return { statement: aggregateSql(table, plan), columns: ['record', 'total'] };
-  return { statement: listSql(table, plan), columns: plan.search === undefined ? ['record', 'total'] : ['record', 'total', 'rank'] };
-}
-
-/**
- * What a fused list read runs: a plain list makes its whole answer in the database; a search (whose
- * records carry their rank) and an aggregation come back as rows for `listAnswer`.
- */
-export function listRead(table: TableDescriptor, plan: ListPlan): FusedRead {
-  if (plan.aggregates || plan.search !== undefined) return listStatement(table, plan);
-  return { answer: listAnswerSql(table, plan) };
-}
-
-/** The answer from the rows of `listStatement`; a page past the end counts the matches on its own. */
-export async function listAnswer(db: Queryable, table: TableDescriptor, plan: ListPlan, rows: Row[]): Promise<ListAnswer> {
-  if (plan.aggregates) return { data: recordsOf(rows), total: totalOf(rows) ?? 0 };
-  const data = rows.map((row) => (row.rank === undefined || row.rank === null ? json(row.record) : { ...json(row.record), rank: Number(row.rank) }));
-  const total = totalOf(rows) ?? (plan.offset > 0 ? totalOf(await db.rows(countSql(table, plan)))! : 0);
-  return { data, total, page: plan.page, page_size: plan.pageSize };
-}
-
-function totalOf(rows: Row[]): number | undefined {
-  return rows.length === 0 ? undefined : Number(rows[0]!.total);
-}
-
 export async function readRecord(db: Queryable, table: TableDescriptor, id: string): Promise<DataRecord> {
   return recordOrNotFound(table, id, await db.rows(recordStatement(table, id).statement));
 }
@@ -173,10 +144,32 @@ export async function createRecords(db: Queryable, table: TableDescriptor, body:
 export async function createRecordsAsJson(db: Queryable, table: TableDescriptor, items: unknown[]): Promise<string> {
   if (items.length === 0) return '[]';
   const rows = prepared(table, items, true);
-  const [row] = await mappingConstraints(table, () =>
-    db.rows<{ records: string }>(insertAsJsonSql(table, rows)),
-  );
+  const [row] = await mappingConstraints(table, () => db.rows<{ records: string }>(insertAsJsonSql(table, rows)));
   return row!.records;
+}
+
+/** POST's answer: `{data}` for one record; for an array, the records as JSON text made by the database. */
+export async function createAnswer(
+  db: Queryable,
+  table: TableDescriptor,
+  body: unknown,
+): Promise<{ data: DataRecord | DataRecord[] } | JsonText> {
+  if (!Array.isArray(body)) return { data: await createRecords(db, table, body) };
+  return new JsonText(`{"data":${await createRecordsAsJson(db, table, body)}}`);
+}
+
+/** An upsert's answer: 201 when a record was inserted, else 200; an array also counts both kinds. */
+export async function upsertAnswer(
+  db: Queryable,
+  table: TableDescriptor,
+  body: unknown,
+  uniqueFields: string | undefined,
+): Promise<HttpReply> {
+  const result = await upsertRecords(db, table, body, uniqueFields);
+  const answer = Array.isArray(result.data)
+    ? { data: result.data, created: result.created, updated: result.updated }
+    : { data: result.data, created: result.created };
+  return reply(result.anyInserted ? 201 : 200, answer);
 }
 
 export interface UpsertResult {
@@ -200,15 +193,23 @@ function conflictFields(table: TableDescriptor, uniqueFields: string | undefined
   return fields;
 }
 
-export async function upsertRecords(db: Queryable, table: TableDescriptor, body: unknown, uniqueFields: string | undefined): Promise<UpsertResult> {
+export async function upsertRecords(
+  db: Queryable,
+  table: TableDescriptor,
+  body: unknown,
+  uniqueFields: string | undefined,
+): Promise<UpsertResult> {
   const fields = conflictFields(table, uniqueFields);
   const many = Array.isArray(body);
   const items = many ? body : [body];
   if (items.length === 0) return { data: [], created: 0, updated: 0, anyInserted: false };
   const rows = prepared(table, items, many);
   const missing = fields.filter((field) => rows.some((row) => row[field.name] === undefined || row[field.name] === null));
-  if (missing.length > 0) throw validationFailed(Object.fromEntries(missing.map((field) => [field.name, ['Upsert needs this field on every record.']])));
-  const result = await mappingConstraints(table, () => db.rows(upsertSql(table, rows, fields, new Set(items.flatMap((item) => (item && typeof item === 'object' ? Object.keys(item) : []))))));
+  if (missing.length > 0)
+    throw validationFailed(Object.fromEntries(missing.map((field) => [field.name, ['Upsert needs this field on every record.']])));
+  const result = await mappingConstraints(table, () =>
+    db.rows(upsertSql(table, rows, fields, new Set(items.flatMap((item) => (item && typeof item === 'object' ? Object.keys(item) : []))))),
+  );
   const inserted = result.filter((row) => row.inserted === true || row.inserted === 't').length;
   if (!many) return { data: json(result[0]!.record), created: inserted === 1, anyInserted: inserted === 1 };
   return { data: recordsOf(result), created: inserted, updated: result.length - inserted, anyInserted: inserted > 0 };
@@ -243,7 +244,8 @@ export async function patchRecords(db: Queryable, table: TableDescriptor, body: 
   const seen = new Set<string>();
   rows.forEach((row, index) => {
     const key = table.primaryKey.map((name) => JSON.stringify(row[name] ?? null)).join('|');
-    if (table.primaryKey.some((name) => row[name] === undefined)) errors[`${index}.${table.primaryKey[0]}`] = ['Each record needs its key.'];
+    if (table.primaryKey.some((name) => row[name] === undefined))
+      errors[`${index}.${table.primaryKey[0]}`] = ['Each record needs its key.'];
     else if (seen.has(key)) errors[`${index}.${table.primaryKey[0]}`] = ['This record appears twice in the batch.'];
     seen.add(key);
   });
@@ -253,7 +255,11 @@ export async function patchRecords(db: Queryable, table: TableDescriptor, body: 
     if (updated.length !== rows.length) {
       const found = new Set(updated.map((record) => table.primaryKey.map((name) => JSON.stringify(record[name] ?? null)).join('|')));
       const missing = rows.filter((row) => !found.has(table.primaryKey.map((name) => JSON.stringify(row[name] ?? null)).join('|')));
-      throw new NotFoundError('Not found', { extras: { detail: `No records with keys ${missing.map((row) => JSON.stringify(table.primaryKey.map((name) => row[name]))).join(', ')}.` } });
+      throw new NotFoundError('Not found', {
+        extras: {
+          detail: `No records with keys ${missing.map((row) => JSON.stringify(table.primaryKey.map((name) => row[name]))).join(', ')}.`,
+        },
+      });
     }
     return updated;
   });
@@ -279,21 +285,26 @@ export async function deleteRecordsByIds(db: Queryable, table: TableDescriptor, 
 
 export async function deleteRecordsByFilter(db: Queryable, table: TableDescriptor, filter: string): Promise<{ deleted: number }> {
   // Behind the depth limit: a nested value is serialised again below, recursively.
-  if (jsonNestingDepth(filter, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw queryError('filter', `is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonNestingDepth(filter, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
+    throw queryError('filter', `is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(filter);
   } catch {
     throw queryError('filter', 'expects a JSON object of filters');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw queryError('filter', 'expects a JSON object of filters');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw queryError('filter', 'expects a JSON object of filters');
   const entries = Object.entries(parsed as Record<string, unknown>).map(([key, value]): [string, string] => [
     key,
-    Array.isArray(value) ? value.map(String).join(',') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value),
+    Array.isArray(value)
+      ? value.map(String).join(',')
+      : typeof value === 'object' && value !== null
+        ? JSON.stringify(value)
+        : String(value),
   ]);
   if (entries.length === 0) throw queryError('filter', 'an empty filter would delete every record; give at least one condition');
   const where: SQL = whereSql(table, parseFilters(table, entries), 'include');
   const rows = await mappingDeleteConstraints(() => db.rows(deleteWhereSql(table, where)));
   return { deleted: rows.length };
 }
-

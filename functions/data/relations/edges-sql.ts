@@ -40,7 +40,8 @@ function edgeConditions(nodes: TableDescriptor, filter: EdgeFilter): SQL {
 }
 
 export function listEdgesSql(nodes: TableDescriptor, filter: EdgeFilter, limit: number, offset: number): SQL {
-  return sql`select ${edgeText()} as edge, (count(*) over ())::int as total from ${edgesSql(nodes)} as e
+  // The total is its own sub-plan (issue 15): a window count would read every match before the page.
+  return sql`select ${edgeText()} as edge, (${countEdgesSql(nodes, filter)}) as total from ${edgesSql(nodes)} as e
     where ${edgeConditions(nodes, filter)} order by e.id limit ${limit} offset ${offset}`;
 }
 

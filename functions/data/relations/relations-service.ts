@@ -4,8 +4,10 @@
 import type { Queryable } from '#shared/db/database.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { Config } from '#shared/config.ts';
-import { listAnswer, listStatement, readRecord, type ListAnswer } from '../records/record-service.ts';
-import { parseListQuery, type QueryEntries, type QueryExtensions } from '../records/query/list-query.ts';
+import { readRecord } from '../records/record-service.ts';
+import { planAnswer, type ListAnswer } from '../records/record-list.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
+import { parseListQuery, type ListPlan, type QueryEntries, type QueryExtensions } from '../records/query/list-query.ts';
 import { queryError } from '../records/query/query-error.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { populateRecords, type DataRecord } from './populate.ts';
@@ -62,6 +64,7 @@ export async function listWithRelations(
   address: TableAddress,
   query: QueryEntries,
   settings: RelationSettings,
+  nextUrl: (plan: ListPlan) => string,
 ): Promise<ListAnswer | GraphAnswer> {
   const { relations, base } = await relationsOf(db, site, address);
   const depth = settings.populateMaxDepth;
@@ -77,7 +80,7 @@ export async function listWithRelations(
   const graph = hierarchy.plan(base, 'list', settings.hierarchyDefaultDepth);
   if (plan.aggregates !== undefined && nodes.length > 0) throw queryError('populate', 'does not apply to an aggregation');
   if (plan.aggregates !== undefined && graph !== undefined) throw queryError('format', 'does not apply to an aggregation');
-  const answer = await listAnswer(db, base.descriptor, plan, await db.rows(listStatement(base.descriptor, plan).statement));
+  const answer = parseExactJson(await planAnswer(db, base.descriptor, plan, nextUrl)) as ListAnswer;
   await populateRecords(db, answer.data as DataRecord[], nodes);
   if (graph?.format === 'graph') return { data: await asGraph(db, graph, answer.data as DataRecord[]), total: answer.total };
   return answer;
@@ -85,7 +88,8 @@ export async function listWithRelations(
 
 export interface GraphAnswer {
   data: { nodes: DataRecord[]; edges: unknown[] };
-  total: number;
+  /** null under `_count=none`. */
+  total: number | null;
 }
 
 /**

@@ -8,12 +8,12 @@ import {
   deleteRecord,
   deleteRecordsByFilter,
   deleteRecordsByIds,
-  listRecords,
   patchRecord,
   patchRecords,
   readRecord,
   upsertRecords,
 } from '#functions/data/records/record-service.ts';
+import { listRecords } from '#functions/data/records/record-list.ts';
 import { AppError, ValidationError } from '#shared/errors.ts';
 import { createDataTable, physicalTableName } from '#test/support/data-tables.ts';
 import { createEmptyTestDatabase, type TestDatabase } from '#test/support/test-database.ts';
@@ -84,7 +84,13 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
   });
 
   it('creates a record with a generated UUID, its default and an ISO datetime', async () => {
-    const created = (await createRecords(test.db, table, { name: 'Red shoe', sku: 'SHO-1', price: 20, released: '2024-05-01T10:00:00Z', meta: { color: 'red' } })) as Record<string, unknown>;
+    const created = (await createRecords(test.db, table, {
+      name: 'Red shoe',
+      sku: 'SHO-1',
+      price: 20,
+      released: '2024-05-01T10:00:00Z',
+      meta: { color: 'red' },
+    })) as Record<string, unknown>;
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created).toMatchObject({ name: 'Red shoe', status: 'draft', price: 20, meta: { color: 'red' }, is_deleted: false });
     expect(new Date(created.released as string).toISOString()).toBe('2024-05-01T10:00:00.000Z');
@@ -93,7 +99,9 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
   });
 
   it.runIf(provider === 'flat_table')('answers the fields in the order the schema declares them, and floats exactly', async () => {
-    const created = (await createRecords(test.db, hard, [{ name: 'Order check', price: 0.30000000000000004 }]) as Record<string, unknown>[])[0]!;
+    const created = (
+      (await createRecords(test.db, hard, [{ name: 'Order check', price: 0.30000000000000004 }])) as Record<string, unknown>[]
+    )[0]!;
     const declared = hard.fields.map((field) => field.name);
     expect(Object.keys(created)).toEqual(declared);
     expect(created.price).toBe(0.30000000000000004);
@@ -112,21 +120,43 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
   it('creates a bulk batch in one statement: a failing row aborts them all', async () => {
     await createRecords(test.db, hard, { name: 'Zero', sku: 'DUP-1' });
     const before = (await listRecords(test.db, hard, query(''))).total;
-    const error = await failure(createRecords(test.db, hard, [{ name: 'One', sku: 'NEW-1' }, { name: 'Two', sku: 'DUP-1' }]));
+    const error = await failure(
+      createRecords(test.db, hard, [
+        { name: 'One', sku: 'NEW-1' },
+        { name: 'Two', sku: 'DUP-1' },
+      ]),
+    );
     expect(error.status).toBe(400);
     expect(error.message).toBe('Validation failed');
     expect(error.fieldErrors).toEqual({ sku: ['A record with this value already exists.'] });
     expect((await listRecords(test.db, hard, query(''))).total).toBe(before);
-    const repeated = await failure(createRecords(test.db, hard, [{ name: 'One', sku: 'NEW-1' }, { name: 'Two', sku: 'NEW-1' }]));
+    const repeated = await failure(
+      createRecords(test.db, hard, [
+        { name: 'One', sku: 'NEW-1' },
+        { name: 'Two', sku: 'NEW-1' },
+      ]),
+    );
     expect(repeated.fieldErrors).toEqual({ '1.sku': ['The value repeats row 1 of the batch, but this is a unique field.'] });
     expect((await listRecords(test.db, hard, query(''))).total).toBe(before);
-    const created = await createRecords(test.db, hard, Array.from({ length: 50 }, (_, index) => ({ name: `Item ${index}`, price: index })));
+    const created = await createRecords(
+      test.db,
+      hard,
+      Array.from({ length: 50 }, (_, index) => ({ name: `Item ${index}`, price: index })),
+    );
     expect(created).toHaveLength(50);
   });
 
   it('answers validation failures per field before writing', async () => {
     const error = await failure(
-      createRecords(test.db, table, { sku: 'bad', name: 'x', price: -1, status: 'gone', released: 'yesterday', extra: 1, search_vector: 'x' }),
+      createRecords(test.db, table, {
+        sku: 'bad',
+        name: 'x',
+        price: -1,
+        status: 'gone',
+        released: 'yesterday',
+        extra: 1,
+        search_vector: 'x',
+      }),
     );
     expect(error).toBeInstanceOf(ValidationError);
     expect(Object.keys(error.fieldErrors!).sort()).toEqual(['extra', 'name', 'price', 'released', 'search_vector', 'sku', 'status']);
@@ -165,16 +195,33 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
     const second = await upsertRecords(test.db, table, { sku: 'UPS-1', name: 'Second' }, 'sku');
     expect(second.created).toBe(false);
     expect(second.data).toMatchObject({ sku: 'UPS-1', name: 'Second', price: 1, id: (first.data as Record<string, unknown>).id });
-    const batch = await upsertRecords(test.db, table, [{ sku: 'UPS-1', name: 'Third' }, { sku: 'UPS-2', name: 'New' }], 'sku');
+    const batch = await upsertRecords(
+      test.db,
+      table,
+      [
+        { sku: 'UPS-1', name: 'Third' },
+        { sku: 'UPS-2', name: 'New' },
+      ],
+      'sku',
+    );
     expect(batch).toMatchObject({ created: 1, updated: 1, anyInserted: true });
     expect((await failure(upsertRecords(test.db, table, { name: 'x' }, 'name'))).fieldErrors).toHaveProperty('unique_fields');
   });
 
   it('patches one record and many', async () => {
-    const [a, b] = (await createRecords(test.db, table, [{ name: 'Patch A', price: 1 }, { name: 'Patch B', price: 2 }])) as Record<string, unknown>[];
+    const [a, b] = (await createRecords(test.db, table, [
+      { name: 'Patch A', price: 1 },
+      { name: 'Patch B', price: 2 },
+    ])) as Record<string, unknown>[];
     expect(await patchRecord(test.db, table, a!.id as string, { price: 5 })).toMatchObject({ name: 'Patch A', price: 5 });
-    const both = await patchRecords(test.db, table, [{ id: a!.id, name: 'A2' }, { id: b!.id, price: 9 }]);
-    expect(both.map((record) => [record.name, record.price]).sort()).toEqual([['A2', 5], ['Patch B', 9]]);
+    const both = await patchRecords(test.db, table, [
+      { id: a!.id, name: 'A2' },
+      { id: b!.id, price: 9 },
+    ]);
+    expect(both.map((record) => [record.name, record.price]).sort()).toEqual([
+      ['A2', 5],
+      ['Patch B', 9],
+    ]);
     expect((await failure(patchRecord(test.db, table, a!.id as string, { price: 'x' }))).status).toBe(400);
     expect((await failure(patchRecord(test.db, table, '00000000-0000-0000-0000-000000000000', { price: 1 }))).status).toBe(404);
   });
@@ -190,7 +237,11 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
   });
 
   it('deletes by ids and by filter, never with an empty filter', async () => {
-    const made = (await createRecords(test.db, hard, [{ name: 'Gone 1', price: 9001 }, { name: 'Gone 2', price: 9002 }, { name: 'Gone 3', price: 9003 }])) as Record<string, unknown>[];
+    const made = (await createRecords(test.db, hard, [
+      { name: 'Gone 1', price: 9001 },
+      { name: 'Gone 2', price: 9002 },
+      { name: 'Gone 3', price: 9003 },
+    ])) as Record<string, unknown>[];
     const byIds = await deleteRecordsByIds(test.db, hard, `${made[0]!.id},${made[1]!.id}`);
     expect(byIds.deleted).toBe(2);
     expect(byIds.ids.sort()).toEqual([made[0]!.id, made[1]!.id].sort());

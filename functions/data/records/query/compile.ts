@@ -1,13 +1,12 @@
-// Turns a validated ListPlan into one parameterized statement: the page of records with the total
-// (`count(*) over ()`) and the search rank, or the aggregation's groups. Also builds the record's
-// JSON shape, shared by every statement that returns records.
+// Turns a validated ListPlan into the one statement every record list runs (plain, searched or
+// aggregated): the page and, planned apart from it, the total. Also builds the record's JSON shape,
+// shared by every statement that returns records.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,
   SEARCH_VECTOR_FIELD,
-  type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
 import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
@@ -41,14 +40,23 @@ export function recordJson(table: TableDescriptor, row: SQL = ROW): SQL {
   return built;
 }
 
-function buildRecordJson(table: TableDescriptor, row: SQL): SQL {
+/**
+ * `extra` are further key/value pairs (a searched record's rank), after the fields. A flat object
+ * takes them when they fit; otherwise they join the jsonb chunks.
+ */
+function buildRecordJson(table: TableDescriptor, row: SQL, extra: SQL[] = []): SQL {
   const own = table.provider === 'flat_table' ? table.fields : table.fields.filter((field) => table.primaryKey.includes(field.name));
-  const pairsOf = (fields: readonly FieldDescriptor[]) =>
-    sql.join(fields.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, sql`${row}.${identifier(field.name)}`)}`), sql`, `);
-  if (table.provider === 'flat_table' && own.length <= FIELDS_PER_OBJECT) return own.length === 0 ? sql`'{}'::json` : sql`json_build_object(${pairsOf(own)})`;
+  const pairs = own.map(
+    (field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, sql`${row}.${identifier(field.name)}`)}`,
+  );
+  if (table.provider === 'flat_table' && own.length + extra.length <= FIELDS_PER_OBJECT) {
+    return pairs.length + extra.length === 0 ? sql`'{}'::json` : sql`json_build_object(${sql.join([...pairs, ...extra], sql`, `)})`;
+  }
   const parts: SQL[] = [];
-  for (let start = 0; start < own.length; start += FIELDS_PER_OBJECT) parts.push(sql`jsonb_build_object(${pairsOf(own.slice(start, start + FIELDS_PER_OBJECT))})`);
+  for (let start = 0; start < pairs.length; start += FIELDS_PER_OBJECT)
+    parts.push(sql`jsonb_build_object(${sql.join(pairs.slice(start, start + FIELDS_PER_OBJECT), sql`, `)})`);
   if (table.provider === 'jsonb') parts.push(sql`coalesce(${row}.${identifier(JSONB_DATA_COLUMN)}, '{}'::jsonb)`);
+  if (extra.length > 0) parts.push(sql`jsonb_build_object(${sql.join(extra, sql`, `)})`);
   if (parts.length === 0) return sql`'{}'::jsonb`;
   return sql.join(parts, sql` || `);
 }
@@ -83,7 +91,12 @@ export function whereSql(table: TableDescriptor, filters: FilterCondition[], del
   const visibility = softDeleteCondition(table, deleted);
   if (visibility) conditions.push(visibility);
   if (search !== undefined) conditions.push(sql`${searchVector()} @@ ${searchQuery(search)}`);
-  return conditions.length === 0 ? sql`true` : sql.join(conditions.map((condition) => sql`(${condition})`), sql` and `);
+  return conditions.length === 0
+    ? sql`true`
+    : sql.join(
+        conditions.map((condition) => sql`(${condition})`),
+        sql` and `,
+      );
 }
 
 function direction(term: SortTerm): SQL {
@@ -101,41 +114,83 @@ function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
   return terms.length === 0 ? sql`` : sql`order by ${sql.join(terms, sql`, `)}`;
 }
 
-/** One page of records with `total` on every row and `rank` when searching. */
-export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const rank = plan.search !== undefined ? sql`, ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8 as rank` : sql``;
-  return sql`select ${recordText(table)} as record, (count(*) over ())::int as total${rank}
-    from ${tableSql(table)} as ${ROW}
+/**
+ * The rows a list answers about, without a page: the matching records, or the groups of an
+ * aggregation. Its count is the answer's `total`; its EXPLAIN gives the planned one.
+ */
+function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
+  // Aggregates without groups answer one row, whatever matches.
+  if (plan.aggregates && (plan.groupBy ?? []).length === 0) return sql`select 1`;
+  return sql`select 1 from ${tableSql(table)} as ${ROW}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
-    ${orderSql(table, plan)}
-    limit ${pageSizeLiteral(plan.pageSize)} offset ${plan.offset}`;
+    ${groupClause(table, plan)}`;
+}
+
+/** The exact number of matches (or groups), as `total`. */
+export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
+  return sql`select count(*) as total from (${matchesSql(table, plan)}) m`;
+}
+
+/** The planner's estimate of `matchesSql`'s rows: `_count=planned`, no row is read. */
+export function plannedCountSql(table: TableDescriptor, plan: ListPlan): SQL {
+  return sql`explain (format json) ${matchesSql(table, plan)}`;
 }
 
 /**
- * A plain list's whole answer (`{data, total, page, page_size}`) as JSON text made by PostgreSQL from
- * the records it builds anyway, or null for an empty page (whose total needs a count of its own).
+ * The page with one row more than asked (so `_count=none` can tell whether a next page exists): each
+ * row's record as JSON text, with its rank when searching, or an aggregation's group.
  */
-export function listAnswerSql(table: TableDescriptor, plan: ListPlan): SQL {
-  return sql`select '{"data":[' || string_agg(q.record, ',') || '],"total":' || max(q.total)::text
-      || ',"page":' || ${plan.page}::int::text || ',"page_size":' || ${plan.pageSize}::int::text || '}'
-    from (${listSql(table, plan)}) q`;
+export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
+  const limit = pageSizeLiteral(plan.pageSize + 1);
+  if (plan.aggregates) {
+    return sql`select (${groupJson(table, plan)})::text as record
+      from ${tableSql(table)} as ${ROW}
+      where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
+      ${groupClause(table, plan)}
+      ${groupOrderSql(table, plan)}
+      limit ${limit} offset ${plan.offset}`;
+  }
+  if (plan.search === undefined) {
+    return sql`select (${recordJson(table)})::text as record
+      from ${tableSql(table)} as ${ROW}
+      where ${whereSql(table, plan.filters, plan.deleted)}
+      ${orderSql(table, plan)}
+      limit ${limit} offset ${plan.offset}`;
+  }
+  const rank = sql`ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8`;
+  return sql`select (${buildRecordJson(table, ROW, [sql`'rank'::text, ${rank}`])})::text as record, ${rank} as rank
+    from ${tableSql(table)} as ${ROW}
+    where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
+    ${orderSql(table, plan)}
+    limit ${limit} offset ${plan.offset}`;
+}
+
+/**
+ * Every list of records (plain, searched, aggregated) as one statement answering one text,
+ * `<total>,<rows>,<data>`: the total (`null` unless `_count=exact`), the rows read for the page (one
+ * more than its size when a further row exists), and the page as a JSON array made by PostgreSQL
+ * from the records it builds anyway (never parsed here only to be serialized again). The count and the page are separate
+ * scalar subqueries, so each gets a plan of its own: the page's ORDER BY … LIMIT can walk an index
+ * on the sort column and stop, where a window count beside it would need every match first.
+ */
+export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
+  const total = plan.count === 'exact' ? sql`(${countSql(table, plan)})::text` : sql`'null'`;
+  const size = pageSizeLiteral(plan.pageSize);
+  return sql`select ${total} || ',' || count(*)::text || ',['
+      || coalesce(array_to_string((array_agg(p.record))[1:${size}], ','), '') || ']' as answer
+    from (${pageSql(table, plan)}) p`;
 }
 
 /**
  * The page size as a literal rather than a parameter: with `limit $n` PostgreSQL prices a generic
  * plan as if a tenth of the rows were returned, so it keeps re-planning every run of a prepared list
  * statement (the larger part of its cost); with the literal the generic plan wins. Page sizes are
- * whole numbers from 1 to MAX_PAGE_SIZE (list-query.ts), so the literal is safe and the texts stay few.
+ * whole numbers from 1 to MAX_PAGE_SIZE (list-query.ts), one more for the look-ahead row, so the
+ * literal is safe and the texts stay few.
  */
-function pageSizeLiteral(pageSize: number): SQL {
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new Error(`page size ${pageSize} out of range`);
-  return sql.raw(String(pageSize));
-}
-
-/** The number of matching records, for a page past the end (where no row carries the total). */
-export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
-  return sql`select count(*)::int as total from ${tableSql(table)} as ${ROW}
-    where ${whereSql(table, plan.filters, plan.deleted, plan.search)}`;
+function pageSizeLiteral(size: number): SQL {
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE + 1) throw new Error(`page size ${size} out of range`);
+  return sql.raw(String(size));
 }
 
 function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL {
@@ -157,24 +212,32 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
   }
 }
 
-/** Groups (or one row without `_group_by`) as a jsonb object per row, paged, with the group count. */
-export function aggregateSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const groups = plan.groupBy ?? [];
-  const members = [
-    ...groups.map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, typedValue(table, field))}`),
-    ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
-  ];
-  const groupClause = groups.length === 0 ? sql`` : sql`group by ${sql.join(groups.map((field) => typedValue(table, field)), sql`, `)}`;
-  const order =
-    plan.sort.length > 0
-      ? plan.sort.map((term) => sql`${term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!)} ${direction(term)}`)
-      : groups.map((field) => sql`${typedValue(table, field)} asc`);
-  const orderClause = order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
-  return sql`select jsonb_build_object(${sql.join(members, sql`, `)}) as record, (count(*) over ())::int as total
-    from ${tableSql(table)} as ${ROW}
-    where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
-    ${groupClause}
-    ${orderClause}
-    limit ${pageSizeLiteral(plan.pageSize)} offset ${plan.offset}`;
+function groupClause(table: TableDescriptor, plan: ListPlan): SQL {
+  const groups = plan.aggregates ? (plan.groupBy ?? []) : [];
+  return groups.length === 0
+    ? sql``
+    : sql`group by ${sql.join(
+        groups.map((field) => typedValue(table, field)),
+        sql`, `,
+      )}`;
 }
 
+/** One group of an aggregation (or the one row without `_group_by`) as a jsonb object. */
+function groupJson(table: TableDescriptor, plan: ListPlan): SQL {
+  const members = [
+    ...(plan.groupBy ?? []).map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, typedValue(table, field))}`),
+    ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
+  ];
+  return sql`jsonb_build_object(${sql.join(members, sql`, `)})`;
+}
+
+function groupOrderSql(table: TableDescriptor, plan: ListPlan): SQL {
+  const order =
+    plan.sort.length > 0
+      ? plan.sort.map(
+          (term) =>
+            sql`${term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!)} ${direction(term)}`,
+        )
+      : (plan.groupBy ?? []).map((field) => sql`${typedValue(table, field)} asc`);
+  return order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
+}

@@ -45,16 +45,33 @@ export interface ListPlan {
   page: number;
   pageSize: number;
   offset: number;
+  /** How the client paged, so a `next` link pages the same way. */
+  pagedBy: 'page' | 'offset';
   search?: string;
   deleted: 'exclude' | 'include' | 'only';
   aggregates?: Aggregate[];
   groupBy?: FieldDescriptor[];
+  /** `_count`: the exact total (the spec's), the planner's estimate, or none at all. */
+  count: CountMode;
 }
+
+export const COUNT_MODES = ['exact', 'planned', 'none'] as const;
+export type CountMode = (typeof COUNT_MODES)[number];
 
 const NOT_YET = new Set(['populate', 'format', 'include', 'depth', 'graph_types']);
 const CONTROL = new Set([
-  'page', 'page_size', 'limit', 'offset', '_sort', 'ordering', 'search', 'include_deleted', 'only_deleted',
-  '_aggregate', '_group_by',
+  'page',
+  'page_size',
+  'limit',
+  'offset',
+  '_sort',
+  'ordering',
+  'search',
+  'include_deleted',
+  'only_deleted',
+  '_aggregate',
+  '_group_by',
+  '_count',
 ]);
 const AGGREGATE = /^(count|count_distinct|sum|avg|min|max)\(\s*(\*|[a-z_][a-z0-9_]*)\s*\)$/;
 const NUMERIC_TYPES = new Set(['number', 'integer', 'year']);
@@ -101,7 +118,11 @@ function commaList(parameter: string, raw: string): string[] {
 function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
   return commaList('_aggregate', raw).map((item) => {
     const match = AGGREGATE.exec(item);
-    if (!match) throw queryError('_aggregate', `unknown aggregate "${item}"; use count(*), count(f), count_distinct(f), sum(f), avg(f), min(f) or max(f)`);
+    if (!match)
+      throw queryError(
+        '_aggregate',
+        `unknown aggregate "${item}"; use count(*), count(f), count_distinct(f), sum(f), avg(f), min(f) or max(f)`,
+      );
     const fn = match[1] as AggregateFunction;
     if (match[2] === '*') {
       if (fn !== 'count') throw queryError('_aggregate', `${fn}(*) is not an aggregate; only count(*) takes "*"`);
@@ -112,7 +133,10 @@ function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
       throw queryError('_aggregate', `${fn}(${field.name}) needs a number or integer field`);
     }
     if ((fn === 'min' || fn === 'max') && !isOrdered(field)) {
-      throw queryError('_aggregate', `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`);
+      throw queryError(
+        '_aggregate',
+        `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`,
+      );
     }
     return { fn, field, alias: `${fn}_${field.name}` };
   });
@@ -175,7 +199,9 @@ export function parseListQuery(table: TableDescriptor, entries: QueryEntries, ex
     page: 1,
     pageSize: DEFAULT_PAGE_SIZE,
     offset: 0,
+    pagedBy: 'page',
     deleted: 'exclude',
+    count: countMode(values.get('_count')),
   };
   readPagination(values, plan);
   const search = values.get('search');
@@ -198,6 +224,14 @@ export function parseListQuery(table: TableDescriptor, entries: QueryEntries, ex
   return plan;
 }
 
+/** `_count` as given, or a 400 naming it. */
+export function countMode(raw: string | undefined): CountMode {
+  if (raw === undefined) return 'exact';
+  const mode = COUNT_MODES.find((candidate) => candidate === raw);
+  if (mode === undefined) throw queryError('_count', `expects one of ${COUNT_MODES.join(', ')}`);
+  return mode;
+}
+
 function readPagination(values: Map<string, string>, plan: ListPlan): void {
   const usesPages = values.has('page') || values.has('page_size');
   const usesOffset = values.has('limit') || values.has('offset');
@@ -206,6 +240,7 @@ function readPagination(values: Map<string, string>, plan: ListPlan): void {
     const limit = values.has('limit') ? integerParameter('limit', values.get('limit')!, 1) : DEFAULT_PAGE_SIZE;
     if (limit > MAX_PAGE_SIZE) throw queryError('limit', `must be at most ${MAX_PAGE_SIZE}`);
     plan.pageSize = limit;
+    plan.pagedBy = 'offset';
     plan.offset = values.has('offset') ? integerParameter('offset', values.get('offset')!, 0) : 0;
     plan.page = Math.floor(plan.offset / limit) + 1;
     return;
