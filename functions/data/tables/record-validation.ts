@@ -13,14 +13,14 @@ export type RecordErrors = Record<string, string[]>;
 export type RecordValues = Record<string, unknown>;
 
 /**
- * Whether `value` matches a Table Schema pattern (the whole value must match), on the linear-time
- * engine. A stored pattern that engine cannot run (saved before it was the rule) is a problem of
+ * Whether `value` matches a Table Schema pattern (XML Schema's dialect; the whole value must match),
+ * on the linear-time engine. A stored pattern that engine cannot run (saved before it was the rule) is a problem of
  * the value's field, never a 500.
  */
-function patternProblem(pattern: string, value: string): string | undefined {
+function patternProblem(constraints: FieldConstraints, pattern: string, value: string): string | undefined {
   let compiled: UserPattern;
   try {
-    compiled = compileUserPattern(pattern, { match: 'whole' });
+    compiled = compileUserPattern(pattern, { match: 'whole', dialect: constraints.patternDialect ?? 'xsd' });
   } catch (error) {
     if (error instanceof UserPatternError) return `${error.message} Change the field's pattern in the table schema.`;
     throw error;
@@ -65,7 +65,8 @@ function lengthOf(value: unknown): number | undefined {
   return undefined;
 }
 
-function constraintProblems(table: TableDescriptor, field: FieldDescriptor, value: unknown): readonly string[] {
+/** Problems of a canonical value with the field's minimum, maximum, lengths, pattern and enum. */
+export function constraintProblems(table: TableDescriptor, field: FieldDescriptor, value: unknown): readonly string[] {
   const c = field.constraints;
   if (c.minimum === undefined && c.maximum === undefined && c.minLength === undefined && c.maxLength === undefined && c.pattern === undefined && c.enum === undefined) {
     return NO_PROBLEMS;
@@ -83,7 +84,7 @@ function constraintProblems(table: TableDescriptor, field: FieldDescriptor, valu
     if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
   }
   if (c.pattern !== undefined && typeof value === 'string') {
-    const problem = patternProblem(c.pattern, value);
+    const problem = patternProblem(c, c.pattern, value);
     if (problem !== undefined) problems.push(problem);
   }
   if (b.members !== undefined && !b.members.has(uniqueKey(field, storageOf(table, field), value))) {

@@ -6,6 +6,8 @@ import { ValidationError } from '#shared/errors.ts';
 import { userPatternProblem } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
+import { constraintProblems } from './record-validation.ts';
+import { legacyTemporalText } from './temporal-values.ts';
 import { GEOPOINT_FORMATS } from './value-formats.ts';
 import {
   FIELD_TYPES,
@@ -117,7 +119,14 @@ const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * A constraint value (`minimum`, `maximum`, an `enum` member) in the field's canonical form. The
  * standard lets it be the logical value or its string form; the string form is cast here once.
  */
-function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): { ok: true; value: unknown } | { ok: false } {
+function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown, storedSchema = false): { ok: true; value: unknown } | { ok: false } {
+  const strict = strictConstraintValue(field, value);
+  if (strict.ok || !storedSchema || typeof value !== 'string') return strict;
+  const legacy = legacyTemporalText(field.type, value);
+  return legacy === undefined ? strict : strictConstraintValue(field, legacy);
+}
+
+function strictConstraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): { ok: true; value: unknown } | { ok: false } {
   let candidate = value;
   if (typeof value === 'string') {
     if (['number', 'integer', 'year'].includes(field.type) && NUMBER_TEXT.test(value.trim())) candidate = Number(value.trim());
@@ -158,9 +167,10 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
           problems.push(`Field "${name}": ${key} applies only to ${[...ORDERED_TYPES].join(', ')} fields.`);
           break;
         }
-        const cast = constraintValue(field, value);
+        const cast = constraintValue(field, value, storedSchema);
         if (cast.ok) c[key] = cast.value as number | string;
-        else problems.push(`Field "${name}": ${key} ${shown(value)} is not a valid ${type} value.`);
+        // A stored bound no rule reads any more is left to the table's CHECK, which still holds it.
+        else if (!storedSchema) problems.push(`Field "${name}": ${key} ${shown(value)} is not a valid ${type} value.`);
         break;
       }
       case 'minLength':
@@ -176,9 +186,14 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
         else if (typeof value !== 'string') problems.push(`Field "${name}": pattern must be a regular expression string.`);
         else {
           // Refused here, when the schema is saved, rather than at the first write.
-          const problem = userPatternProblem(value, { match: 'whole' });
-          if (problem === undefined || storedSchema) c.pattern = value;
-          else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
+          const problem = userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
+          if (problem === undefined) c.pattern = value;
+          else if (storedSchema) {
+            // Saved when patterns were JavaScript's: kept in that dialect if it reads them, so the
+            // table stays usable with the meaning it had; a pattern neither reads fails its writes.
+            c.pattern = value;
+            if (userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined) c.patternDialect = 'ecmascript';
+          } else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
       case 'enum': {
@@ -186,13 +201,15 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
           problems.push(`Field "${name}": enum must be a non-empty list of allowed values.`);
           break;
         }
-        const casts = value.map((item) => constraintValue(field, item));
+        const casts = value.map((item) => constraintValue(field, item, storedSchema));
         const wrong = value.filter((_, index) => !casts[index]!.ok);
-        if (wrong.length > 0) {
+        if (wrong.length > 0 && !storedSchema) {
           problems.push(`Field "${name}": enum values ${wrong.map(shown).join(', ')} are not of type ${type}.`);
           break;
         }
-        const members = casts.map((cast) => (cast as { value: unknown }).value);
+        // Stored members no rule reads any more are dropped: no value of the type can equal them.
+        const members = casts.filter((cast) => cast.ok).map((cast) => (cast as { value: unknown }).value);
+        if (members.length === 0) break;
         const keys = members.map((member) => uniqueKey(field, 'flat_table', member));
         if (new Set(keys).size !== keys.length && !storedSchema) problems.push(`Field "${name}": enum lists a value more than once.`);
         else c.enum = members;
@@ -306,8 +323,11 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
       const cast = castValue(field, raw.default);
-      if (!cast.ok) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${cast.problem}`);
-      else field.default = cast.value;
+      const legacy = !cast.ok && storedSchema && typeof raw.default === 'string' ? legacyTemporalText(fieldType, raw.default) : undefined;
+      const read = legacy === undefined ? cast : castValue(field, legacy);
+      if (read.ok) field.default = read.value;
+      else if (!storedSchema && !cast.ok) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${cast.problem}`);
+      // A stored default no rule reads any more is left out: a record gives the field, or leaves it null.
     }
     fields.push(field);
   });
@@ -456,6 +476,15 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
     softDelete: known.has('is_deleted'),
   };
   if (search !== undefined) descriptor.search = search;
+  if (target.storedSchema !== true) {
+    // A default its own field refuses would be written unchecked (a pattern has no CHECK) or fail the
+    // table's CHECK at the first write that omits the field, while validate_data passes it.
+    for (const field of fields) {
+      if (field.default === undefined) continue;
+      const refused = constraintProblems(descriptor, field, field.default);
+      if (refused.length > 0) problems.push(`Field "${field.name}": the default ${shown(field.default)} breaks the field's constraints: ${refused.join(' ')}`);
+    }
+  }
   const foreignKeys = compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
   if (problems.length > 0) return { problems };

@@ -229,7 +229,7 @@ describe('DDL safety', () => {
   it('carries no bound parameter in any statement, even with string literals everywhere', () => {
     const plan = planOf({
       fields: [
-        { name: 'name', type: 'string', default: "x'); drop table t; --", constraints: { pattern: "a'b", enum: ["x'); drop table t; --", 'b'] } },
+        { name: 'name', type: 'string', default: "x'); drop table t; --", constraints: { pattern: "x'.*", enum: ["x'); drop table t; --", 'b'] } },
         { name: 'when', type: 'date', constraints: { minimum: '2000-01-01' } },
         { name: 'search_vector', type: 'string', 'x-source-fields': ['name'] },
       ],

@@ -28,7 +28,9 @@ describe('Table Schema validation', () => {
     ['search sources that are not string fields', { fields: [{ name: 'n', type: 'integer' }, { name: 'search_vector', type: 'string', 'x-source-fields': ['n'] }] }, 'must name string fields'],
     ['search sources that do not exist', { fields: [{ name: 'n', type: 'string' }, { name: 'search_vector', type: 'string', 'x-source-fields': ['zz'] }] }, 'do not exist'],
     ['an enum value of the wrong type', { fields: [{ name: 'n', type: 'integer', constraints: { enum: [1, 'two'] } }] }, 'not of type integer'],
-    ['an invalid pattern', { fields: [{ name: 'n', type: 'string', constraints: { pattern: '(' } }] }, 'not a valid regular expression'],
+    ['an invalid pattern', { fields: [{ name: 'n', type: 'string', constraints: { pattern: '(' } }] }, 'is never closed'],
+    ['a JavaScript-only pattern', { fields: [{ name: 'n', type: 'string', constraints: { pattern: '(?:a)' } }] }, 'non-capturing groups'],
+    ['a default its own constraints refuse', { fields: [{ name: 'n', type: 'string', default: 'AB', constraints: { pattern: '[a-z]+' } }] }, 'breaks the field'],,
   ])('refuses %s', (_label, schema, message) => {
     expect(problemsOf(schema)).toContain(message);
   });

@@ -31,7 +31,8 @@ export interface MigrationPlan {
 export async function planChange(db: Queryable, site: Tenant, table: DatatableRow, newSchema: unknown): Promise<MigrationPlan> {
   const appTables = await tablesOfApp(db, site, table.app_id);
   const target = compileTarget(site, table, appTables);
-  const before = compileTable(table.json_schema, target);
+  // The stored schema may hold forms refused since it was saved: read it as every stored schema is.
+  const before = compileTable(table.json_schema, { ...target, storedSchema: true });
   const after = compileTable(newSchema, target);
   const referenced = new Map<string, string>();
   for (const fk of after.foreignKeys) {

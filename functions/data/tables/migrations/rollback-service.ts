@@ -28,7 +28,7 @@ export async function rollbackMigration(db: Queryable, settings: { lockTimeoutMs
   if (latest !== revisionId) throw new ConflictError(`A later migration (${latest}) changed this table; roll it back first.`);
 
   // Incompatible data blocks a type rollback: count the values that would not convert back.
-  const current = compileTable(table.json_schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id))).descriptor;
+  const current = compileTable(table.json_schema, { ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)), storedSchema: true }).descriptor;
   const blockers: string[] = [];
   for (const step of op.steps) {
     if (step.rollback_preflight === undefined) continue;
