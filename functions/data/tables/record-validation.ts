@@ -17,7 +17,7 @@ export type RecordValues = Record<string, unknown>;
  * on the linear-time engine. A stored pattern that engine cannot run (saved before it was the rule) is a problem of
  * the value's field, never a 500.
  */
-function patternProblem(constraints: FieldConstraints, pattern: string, value: string): string | undefined {
+export function patternProblem(constraints: FieldConstraints, pattern: string, value: string): string | undefined {
   let compiled: UserPattern;
   try {
     compiled = compileUserPattern(pattern, { match: 'whole', dialect: constraints.patternDialect ?? 'xsd' });

@@ -176,6 +176,64 @@ describe.each(['flat_table', 'jsonb'])('pattern constraints on %s tables', (prov
   });
 });
 
+describe('a schema change that adds or tightens a pattern or format on a column with data', () => {
+  let app: TestApp;
+  let admin: string;
+  let tenant: Record<string, string>;
+  const TABLE = '/api/apps/tight/datatables/codes/';
+  const DATA = `${TABLE}data/`;
+  const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
+  const schemaWith = (code: Record<string, unknown>, contact: Record<string, unknown> = { name: 'contact', type: 'string' }) => ({
+    fields: [{ name: 'id', type: 'integer' }, { name: 'code', type: 'string', ...code }, contact],
+    primaryKey: ['id'],
+  });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.adminToken();
+    tenant = (await createSite(app, admin, 'Tightened patterns')).headers;
+    expect((await call('POST', '/api/apps/', { name: 'Tight' })).status).toBe(201);
+    expect((await call('POST', '/api/apps/tight/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
+    expect((await call('POST', '/api/apps/tight/datasources/main/datatables/', { name: 'codes', json_schema: schemaWith({}) })).status).toBe(201);
+    expect((await call('POST', `${TABLE}materialize/`)).status).toBe(200);
+    const rows = [{ id: 1, code: 'abc', contact: 'a@example.com' }, { id: 2, code: 'ABC', contact: 'not an email' }, { id: 3, code: null }];
+    expect((await call('POST', DATA, rows)).status).toBe(201);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('refuses the change while rows break the new pattern, naming them, and applies it once they are fixed', async () => {
+    const tightened = schemaWith({ constraints: { pattern: '[a-z]+' } });
+    const preview = await call('POST', `${TABLE}preview-changes/`, { new_schema: tightened });
+    expect(preview.status).toBe(200);
+    expect(preview.body.is_safe).toBe(false);
+    expect(preview.body.warnings).toContain('1 row: values that the pattern [a-z]+ refuses in "code" (for example 2).');
+    const refused = await call('PATCH', TABLE, { json_schema: tightened, allow_data_loss: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.warnings).toContain('1 row: values that the pattern [a-z]+ refuses in "code" (for example 2).');
+    expect((await call('GET', `${TABLE}schema/`)).body.schema.fields[1].constraints).toBeUndefined();
+
+    expect((await call('PATCH', `${DATA}2/`, { code: 'abd' })).status).toBe(200);
+    const applied = await call('PATCH', TABLE, { json_schema: tightened });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    // Every row the table keeps is one its schema accepts: read back, written back.
+    const listed = await call('GET', DATA);
+    for (const record of listed.body.data) expect((await call('PATCH', `${DATA}${record.id}/`, { code: record.code })).status).toBe(200);
+    expect((await call('POST', DATA, { id: 4, code: 'XYZ' })).status).toBe(400);
+  });
+
+  it('checks the renamed column\'s values, and a new format likewise', async () => {
+    const renamed = schemaWith({ constraints: { pattern: '[a-z]+' } }, { name: 'email', type: 'string', format: 'email', 'x-rename-from': 'contact' });
+    const refused = await call('PATCH', TABLE, { json_schema: renamed });
+    expect(refused.status).toBe(400);
+    expect(refused.body.warnings).toContain('1 row: values that the format email refuses in "email" (for example 2).');
+    expect((await call('PATCH', `${DATA}2/`, { contact: 'b@example.com' })).status).toBe(200);
+    expect((await call('PATCH', TABLE, { json_schema: renamed })).status).toBe(200);
+    expect((await call('GET', `${DATA}2/`)).body.data.email).toBe('b@example.com');
+  });
+});
+
 /** The tenant schema of a site made through the API (test set-up reaches under the API here). */
 async function schemaOf(app: TestApp, siteSlug: string): Promise<string> {
   const [site] = await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${siteSlug}`);

@@ -51,19 +51,14 @@ function sameDefault(a: FieldDescriptor, b: FieldDescriptor): boolean {
   return canonicalJson(a.default ?? null) === canonicalJson(b.default ?? null);
 }
 
-export function planMigration(input: PlanInput): PlannedStep[] {
-  const before = input.before.descriptor;
-  const after = input.after.descriptor;
-  if (after.provider !== 'flat_table') {
-    throw new BusinessLogicError('Schema migrations are available for flat_table tables; this table stores its fields in one jsonb column.');
-  }
-  const table = sql`${ident(after.schemaName)}.${ident(after.tableName)}`;
-  const alter = (rest: SQL) => ddlText(sql`alter table ${table} ${rest}`);
+/**
+ * Which old field each new field continues (`origin`, by new name): itself, or the field its
+ * `x-rename-from` hint names; `renamed` maps old names to new ones.
+ */
+export function fieldOrigins(before: TableDescriptor, after: TableDescriptor, afterSchema: unknown): { origin: Map<string, FieldDescriptor>; renamed: Map<string, string> } {
   const oldByName = new Map(before.fields.map((f) => [f.name, f]));
   const newByName = new Map(after.fields.map((f) => [f.name, f]));
-
-  // Which old field each new field continues: itself, or the field its rename hint names.
-  const hints = renameHints(input.afterSchema);
+  const hints = renameHints(afterSchema);
   const origin = new Map<string, FieldDescriptor>();
   const renamed = new Map<string, string>();
   for (const field of after.fields) {
@@ -75,6 +70,22 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       origin.set(field.name, oldByName.get(field.name)!);
     }
   }
+  return { origin, renamed };
+}
+
+export function planMigration(input: PlanInput): PlannedStep[] {
+  const before = input.before.descriptor;
+  const after = input.after.descriptor;
+  if (after.provider !== 'flat_table') {
+    throw new BusinessLogicError('Schema migrations are available for flat_table tables; this table stores its fields in one jsonb column.');
+  }
+  const table = sql`${ident(after.schemaName)}.${ident(after.tableName)}`;
+  const alter = (rest: SQL) => ddlText(sql`alter table ${table} ${rest}`);
+  const oldByName = new Map(before.fields.map((f) => [f.name, f]));
+  const newByName = new Map(after.fields.map((f) => [f.name, f]));
+
+  const hints = renameHints(input.afterSchema);
+  const { origin, renamed } = fieldOrigins(before, after, input.afterSchema);
   const newNameOf = (old: string) => renamed.get(old) ?? (newByName.has(old) ? old : undefined);
   const mappedKey = before.primaryKey.map(newNameOf);
   if (canonicalJson(mappedKey) !== canonicalJson(after.primaryKey)) {

@@ -13,11 +13,12 @@ import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable } from '../table-schema.ts';
 import { compileTarget } from '../table-service.ts';
-import { planMigration } from './migration-plan.ts';
+import { fieldOrigins, planMigration } from './migration-plan.ts';
 import { planSql, type PlannedStep } from './migration-steps.ts';
 import { migrationStarter } from './migration-runner.ts';
 import { findMigration, insertMigration, type MigrationRow } from './operation-repository.ts';
 import { castableFor, estimateDuration, estimatedRows, runPreflights, type PreflightResult } from './preflight.ts';
+import { runValueChecks, type ValueCheck } from './value-preflight.ts';
 
 export type MigrationSettings = Config['schemaMigrations'];
 
@@ -25,6 +26,8 @@ export interface MigrationPlan {
   before: CompiledTable;
   after: CompiledTable;
   steps: PlannedStep[];
+  /** The raw new schema (its rename hints say which old column each field continues). */
+  newSchema: unknown;
 }
 
 /** Plans `newSchema` against the table's stored one; 400 for an invalid schema or an unmaterialized FK target. */
@@ -45,7 +48,12 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
     referenced.set(other.name, other.physical_table_name);
   }
   const steps = planMigration({ before, after, afterSchema: newSchema, referencedTables: referenced, baseHash: table.schema_hash, castable: await castableFor(db, site.schemaName) });
-  return { before, after, steps };
+  return { before, after, steps, newSchema };
+}
+
+/** The app-side checks of a plan's patterns and formats (value-preflight.ts). */
+function valueChecks(db: Queryable, plan: MigrationPlan): Promise<ValueCheck[]> {
+  return runValueChecks(db, plan.before.descriptor, plan.after.descriptor, fieldOrigins(plan.before.descriptor, plan.after.descriptor, plan.newSchema).origin);
 }
 
 function sampleText(result: PreflightResult): string {
@@ -53,8 +61,11 @@ function sampleText(result: PreflightResult): string {
 }
 
 /** The warnings of a plan: each unsafe or destructive step's own, and each preflight that found rows. */
-function warningsOf(steps: readonly PlannedStep[], preflights: ReadonlyMap<number, PreflightResult>): string[] {
+function warningsOf(steps: readonly PlannedStep[], preflights: ReadonlyMap<number, PreflightResult>, checks: readonly ValueCheck[]): string[] {
   const warnings: string[] = [];
+  for (const { column, result } of checks) {
+    if (result.violating_rows > 0) warnings.push(`${result.violating_rows} ${result.violating_rows === 1 ? 'row' : 'rows'}: ${result.describes} in "${column}"${sampleText(result)}.`);
+  }
   steps.forEach((step, index) => {
     if (step.warning !== undefined) warnings.push(step.warning);
     const found = preflights.get(index);
@@ -90,12 +101,13 @@ export async function previewChanges(db: Queryable, site: Tenant, caller: Princi
   assertMaterialized(table);
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
+  const checks = await valueChecks(db, plan);
   const rows = await estimatedRows(db, plan.before.descriptor);
-  const blocked = [...preflights.values()].some((p) => p.violating_rows > 0 && p.blocking);
+  const blocked = [...preflights.values(), ...checks.map((c) => c.result)].some((p) => p.violating_rows > 0 && p.blocking);
   return {
     operations: plan.steps.map((step, index) => operationView(step, preflights.get(index))),
     is_safe: plan.steps.every((s) => s.is_safe) && !blocked,
-    warnings: warningsOf(plan.steps, preflights),
+    warnings: warningsOf(plan.steps, preflights, checks),
     estimated_duration_ms: estimateDuration(plan.steps, rows),
   };
 }
@@ -179,11 +191,14 @@ export function failureError(op: MigrationRow): Error {
 export async function recordMigration(db: Queryable, site: Tenant, callerId: number, table: DatatableRow, newSchema: unknown, allowDataLoss: boolean): Promise<string> {
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
-  const warnings = warningsOf(plan.steps, preflights);
-  const blocked = plan.steps.some((step, index) => {
-    const found = preflights.get(index);
-    return found !== undefined && found.violating_rows > 0 && found.blocking;
-  });
+  const checks = await valueChecks(db, plan);
+  const warnings = warningsOf(plan.steps, preflights, checks);
+  const blocked =
+    checks.some((check) => check.result.violating_rows > 0) ||
+    plan.steps.some((step, index) => {
+      const found = preflights.get(index);
+      return found !== undefined && found.violating_rows > 0 && found.blocking;
+    });
   if (blocked) {
     throw new ValidationError('Rows of the table would break this schema change; fix them or change the schema.', { extras: { warnings } });
   }

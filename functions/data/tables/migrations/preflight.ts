@@ -34,7 +34,8 @@ export async function castableFor(db: Queryable, schemaName: string): Promise<(t
     modern ? sql`pg_input_is_valid(${text}, '${sql.raw(type)}')` : sql`${ident(schemaName)}.tessera_castable(${text}, '${sql.raw(type)}')`;
 }
 
-function keyExpression(table: TableDescriptor): SQL {
+/** A row's primary key as JSON: the value of a single key, an array of a composite one. */
+export function keyExpression(table: TableDescriptor): SQL {
   const keys = table.primaryKey.map((k) => ident(k));
   return keys.length === 1 ? sql`to_jsonb(${keys[0]!})` : sql`jsonb_build_array(${sql.join(keys, sql`, `)})`;
 }
