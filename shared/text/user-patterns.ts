@@ -44,6 +44,12 @@ export const MAX_PATTERN_PROGRAM_SIZE = 2000;
  * point ranges, and this bounds the parsing and memory a 1,000-character pattern can cost.
  */
 export const MAX_TRANSLATED_LENGTH = 50_000;
+/**
+ * Most Unicode category references (`\p{L}`, and the four each `\w` stands for) an XSD pattern may
+ * translate to: RE2 builds each class from the category tables when it compiles, about a
+ * millisecond apiece for a negated union, so this bounds the work a pattern costs when it is saved.
+ */
+export const MAX_TRANSLATED_CATEGORIES = 256;
 /** Compiled patterns kept; the oldest is dropped beyond this. */
 const CACHE_LIMIT = 1000;
 
@@ -156,6 +162,10 @@ function compileXsd(source: string, match: PatternMatch): UserPattern {
   }
   if (re2Source.length > MAX_TRANSLATED_LENGTH) {
     throw new UserPatternError(source, `it is too large once its classes are expanded (${re2Source.length} characters, at most ${MAX_TRANSLATED_LENGTH})`);
+  }
+  const categories = re2Source.match(/\\[pP]\{/g)?.length ?? 0;
+  if (categories > MAX_TRANSLATED_CATEGORIES) {
+    throw new UserPatternError(source, `it uses too many Unicode categories once translated (${categories}, at most ${MAX_TRANSLATED_CATEGORIES}; \\w counts four)`);
   }
   return userPattern(source, match, 'xsd', compileRe2(source, re2Source));
 }

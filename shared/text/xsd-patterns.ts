@@ -179,6 +179,13 @@ function emitSet(set: CharSet): string {
 
 const single = (item: Item): CharSet => [{ negated: false, items: [item] }];
 
+/** A group's items with every list of ranges merged into one item: fewer terms when it is intersected. */
+function compacted(items: readonly Item[]): Item[] {
+  const explicit = items.filter((item) => item.ranges !== undefined);
+  if (explicit.length < 2) return [...items];
+  return [explicitItem(explicit.flatMap((item) => item.ranges!)), ...items.filter((item) => item.ranges === undefined)];
+}
+
 /** A literal character in RE2 syntax: letters and digits as they are, anything else escaped. */
 function literal(cp: number): string {
   return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? String.fromCodePoint(cp) : hex(cp);
@@ -380,7 +387,7 @@ class Translator {
       if (ch === ']') {
         if (items.length === 0) throw new XsdPatternError('a character class cannot be empty ([] or [^])');
         this.at += 1;
-        return [{ negated, items }];
+        return [{ negated, items: compacted(items) }];
       }
       if (ch === '-' && this.peek(1) === '[') {
         if (items.length === 0) throw new XsdPatternError('a character class subtraction needs something to subtract from ([a-z-[aeiou]])');
@@ -388,7 +395,7 @@ class Translator {
         const subtracted = this.charClass();
         if (this.peek() !== ']') throw new XsdPatternError('a subtraction -[...] must end its character class');
         this.at += 1;
-        return intersect([{ negated, items }], complement(subtracted));
+        return intersect([{ negated, items: compacted(items) }], complement(subtracted));
       }
       if (ch === '-' && items.length > 0 && this.peek(1) !== ']') {
         throw new XsdPatternError('a "-" inside a character class must be escaped (\\-) unless it is first or last');

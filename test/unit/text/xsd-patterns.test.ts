@@ -198,8 +198,12 @@ describe('XML Schema patterns', () => {
   it('refuses hostile patterns that grow past the limits once translated, and keeps large legitimate ones', () => {
     // \i is 16 ranges: 500 of them pass the translated-size limit.
     expect(problem('\\i'.repeat(500))).toMatch(new RegExp(`too large once its classes are expanded \\(\\d+ characters, at most ${MAX_TRANSLATED_LENGTH}\\)`));
-    // Categories stay RE2 names, so repeating them costs program size, not text.
+    // Categories stay RE2 names, so repeating them costs program size, not text; RE2 builds each one
+    // when it compiles, so their number is bounded too.
     expect(problem('\\p{L}'.repeat(200))).toBeUndefined();
+    expect(problem('\\w'.repeat(64))).toBeUndefined();
+    expect(problem('\\w'.repeat(65))).toMatch(/too many Unicode categories once translated \(260, at most 256/);
+    expect(problem(`[${'a-z'.repeat(10)}${'\\p{L}'.repeat(10)}-[${'\\p{N}'.repeat(6)}]]`.repeat(7))).toMatch(/too many Unicode categories/);
     expect(problem('\\p{L}{1000}')).toBeUndefined();
     expect(problem('(\\p{L}{1000}){2}')).toMatch(/repeat count|too complex/);
     expect(problem('((a{100}){100}){100}')).toMatch(/repeat count|too complex/);
