@@ -5,6 +5,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import type { PatternDialect } from '#shared/text/user-patterns.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
 
@@ -22,6 +23,8 @@ export type DatatableRow = {
   json_schema: unknown;
   physical_table_name: string;
   schema_hash: string;
+  /** How the schema's patterns are read: `ecmascript` for schemas saved before XML Schema's dialect (tenant migration 14). */
+  pattern_dialect: PatternDialect;
   is_materialized: boolean;
   is_active: boolean;
   created_at: unknown;
@@ -49,7 +52,7 @@ export type OperationRow = {
 function tableSelect(site: Site) {
   return sql`select t.id, t.app_id, t.data_source_id, d.name as datasource_name, d.slug as datasource_slug, d.provider_type,
       a.name as app_name, a.slug as app_slug, t.name, t.description, t.json_schema, t.physical_table_name, t.schema_hash,
-      t.is_materialized, t.is_active, t.created_at, t.updated_at, t.created_by, t.modified_by
+      t.pattern_dialect, t.is_materialized, t.is_active, t.created_at, t.updated_at, t.created_by, t.modified_by
     from ${tenantTable(site, 'datatables')} t
     join ${tenantTable(site, 'datasources')} d on d.id = t.data_source_id
     join ${tenantTable(site, 'apps')} a on a.id = t.app_id`;
@@ -90,11 +93,11 @@ export async function updateTable(
   db: Queryable,
   site: Site,
   id: number,
-  values: { description: string; schema: unknown; hash: string; userId: number },
+  values: { description: string; schema: unknown; hash: string; patternDialect: PatternDialect; userId: number },
 ): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'datatables')}
     set description = ${values.description}, json_schema = ${JSON.stringify(values.schema)}::jsonb, schema_hash = ${values.hash},
-      modified_by = ${values.userId}, updated_at = now()
+      pattern_dialect = ${values.patternDialect}, modified_by = ${values.userId}, updated_at = now()
     where id = ${id}`);
 }
 

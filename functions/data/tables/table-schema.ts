@@ -3,7 +3,7 @@
 // has passed the safe-identifier check.
 import { createHash } from 'node:crypto';
 import { ValidationError } from '#shared/errors.ts';
-import { userPatternProblem } from '#shared/text/user-patterns.ts';
+import { userPatternProblem, type PatternDialect } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
 import { constraintProblems } from './record-validation.ts';
@@ -74,6 +74,11 @@ export interface CompileTarget {
    * to that field are refused naming it, instead of the whole table answering 400.
    */
   storedSchema?: boolean;
+  /**
+   * The dialect a stored schema's patterns are read in: `ecmascript` for one saved before Table
+   * Schema patterns were XML Schema's (tenant migration 14). A schema being saved is always `xsd`.
+   */
+  patternDialect?: PatternDialect;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -146,7 +151,8 @@ function strictConstraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, 
 const CONSTRAINT_KEYS = 'required, unique, minimum, maximum, minLength, maxLength, pattern, enum';
 const LENGTH_TYPES = new Set<FieldType>(['string', 'array', 'object']);
 
-function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
+function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[], stored: StoredReading): FieldConstraints {
+  const storedSchema = stored.storedSchema;
   const { name, type } = field;
   if (raw === undefined) return {};
   if (!isPlainObject(raw)) {
@@ -184,13 +190,17 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
       case 'pattern':
         if (type !== 'string') problems.push(`Field "${name}": pattern applies only to string fields.`);
         else if (typeof value !== 'string') problems.push(`Field "${name}": pattern must be a regular expression string.`);
-        else {
+        else if (storedSchema && stored.patternDialect === 'ecmascript') {
+          // Saved when patterns were JavaScript's (tenant migration 14 marks those tables): read with
+          // the meaning they had; a pattern the engine cannot run fails the writes to its field.
+          c.pattern = value;
+          c.patternDialect = 'ecmascript';
+        } else {
           // Refused here, when the schema is saved, rather than at the first write.
           const problem = userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
           if (problem === undefined) c.pattern = value;
           else if (storedSchema) {
-            // Saved when patterns were JavaScript's: kept in that dialect if it reads them, so the
-            // table stays usable with the meaning it had; a pattern neither reads fails its writes.
+            // Stored without a mark yet unreadable as XML Schema's: JavaScript's reading if it has one.
             c.pattern = value;
             if (userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined) c.patternDialect = 'ecmascript';
           } else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
@@ -279,7 +289,14 @@ interface FieldsResult {
   search?: { sourceFields: string[] };
 }
 
-function compileFields(rawFields: unknown, problems: string[], storedSchema: boolean): FieldsResult {
+/** Whether a schema is read from storage (tolerant) or being saved (strict), and its pattern dialect. */
+interface StoredReading {
+  storedSchema: boolean;
+  patternDialect: PatternDialect;
+}
+
+function compileFields(rawFields: unknown, problems: string[], stored: StoredReading): FieldsResult {
+  const storedSchema = stored.storedSchema;
   if (!Array.isArray(rawFields) || rawFields.length === 0) {
     problems.push('The schema needs a non-empty "fields" list.');
     return { fields: [] };
@@ -318,7 +335,7 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
       if (why !== undefined && !storedSchema) problems.push(`Field "${name}": "${key}" is not supported: ${why}.`);
     }
     const format = fieldFormat(name, fieldType, raw.format, problems, storedSchema);
-    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems, storedSchema);
+    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems, stored);
     const field: FieldDescriptor = { name, type: fieldType, constraints };
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
@@ -444,7 +461,8 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
   // A schema saved before these keys were refused stays readable (storedSchema).
   if (schema.missingValues !== undefined && target.storedSchema !== true) problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
-  const { fields, search } = compileFields(schema.fields, problems, target.storedSchema === true);
+  const stored: StoredReading = { storedSchema: target.storedSchema === true, patternDialect: target.storedSchema === true ? (target.patternDialect ?? 'xsd') : 'xsd' };
+  const { fields, search } = compileFields(schema.fields, problems, stored);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));
   let primaryKey: string[] | undefined;

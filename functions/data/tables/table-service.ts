@@ -37,8 +37,13 @@ export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | '
   };
 }
 
+/** How a stored schema compiles: tolerant of forms refused since, its patterns in the dialect it was saved with. */
+export function storedTarget(table: Pick<DatatableRow, 'pattern_dialect'>): Pick<CompileTarget, 'storedSchema' | 'patternDialect'> {
+  return { storedSchema: true, patternDialect: table.pattern_dialect };
+}
+
 export async function compiledTable(db: Queryable, site: Tenant, table: DatatableRow): Promise<CompiledTable> {
-  return compileTable(table.json_schema, { ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)), storedSchema: true });
+  return compileTable(table.json_schema, { ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)), ...storedTarget(table) });
 }
 
 /** A table by app and name, optionally inside a given datasource (the long URL form). */
@@ -54,7 +59,7 @@ export async function existingTable(db: Queryable, site: Tenant, address: TableA
 
 /**
  * Compiled descriptors, keyed by everything a descriptor is computed from (tenant schema, physical
- * table, provider and the schema's hash): equal keys give equal descriptors, so an entry can never
+ * table, provider, the schema's hash and its pattern dialect): equal keys give equal descriptors, so an entry can never
  * be stale, even for a site deleted and made again under the same slug. The cap bounds memory.
  */
 const descriptorCache = new Map<string, TableDescriptor>();
@@ -68,7 +73,7 @@ export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: 
   // When the one query finds nothing, existingTable answers the precise 404 (app or table).
   const table = (await findTableOfActiveApp(db, site, appSlug, name)) ?? (await existingTable(db, site, { app_slug: appSlug, name }));
   if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
-  const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash].join(':');
+  const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash, table.pattern_dialect].join(':');
   let descriptor = descriptorCache.get(key);
   if (descriptor === undefined) {
     descriptor = (await compiledTable(db, site, table)).descriptor;
@@ -141,12 +146,20 @@ export async function changeTable(
       const outcome = await migrateTable(db, migrations, site, caller, table, schema, body.allow_data_loss === true);
       if (!outcome.done) return { running: outcome.operation };
       if (body.description === undefined || body.description === table.description) return outcome.table;
-      await updateTable(db, site, table.id, { description: body.description, schema: outcome.table.json_schema, hash: outcome.table.schema_hash, userId: caller.id });
+      await updateTable(db, site, table.id, {
+        description: body.description,
+        schema: outcome.table.json_schema,
+        hash: outcome.table.schema_hash,
+        patternDialect: outcome.table.pattern_dialect,
+        userId: caller.id,
+      });
       return (await findTable(db, site, table.app_id, table.name))!;
     }
     compileTable(schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
   }
-  await updateTable(db, site, table.id, { description: body.description ?? table.description, schema, hash, userId: caller.id });
+  // A schema saved now passed XML Schema's dialect; an unchanged one keeps the dialect it was read in.
+  const patternDialect = hash === table.schema_hash ? table.pattern_dialect : 'xsd';
+  await updateTable(db, site, table.id, { description: body.description ?? table.description, schema, hash, patternDialect, userId: caller.id });
   return (await findTable(db, site, table.app_id, table.name))!;
 }
 

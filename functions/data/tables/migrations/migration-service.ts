@@ -12,7 +12,7 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable } from '../table-schema.ts';
-import { compileTarget } from '../table-service.ts';
+import { compileTarget, storedTarget } from '../table-service.ts';
 import { fieldOrigins, planMigration } from './migration-plan.ts';
 import { planSql, type PlannedStep } from './migration-steps.ts';
 import { migrationStarter } from './migration-runner.ts';
@@ -35,7 +35,7 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
   const appTables = await tablesOfApp(db, site, table.app_id);
   const target = compileTarget(site, table, appTables);
   // The stored schema may hold forms refused since it was saved: read it as every stored schema is.
-  const before = compileTable(table.json_schema, { ...target, storedSchema: true });
+  const before = compileTable(table.json_schema, { ...target, ...storedTarget(table) });
   const after = compileTable(newSchema, target);
   const referenced = new Map<string, string>();
   for (const fk of after.foreignKeys) {
@@ -219,6 +219,7 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
     baseHash: table.schema_hash,
     targetHash: schemaHash(newSchema),
     previousSchema: table.json_schema,
+    previousPatternDialect: table.pattern_dialect,
     targetSchema: newSchema,
     userId: callerId,
   });

@@ -109,7 +109,8 @@ async function execute(deps: MigrationTaskDeps, site: { schemaName: string }, op
             }
           }
         }
-        await setTableSchema(tx, site, op.datatable_id!, op.target_schema, op.target_schema_hash!, op.created_by);
+        // A schema saved by a migration passed XML Schema's dialect (planChange compiles it strictly).
+        await setTableSchema(tx, site, op.datatable_id!, { schema: op.target_schema, hash: op.target_schema_hash!, patternDialect: 'xsd' }, op.created_by);
         await markApplied(tx, site, op.revision_id);
       },
       { statementTimeoutMs: deps.ddlTimeoutMs, lockTimeoutMs: deps.lockTimeoutMs },

@@ -1,7 +1,7 @@
 // Rollback of a table's newest successful migration: its recorded rollback statements in one
 // transaction under the table's row lock, the previous schema and hash restored, the operation
-// ROLLED_BACK. Refused for an unknown revision, twice, out of order, and when rows would not
-// convert back to a narrower type.
+// ROLLED_BACK. Refused for an unknown revision, twice, out of order, when rows would not convert
+// back to a narrower type, and when rows break a pattern or format the previous schema brings back.
 import type { Principal } from '#shared/auth/principal.ts';
 import { LockTimeoutError, StatementTimeoutError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -12,10 +12,12 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import type { DatatableRow } from '../table-repository.ts';
 import { compileTable, schemaHash } from '../table-schema.ts';
-import { compileTarget, forgetTableDescriptors } from '../table-service.ts';
+import { compileTarget, forgetTableDescriptors, storedTarget } from '../table-service.ts';
 import { tablesOfApp } from '../table-repository.ts';
 import { findMigration, latestAppliedMigration, markRolledBack, setTableSchema } from './operation-repository.ts';
+import { fieldOrigins } from './migration-plan.ts';
 import { countViolations } from './preflight.ts';
+import { runValueChecks } from './value-preflight.ts';
 
 export async function rollbackMigration(db: Queryable, settings: { lockTimeoutMs: number; ddlTimeoutMs: number }, site: Tenant, caller: Principal, table: DatatableRow, revisionId: string) {
   await assertManagesData(db, site, caller);
@@ -28,8 +30,16 @@ export async function rollbackMigration(db: Queryable, settings: { lockTimeoutMs
   if (latest !== revisionId) throw new ConflictError(`A later migration (${latest}) changed this table; roll it back first.`);
 
   // Incompatible data blocks a type rollback: count the values that would not convert back.
-  const current = compileTable(table.json_schema, { ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)), storedSchema: true }).descriptor;
+  const target = compileTarget(site, table, await tablesOfApp(db, site, table.app_id));
+  const current = compileTable(table.json_schema, { ...target, ...storedTarget(table) }).descriptor;
   const blockers: string[] = [];
+  // Patterns and formats have no CHECK: the rows written since must pass the ones the rollback restores.
+  const previous = compileTable(op.previous_schema, { ...target, storedSchema: true, patternDialect: op.previous_pattern_dialect }).descriptor;
+  for (const { column, result } of await runValueChecks(db, current, previous, fieldOrigins(current, previous, op.previous_schema).origin)) {
+    if (result.violating_rows > 0) {
+      blockers.push(`${result.violating_rows} rows of "${column}" hold ${result.describes} (for example ${result.sample_ids.map((id) => JSON.stringify(id)).join(', ')}).`);
+    }
+  }
   for (const step of op.steps) {
     if (step.rollback_preflight === undefined) continue;
     const found = await countViolations(db, current, step.rollback_preflight);
@@ -50,7 +60,7 @@ export async function rollbackMigration(db: Queryable, settings: { lockTimeoutMs
         for (const step of ordered) {
           for (const text of swept && step.tombstone ? step.tombstone.rollback_after_sweep : step.rollback_sql) await tx.run(sql.raw(text));
         }
-        await setTableSchema(tx, site, table.id, op.previous_schema, schemaHash(op.previous_schema), caller.id);
+        await setTableSchema(tx, site, table.id, { schema: op.previous_schema, hash: schemaHash(op.previous_schema), patternDialect: op.previous_pattern_dialect }, caller.id);
         await markRolledBack(tx, site, revisionId);
       },
       { statementTimeoutMs: settings.ddlTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs },
