@@ -11,7 +11,7 @@ import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import type { DatatableRow } from '../table-repository.ts';
-import { compileTable, schemaHash } from '../table-schema.ts';
+import { analyzeTableSchema, compileTable, schemaHash } from '../table-schema.ts';
 import { compileTarget, forgetTableDescriptors, storedTarget } from '../table-service.ts';
 import { tablesOfApp } from '../table-repository.ts';
 import { findMigration, latestAppliedMigration, markRolledBack, setTableSchema } from './operation-repository.ts';
@@ -34,10 +34,14 @@ export async function rollbackMigration(db: Queryable, settings: { lockTimeoutMs
   const current = compileTable(table.json_schema, { ...target, ...storedTarget(table) }).descriptor;
   const blockers: string[] = [];
   // Patterns and formats have no CHECK: the rows written since must pass the ones the rollback restores.
-  const previous = compileTable(op.previous_schema, { ...target, storedSchema: true, patternDialect: op.previous_pattern_dialect }).descriptor;
-  for (const { column, result } of await runValueChecks(db, current, previous, fieldOrigins(current, previous, op.previous_schema).origin)) {
-    if (result.violating_rows > 0) {
-      blockers.push(`${result.violating_rows} rows of "${column}" hold ${result.describes} (for example ${result.sample_ids.map((id) => JSON.stringify(id)).join(', ')}).`);
+  // (A previous schema that no longer compiles, say its foreign key's table is gone, has nothing to check here.)
+  const analyzed = analyzeTableSchema(op.previous_schema, { ...target, storedSchema: true, patternDialect: op.previous_pattern_dialect });
+  if ('compiled' in analyzed) {
+    const previous = analyzed.compiled.descriptor;
+    for (const { column, result } of await runValueChecks(db, current, previous, fieldOrigins(current, previous, op.previous_schema).origin)) {
+      if (result.violating_rows > 0) {
+        blockers.push(`${result.violating_rows} rows of "${column}" hold ${result.describes} (for example ${result.sample_ids.map((id) => JSON.stringify(id)).join(', ')}).`);
+      }
     }
   }
   for (const step of op.steps) {
