@@ -161,11 +161,17 @@ function compileXsd(source: string, match: PatternMatch): UserPattern {
     throw error;
   }
   if (re2Source.length > MAX_TRANSLATED_LENGTH) {
-    throw new UserPatternError(source, `it is too large once its classes are expanded (${re2Source.length} characters, at most ${MAX_TRANSLATED_LENGTH})`);
+    throw new UserPatternError(
+      source,
+      `it is too large once its classes are expanded (${re2Source.length} characters, at most ${MAX_TRANSLATED_LENGTH})`,
+    );
   }
   const categories = re2Source.match(/\\[pP]\{/g)?.length ?? 0;
   if (categories > MAX_TRANSLATED_CATEGORIES) {
-    throw new UserPatternError(source, `it uses too many Unicode categories once translated (${categories}, at most ${MAX_TRANSLATED_CATEGORIES}; \\w counts four)`);
+    throw new UserPatternError(
+      source,
+      `it uses too many Unicode categories once translated (${categories}, at most ${MAX_TRANSLATED_CATEGORIES}; \\w counts four)`,
+    );
   }
   return userPattern(source, match, 'xsd', compileRe2(source, re2Source));
 }

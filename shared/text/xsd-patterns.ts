@@ -93,8 +93,21 @@ function termRanges(term: Term): Range[] | undefined {
 
 /** XML 1.0 (fifth edition) NameStartChar: what `\i` matches. */
 const NAME_START: Range[] = [
-  [0x3a, 0x3a], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a], [0xc0, 0xd6], [0xd8, 0xf6], [0xf8, 0x2ff], [0x370, 0x37d],
-  [0x37f, 0x1fff], [0x200c, 0x200d], [0x2070, 0x218f], [0x2c00, 0x2fef], [0x3001, 0xd7ff], [0xf900, 0xfdcf], [0xfdf0, 0xfffd],
+  [0x3a, 0x3a],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+  [0xc0, 0xd6],
+  [0xd8, 0xf6],
+  [0xf8, 0x2ff],
+  [0x370, 0x37d],
+  [0x37f, 0x1fff],
+  [0x200c, 0x200d],
+  [0x2070, 0x218f],
+  [0x2c00, 0x2fef],
+  [0x3001, 0xd7ff],
+  [0xf900, 0xfdcf],
+  [0xfdf0, 0xfffd],
   [0x10000, 0xeffff],
 ];
 /** XML 1.0 (fifth edition) NameChar: what `\c` matches. */
@@ -105,14 +118,23 @@ const NAME_CHAR: Range[] = [...NAME_START, [0x2d, 0x2e], [0x30, 0x39], [0xb7, 0x
  * (P, Z, C): as every code point is in exactly one general category, that is L, M, N and S.
  */
 const MULTI_CHAR_ESCAPES: Record<string, Item> = {
-  s: explicitItem([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]),
+  s: explicitItem([
+    [0x20, 0x20],
+    [0x09, 0x0a],
+    [0x0d, 0x0d],
+  ]),
   i: explicitItem(NAME_START),
   c: explicitItem(NAME_CHAR),
   d: { frag: '\\p{Nd}', comp: '\\P{Nd}' },
   w: { frag: '\\p{L}\\p{M}\\p{N}\\p{S}', comp: '\\p{P}\\p{Z}\\p{C}' },
 };
 /** `.`: anything but a line feed or carriage return. */
-const WILDCARD = complementItem(explicitItem([[0x0a, 0x0a], [0x0d, 0x0d]]));
+const WILDCARD = complementItem(
+  explicitItem([
+    [0x0a, 0x0a],
+    [0x0d, 0x0d],
+  ]),
+);
 
 /** XSD's general categories (`\p{Lu}`); RE2 knows each by the same name. */
 const CATEGORIES = new Set(
@@ -126,7 +148,11 @@ function blockRanges(name: string): Range[] | undefined {
     blocks = new Map(UNICODE_BLOCKS.map(([block, lo, hi]) => [block, [[lo, hi]]]));
     blocks.set('Greek', [[0x370, 0x3ff]]);
     blocks.set('CombiningMarksforSymbols', [[0x20d0, 0x20ff]]);
-    blocks.set('PrivateUse', [[0xe000, 0xf8ff], [0xf0000, 0xffffd], [0x100000, 0x10fffd]]);
+    blocks.set('PrivateUse', [
+      [0xe000, 0xf8ff],
+      [0xf0000, 0xffffd],
+      [0x100000, 0x10fffd],
+    ]);
   }
   return blocks.get(name);
 }
@@ -164,7 +190,10 @@ function intersect(a: CharSet, b: CharSet): CharSet {
 
 /** Everything but the set: the intersection of its terms' complements. */
 function complement(set: CharSet): CharSet {
-  return set.reduce<CharSet>((acc, term) => intersect(acc, [{ negated: !term.negated, items: term.items }]), [{ negated: true, items: [] }]);
+  return set.reduce<CharSet>(
+    (acc, term) => intersect(acc, [{ negated: !term.negated, items: term.items }]),
+    [{ negated: true, items: [] }],
+  );
 }
 
 function emitTerm(term: Term): string {
@@ -201,7 +230,8 @@ function unsupportedEscape(ch: string): string {
   if (ch === 'k') return 'named backreferences (\\k<name>) are not supported';
   if (ch === 'b' || ch === 'B') return `word boundaries (\\${ch}) are not supported`;
   if ('AzZG'.includes(ch)) return `the anchor \\${ch} is not supported: a pattern always matches the whole value`;
-  if (ch === 'x' || ch === 'u') return `the escape \\${ch} is not XML Schema syntax: write the character itself (in JSON, "\\\\u0041" is written "\\u0041" or "A")`;
+  if (ch === 'x' || ch === 'u')
+    return `the escape \\${ch} is not XML Schema syntax: write the character itself (in JSON, "\\\\u0041" is written "\\u0041" or "A")`;
   if (ch === '$') return 'the escape \\$ is not XML Schema syntax: write [$] for the character';
   if (ch === 'Q' || ch === 'E') return 'quoting with \\Q...\\E is not supported';
   if (ch === '0') return 'the escape \\0 is not supported';
@@ -287,11 +317,13 @@ class Translator {
     while (end < this.chars.length && this.chars[end] !== '}') end += 1;
     const body = this.chars.slice(this.at + 1, end).join('');
     const match = /^(\d+)(,(\d*))?$/.exec(body);
-    if (end >= this.chars.length || match === null) throw new XsdPatternError(`"{${body.slice(0, 20)}" is not a quantifier {n}, {n,} or {n,m}: write \\{ for the character`);
+    if (end >= this.chars.length || match === null)
+      throw new XsdPatternError(`"{${body.slice(0, 20)}" is not a quantifier {n}, {n,} or {n,m}: write \\{ for the character`);
     const count = (digits: string) => (digits.length > 7 ? Infinity : Number(digits));
     const min = count(match[1]!);
     const max = match[3] === undefined || match[3] === '' ? undefined : count(match[3]);
-    if (min > MAX_REPEAT || (max !== undefined && max > MAX_REPEAT)) throw new XsdPatternError(`repetition counts above ${MAX_REPEAT} are not supported ({${body.slice(0, 20)}})`);
+    if (min > MAX_REPEAT || (max !== undefined && max > MAX_REPEAT))
+      throw new XsdPatternError(`repetition counts above ${MAX_REPEAT} are not supported ({${body.slice(0, 20)}})`);
     if (max !== undefined && max < min) throw new XsdPatternError(`the quantifier {${body}} has its minimum above its maximum`);
     this.at = end + 1;
     return `{${min}${match[2] === undefined ? '' : `,${max ?? ''}`}}`;
@@ -335,7 +367,8 @@ class Translator {
     const rest = this.chars.slice(this.at, this.at + 4).join('');
     if (rest.startsWith('?=') || rest.startsWith('?!')) return 'lookahead ((?= and (?!) is not supported';
     if (rest.startsWith('?<=') || rest.startsWith('?<!')) return 'lookbehind ((?<= and (?<!) is not supported';
-    if (rest.startsWith('?<') || rest.startsWith('?P<') || rest.startsWith("?'")) return 'named groups ((?<name>...)) are not supported: write (...)';
+    if (rest.startsWith('?<') || rest.startsWith('?P<') || rest.startsWith("?'"))
+      return 'named groups ((?<name>...)) are not supported: write (...)';
     if (rest.startsWith('?:')) return 'non-capturing groups ((?:...)) are not XML Schema syntax: write (...), which captures nothing here';
     if (rest.startsWith('?>')) return 'atomic groups ((?>...)) are not supported';
     if (/^\?[a-zA-Z-]/.test(rest)) return 'inline flags such as (?i) are not supported';
@@ -409,7 +442,8 @@ class Translator {
   private classItem(): Item {
     const start = this.classChar();
     if (typeof start !== 'number') return start;
-    if (this.peek() !== '-' || this.peek(1) === ']' || this.peek(1) === '[' || this.peek(1) === undefined) return explicitItem([[start, start]]);
+    if (this.peek() !== '-' || this.peek(1) === ']' || this.peek(1) === '[' || this.peek(1) === undefined)
+      return explicitItem([[start, start]]);
     this.at += 1;
     const end = this.classChar();
     if (typeof end !== 'number') throw new XsdPatternError('a range in a character class cannot end with a class escape such as \\d');

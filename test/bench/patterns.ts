@@ -47,7 +47,10 @@ export async function benchPatterns(): Promise<void> {
   for (const c of CASES) {
     const compiled = compileUserPattern(c.pattern, { match: 'whole', dialect: 'xsd' });
     for (const length of LENGTHS) {
-      for (const [kind, make] of [['match', c.matching], ['near miss', c.nearMiss]] as const) {
+      for (const [kind, make] of [
+        ['match', c.matching],
+        ['near miss', c.nearMiss],
+      ] as const) {
         const { micros, verdict } = microsPerValue((value) => compiled.test(value), make(length));
         rows.push([c.pattern, String(length), kind, String(verdict), fixed(micros, 1), fixed((micros * 1000) / length, 1)]);
       }

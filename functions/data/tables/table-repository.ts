@@ -68,11 +68,19 @@ export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<D
 
 /** A table of an active app, found by app slug and table name in one query (the record path). */
 export async function findTableOfActiveApp(db: Queryable, site: Site, appSlug: string, name: string): Promise<DatatableRow | undefined> {
-  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null and t.name = ${name}`);
+  const [row] = await db.rows<DatatableRow>(
+    sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null and t.name = ${name}`,
+  );
   return row;
 }
 
-export async function findTable(db: Queryable, site: Site, appId: number, name: string, options: { forUpdate?: boolean } = {}): Promise<DatatableRow | undefined> {
+export async function findTable(
+  db: Queryable,
+  site: Site,
+  appId: number,
+  name: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<DatatableRow | undefined> {
   const lock = options.forUpdate ? sql` for update of t` : sql``;
   const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} and t.name = ${name}${lock}`);
   return row;
@@ -81,7 +89,16 @@ export async function findTable(db: Queryable, site: Site, appId: number, name: 
 export async function insertTable(
   db: Queryable,
   site: Site,
-  values: { appId: number; datasourceId: number; name: string; description: string; schema: unknown; physicalName: string; hash: string; userId: number },
+  values: {
+    appId: number;
+    datasourceId: number;
+    name: string;
+    description: string;
+    schema: unknown;
+    physicalName: string;
+    hash: string;
+    userId: number;
+  },
 ): Promise<void> {
   await db.run(sql`insert into ${tenantTable(site, 'datatables')}
       (app_id, data_source_id, name, description, json_schema, physical_table_name, schema_hash, created_by, modified_by)
@@ -122,7 +139,17 @@ export async function lastRevision(db: Queryable, site: Site, tableId: number): 
 export async function insertOperation(
   db: Queryable,
   site: Site,
-  values: { tableId: number; tableName: string; revisionId: string; type: string; operations: unknown; executedSql: string; rollbackSql: string; parent: string | null; userId: number },
+  values: {
+    tableId: number;
+    tableName: string;
+    revisionId: string;
+    type: string;
+    operations: unknown;
+    executedSql: string;
+    rollbackSql: string;
+    parent: string | null;
+    userId: number;
+  },
 ): Promise<void> {
   await db.run(sql`insert into ${tenantTable(site, 'schema_operations')}
       (datatable_id, table_name, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql, parent_operation, created_by)
@@ -135,7 +162,13 @@ export async function startOperation(db: Queryable, site: Site, revisionId: stri
     where revision_id = ${revisionId}`);
 }
 
-export async function finishOperation(db: Queryable, site: Site, revisionId: string, status: 'SUCCESS' | 'FAILED', errorMessage?: string): Promise<void> {
+export async function finishOperation(
+  db: Queryable,
+  site: Site,
+  revisionId: string,
+  status: 'SUCCESS' | 'FAILED',
+  errorMessage?: string,
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'schema_operations')}
     set status = ${status}, completed_at = clock_timestamp(), error_message = ${errorMessage ?? null},
       duration_ms = greatest(0, round(extract(epoch from clock_timestamp() - started_at) * 1000))::int

@@ -33,7 +33,10 @@ export type IndexMethod = (typeof INDEX_METHODS)[number];
  * PostgreSQL 12. `__proto__` cannot be a member of a JavaScript object that clients build.
  */
 export const RESERVED_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
-  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [name, 'PostgreSQL uses it for a system column']),
+  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [
+    name,
+    'PostgreSQL uses it for a system column',
+  ]),
   ['__proto__', 'JavaScript clients cannot hold a member of that name'],
 ]);
 /** Added when a schema declares no primary key and has no `id` field (DECISIONS: string key → UUID). */
@@ -97,7 +100,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function shown(value: unknown): string {
-  return typeof value === 'string' ? `"${value.slice(0, 80)}"` : JSON.stringify(value)?.slice(0, 80) ?? String(value);
+  return typeof value === 'string' ? `"${value.slice(0, 80)}"` : (JSON.stringify(value)?.slice(0, 80) ?? String(value));
 }
 
 /** JSON with object keys sorted at every level: equal documents hash equally whatever their key order. */
@@ -124,19 +127,29 @@ const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * A constraint value (`minimum`, `maximum`, an `enum` member) in the field's canonical form. The
  * standard lets it be the logical value or its string form; the string form is cast here once.
  */
-function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown, storedSchema = false): { ok: true; value: unknown } | { ok: false } {
+function constraintValue(
+  field: Pick<FieldDescriptor, 'type' | 'format'>,
+  value: unknown,
+  storedSchema = false,
+): { ok: true; value: unknown } | { ok: false } {
   const strict = strictConstraintValue(field, value);
   if (strict.ok || !storedSchema || typeof value !== 'string') return strict;
   const legacy = legacyTemporalText(field.type, value);
   return legacy === undefined ? strict : strictConstraintValue(field, legacy);
 }
 
-function strictConstraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): { ok: true; value: unknown } | { ok: false } {
+function strictConstraintValue(
+  field: Pick<FieldDescriptor, 'type' | 'format'>,
+  value: unknown,
+): { ok: true; value: unknown } | { ok: false } {
   let candidate = value;
   if (typeof value === 'string') {
     if (['number', 'integer', 'year'].includes(field.type) && NUMBER_TEXT.test(value.trim())) candidate = Number(value.trim());
     else if (field.type === 'boolean' && (value === 'true' || value === 'false')) candidate = value === 'true';
-    else if (['object', 'array', 'geojson'].includes(field.type) || (field.type === 'geopoint' && field.format !== undefined && field.format !== 'default')) {
+    else if (
+      ['object', 'array', 'geojson'].includes(field.type) ||
+      (field.type === 'geopoint' && field.format !== undefined && field.format !== 'default')
+    ) {
       try {
         candidate = JSON.parse(value) as unknown;
       } catch {
@@ -151,7 +164,12 @@ function strictConstraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, 
 const CONSTRAINT_KEYS = 'required, unique, minimum, maximum, minLength, maxLength, pattern, enum';
 const LENGTH_TYPES = new Set<FieldType>(['string', 'array', 'object']);
 
-function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[], stored: StoredReading): FieldConstraints {
+function compileConstraints(
+  field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>,
+  raw: unknown,
+  problems: string[],
+  stored: StoredReading,
+): FieldConstraints {
   const storedSchema = stored.storedSchema;
   const { name, type } = field;
   if (raw === undefined) return {};
@@ -183,7 +201,8 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
       case 'maxLength': {
         const length = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
         if (!LENGTH_TYPES.has(type)) problems.push(`Field "${name}": ${key} applies only to string, array and object fields.`);
-        else if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) problems.push(`Field "${name}": ${key} must be a non-negative integer.`);
+        else if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+          problems.push(`Field "${name}": ${key} must be a non-negative integer.`);
         else c[key] = length;
         break;
       }
@@ -232,7 +251,8 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
   if (c.minimum !== undefined && c.maximum !== undefined && compareKeys(orderKey(field, c.minimum), orderKey(field, c.maximum)) > 0) {
     problems.push(`Field "${name}": minimum is greater than maximum.`);
   }
-  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength) problems.push(`Field "${name}": minLength is greater than maxLength.`);
+  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength)
+    problems.push(`Field "${name}": minLength is greater than maxLength.`);
   return c;
 }
 
@@ -253,9 +273,16 @@ const UNSUPPORTED_FIELD_KEYS: Record<string, string> = {
 /** The formats each type takes; `default` (or no format) is always allowed. */
 const FORMATS_OF: Partial<Record<FieldType, readonly string[]>> = { string: STRING_FORMATS, geopoint: GEOPOINT_FORMATS };
 
-function fieldFormat(name: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldDescriptor['format'] | undefined {
+function fieldFormat(
+  name: string,
+  type: FieldType,
+  raw: unknown,
+  problems: string[],
+  storedSchema: boolean,
+): FieldDescriptor['format'] | undefined {
   // `any` on a non-string type was taken (and ignored) before it was refused: stored schemas keep it.
-  if (raw === undefined || raw === 'default' || (storedSchema && raw === 'any' && FORMATS_OF[type] === undefined)) return type === 'geopoint' ? 'default' : undefined;
+  if (raw === undefined || raw === 'default' || (storedSchema && raw === 'any' && FORMATS_OF[type] === undefined))
+    return type === 'geopoint' ? 'default' : undefined;
   const allowed = FORMATS_OF[type];
   if (allowed !== undefined && typeof raw === 'string' && allowed.includes(raw)) return raw as FieldDescriptor['format'];
   problems.push(
@@ -310,24 +337,36 @@ function compileFields(rawFields: unknown, problems: string[], stored: StoredRea
       return;
     }
     const { name, type } = raw;
-    if (name === undefined || name === null || name === '') return void problems.push(`Field ${index + 1} needs a "name".`);
+    if (name === undefined || name === null || name === '') {
+      problems.push(`Field ${index + 1} needs a "name".`);
+      return;
+    }
     if (!isSafeIdentifier(name)) {
-      return void problems.push(
+      problems.push(
         `Field name ${shown(name)} is not valid: use lower-case letters, digits and _, starting with a letter or _, at most ${MAX_IDENTIFIER_LENGTH} characters.`,
       );
+      return;
     }
     if (RESERVED_FIELD_NAMES.has(name)) {
-      return void problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
+      problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
+      return;
     }
-    if (seen.has(name)) return void problems.push(`Field "${name}" is defined more than once.`);
+    if (seen.has(name)) {
+      problems.push(`Field "${name}" is defined more than once.`);
+      return;
+    }
     seen.add(name);
     if (name === SEARCH_VECTOR_FIELD) {
       searchField = raw;
       return;
     }
-    if (type === undefined || type === null || type === '') return void problems.push(`Field "${name}" needs a "type".`);
+    if (type === undefined || type === null || type === '') {
+      problems.push(`Field "${name}" needs a "type".`);
+      return;
+    }
     if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) {
-      return void problems.push(`Field "${name}" has an unknown type ${shown(type)}. Valid types: ${FIELD_TYPES.join(', ')}.`);
+      problems.push(`Field "${name}" has an unknown type ${shown(type)}. Valid types: ${FIELD_TYPES.join(', ')}.`);
+      return;
     }
     const fieldType = type as FieldType;
     for (const key of Object.keys(raw)) {
@@ -357,7 +396,9 @@ function compileFields(rawFields: unknown, problems: string[], stored: StoredRea
   if (sources === undefined) return { fields };
   const notText = sources.filter((s) => !stringFields.has(s));
   if (notText.length > 0) {
-    problems.push(`"${SEARCH_VECTOR_FIELD}" x-source-fields must name string fields: ${notText.map(shown).join(', ')} ${notText.length === 1 ? 'is' : 'are'} not.`);
+    problems.push(
+      `"${SEARCH_VECTOR_FIELD}" x-source-fields must name string fields: ${notText.map(shown).join(', ')} ${notText.length === 1 ? 'is' : 'are'} not.`,
+    );
     return { fields };
   }
   return { fields, search: { sourceFields: sources } };
@@ -365,35 +406,58 @@ function compileFields(rawFields: unknown, problems: string[], stored: StoredRea
 
 function compileForeignKeys(raw: unknown, self: TableDescriptor, target: CompileTarget, problems: string[]): ForeignKeySpec[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw)) return void problems.push('"foreignKeys" must be a list.'), [];
+  if (!Array.isArray(raw)) {
+    problems.push('"foreignKeys" must be a list.');
+    return [];
+  }
   const known = new Set(self.fields.map((f) => f.name));
   const result: ForeignKeySpec[] = [];
   raw.forEach((entry, index) => {
     const label = `Foreign key ${index + 1}`;
-    if (!isPlainObject(entry) || !isPlainObject(entry.reference)) return void problems.push(`${label} needs "fields" and a "reference".`);
+    if (!isPlainObject(entry) || !isPlainObject(entry.reference)) {
+      problems.push(`${label} needs "fields" and a "reference".`);
+      return;
+    }
     const fields = nameList(entry.fields, `${label} "fields"`, known, problems);
     const resource = entry.reference.resource;
-    if (typeof resource !== 'string') return void problems.push(`${label}: reference.resource must name a table of this app.`);
+    if (typeof resource !== 'string') {
+      problems.push(`${label}: reference.resource must name a table of this app.`);
+      return;
+    }
     const isSelf = resource === '' || resource === target.name;
     const referenced = isSelf ? self : target.resolveTable?.(resource);
-    if (referenced === undefined) return void problems.push(`${label}: reference.resource ${shown(resource)} is not a table of this app.`);
-    const refFields = nameList(entry.reference.fields, `${label} reference.fields`, new Set(referenced.fields.map((f) => f.name)), problems);
+    if (referenced === undefined) {
+      problems.push(`${label}: reference.resource ${shown(resource)} is not a table of this app.`);
+      return;
+    }
+    const refFields = nameList(
+      entry.reference.fields,
+      `${label} reference.fields`,
+      new Set(referenced.fields.map((f) => f.name)),
+      problems,
+    );
     const actions = entry['x-actions'];
     const onDeleteRaw = isPlainObject(actions) ? actions.onDelete : undefined;
     if (actions !== undefined && !isPlainObject(actions)) problems.push(`${label}: x-actions must be an object.`);
     const onDelete = (onDeleteRaw ?? 'RESTRICT') as OnDeleteAction;
     if (!(ON_DELETE_ACTIONS as readonly string[]).includes(onDelete)) {
-      return void problems.push(`${label}: x-actions.onDelete ${shown(onDeleteRaw)} is not valid. Valid actions: ${ON_DELETE_ACTIONS.join(', ')}.`);
+      problems.push(`${label}: x-actions.onDelete ${shown(onDeleteRaw)} is not valid. Valid actions: ${ON_DELETE_ACTIONS.join(', ')}.`);
+      return;
     }
     if (fields === undefined || refFields === undefined) return;
-    if (fields.length !== refFields.length) return void problems.push(`${label}: "fields" and reference.fields must have the same length.`);
+    if (fields.length !== refFields.length) {
+      problems.push(`${label}: "fields" and reference.fields must have the same length.`);
+      return;
+    }
     const byName = new Map(self.fields.map((f) => [f.name, f]));
     const refByName = new Map(referenced.fields.map((f) => [f.name, f]));
     fields.forEach((name, i) => {
       const mine = byName.get(name)!;
       const theirs = refByName.get(refFields[i]!)!;
       if (mine.type !== theirs.type || (mine.format === 'uuid') !== (theirs.format === 'uuid')) {
-        problems.push(`${label}: field "${name}" (${mine.type}) does not match the type of ${resource || target.name}.${theirs.name} (${theirs.type}).`);
+        problems.push(
+          `${label}: field "${name}" (${mine.type}) does not match the type of ${resource || target.name}.${theirs.name} (${theirs.type}).`,
+        );
       }
       if (onDelete === 'SET NULL' && (mine.constraints.required === true || self.primaryKey.includes(name))) {
         problems.push(`${label}: SET NULL needs a nullable field, but "${name}" is required.`);
@@ -405,7 +469,8 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
     const uniqueKey =
       canonicalJson([...refFields].sort()) === canonicalJson([...referenced.primaryKey].sort()) ||
       (refFields.length === 1 && refByName.get(refFields[0]!)?.constraints.unique === true);
-    if (!uniqueKey) problems.push(`${label}: reference.fields must be the primary key of ${shown(resource || target.name)} or a unique field.`);
+    if (!uniqueKey)
+      problems.push(`${label}: reference.fields must be the primary key of ${shown(resource || target.name)} or a unique field.`);
     result.push({ fields, reference: { resource: isSelf ? (target.name ?? resource) : resource, fields: refFields }, onDelete });
   });
   return result;
@@ -413,17 +478,32 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
 
 function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[]): IndexSpec[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw)) return void problems.push('"indexes" must be a list.'), [];
+  if (!Array.isArray(raw)) {
+    problems.push('"indexes" must be a list.');
+    return [];
+  }
   const known = new Set(self.fields.map((f) => f.name));
   const names = new Set<string>();
   const result: IndexSpec[] = [];
   raw.forEach((entry, index) => {
     const label = `Index ${index + 1}`;
-    if (!isPlainObject(entry)) return void problems.push(`${label} must be an object.`);
-    if (entry.expression !== undefined) return void problems.push(`${label}: "expression" indexes are not supported; list "fields" instead.`);
+    if (!isPlainObject(entry)) {
+      problems.push(`${label} must be an object.`);
+      return;
+    }
+    if (entry.expression !== undefined) {
+      problems.push(`${label}: "expression" indexes are not supported; list "fields" instead.`);
+      return;
+    }
     if (entry.name !== undefined) {
-      if (!isSafeIdentifier(entry.name)) return void problems.push(`${label}: name ${shown(entry.name)} is not a valid identifier.`);
-      if (names.has(entry.name)) return void problems.push(`${label}: the name "${entry.name}" is used twice.`);
+      if (!isSafeIdentifier(entry.name)) {
+        problems.push(`${label}: name ${shown(entry.name)} is not a valid identifier.`);
+        return;
+      }
+      if (names.has(entry.name)) {
+        problems.push(`${label}: the name "${entry.name}" is used twice.`);
+        return;
+      }
       names.add(entry.name);
     }
     const fields = nameList(entry.fields, `${label} "fields"`, known, problems);
@@ -460,8 +540,12 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   const problems: string[] = [];
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
   // A schema saved before these keys were refused stays readable (storedSchema).
-  if (schema.missingValues !== undefined && target.storedSchema !== true) problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
-  const stored: StoredReading = { storedSchema: target.storedSchema === true, patternDialect: target.storedSchema === true ? (target.patternDialect ?? 'xsd') : 'xsd' };
+  if (schema.missingValues !== undefined && target.storedSchema !== true)
+    problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
+  const stored: StoredReading = {
+    storedSchema: target.storedSchema === true,
+    patternDialect: target.storedSchema === true ? (target.patternDialect ?? 'xsd') : 'xsd',
+  };
   const { fields, search } = compileFields(schema.fields, problems, stored);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));
@@ -477,8 +561,10 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   if (primaryKey === undefined) return { problems };
   for (const name of primaryKey) {
     const field = fields.find((f) => f.name === name)!;
-    if (['object', 'array', 'geojson', 'geopoint', 'any'].includes(field.type)) problems.push(`Primary key field "${name}" cannot be of type ${field.type}.`);
-    if (target.provider === 'jsonb' && name === JSONB_DATA_COLUMN) problems.push(`A jsonb table cannot have a primary key field named "${JSONB_DATA_COLUMN}".`);
+    if (['object', 'array', 'geojson', 'geopoint', 'any'].includes(field.type))
+      problems.push(`Primary key field "${name}" cannot be of type ${field.type}.`);
+    if (target.provider === 'jsonb' && name === JSONB_DATA_COLUMN)
+      problems.push(`A jsonb table cannot have a primary key field named "${JSONB_DATA_COLUMN}".`);
   }
   if (primaryKey.length === 1) {
     const key = fields.find((f) => f.name === primaryKey[0])!;
@@ -500,7 +586,8 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
     for (const field of fields) {
       if (field.default === undefined) continue;
       const refused = constraintProblems(descriptor, field, field.default);
-      if (refused.length > 0) problems.push(`Field "${field.name}": the default ${shown(field.default)} breaks the field's constraints: ${refused.join(' ')}`);
+      if (refused.length > 0)
+        problems.push(`Field "${field.name}": the default ${shown(field.default)} breaks the field's constraints: ${refused.join(' ')}`);
     }
   }
   const foreignKeys = compileForeignKeys(schema.foreignKeys, descriptor, target, problems);

@@ -12,7 +12,12 @@ import { createSite } from '#test/support/sites.ts';
 const STRICT = {
   fields: [
     { name: 'id', type: 'integer' },
-    { name: 'at', type: 'datetime', default: '2024-06-01T10:00:00Z', constraints: { minimum: '2024-01-01T00:00:00Z', maximum: '2024-12-31T23:59:00Z' } },
+    {
+      name: 'at',
+      type: 'datetime',
+      default: '2024-06-01T10:00:00Z',
+      constraints: { minimum: '2024-01-01T00:00:00Z', maximum: '2024-12-31T23:59:00Z' },
+    },
     { name: 'slot', type: 'datetime', constraints: { enum: ['2024-06-01T10:00:00Z', '2024-06-01T11:00:00Z'] } },
     { name: 'opens', type: 'time', constraints: { minimum: '09:00:00' } },
     { name: 'code', type: 'string', constraints: { pattern: '[a-z]+' } },
@@ -26,7 +31,12 @@ const STRICT = {
 const STORED = {
   fields: [
     { name: 'id', type: 'integer' },
-    { name: 'at', type: 'datetime', default: '2024-06-01T10:00', constraints: { minimum: '2024-01-01T00:00:00', maximum: '2024-12-31 23:59' } },
+    {
+      name: 'at',
+      type: 'datetime',
+      default: '2024-06-01T10:00',
+      constraints: { minimum: '2024-01-01T00:00:00', maximum: '2024-12-31 23:59' },
+    },
     { name: 'slot', type: 'datetime', constraints: { enum: ['2024-06-01T12:00:00+0200', '2024-06-01 11:00'] } },
     { name: 'opens', type: 'time', constraints: { minimum: '09:00' } },
     { name: 'code', type: 'string', constraints: { pattern: '(?:[a-z])+' } },
@@ -106,7 +116,9 @@ describe.each(['flat_table', 'jsonb'])('a Table Schema stored before the strict 
   });
 
   it('is not saved again in the old forms: a schema change must use the strict ones, naming what to fix', async () => {
-    const refused = await call('PATCH', TABLE, { json_schema: { ...STORED, fields: [...STORED.fields, { name: 'note', type: 'string' }] } });
+    const refused = await call('PATCH', TABLE, {
+      json_schema: { ...STORED, fields: [...STORED.fields, { name: 'note', type: 'string' }] },
+    });
     expect(refused.status).toBe(400);
     const problems: string[] = refused.body.json_schema;
     expect(problems.some((p) => p.includes('"missingValues" is not supported'))).toBe(true);

@@ -17,13 +17,15 @@ describe(`tenant migration 14 (pattern dialect) on ${testDriver}`, () => {
     await test.dispose();
   });
 
-  it('marks the schemas with a pattern as read in JavaScript\'s dialect, and only those', async () => {
+  it("marks the schemas with a pattern as read in JavaScript's dialect, and only those", async () => {
     await createTenantSchema(test.db, 'site_old_patterns');
     // The schema as it was before version 14.
     await test.db.run(sql.raw('alter table site_old_patterns.datatables drop column pattern_dialect'));
     await test.db.run(sql.raw('alter table site_old_patterns.schema_operations drop column previous_pattern_dialect'));
     await test.db.run(sql.raw(`insert into site_old_patterns.apps (name, slug) values ('A', 'a')`));
-    await test.db.run(sql.raw(`insert into site_old_patterns.datasources (app_id, name, slug, provider_type) values (1, 'M', 'm', 'flat_table')`));
+    await test.db.run(
+      sql.raw(`insert into site_old_patterns.datasources (app_id, name, slug, provider_type) values (1, 'M', 'm', 'flat_table')`),
+    );
     const schemas: Record<string, unknown> = {
       patterned: { fields: [{ name: 'code', type: 'string', constraints: { pattern: '\\w+' } }] },
       plain: { fields: [{ name: 'code', type: 'string', constraints: { maxLength: 3 } }] },
@@ -40,7 +42,9 @@ describe(`tenant migration 14 (pattern dialect) on ${testDriver}`, () => {
     const migration = tenantMigrations.find((m) => m.version === 14)!;
     for (const statement of migration.statements(tenantSchemaIdentifier('site_old_patterns'))) await test.db.run(statement);
 
-    const tables = await test.db.rows<{ name: string; pattern_dialect: string }>(sql`select name, pattern_dialect from site_old_patterns.datatables order by name`);
+    const tables = await test.db.rows<{ name: string; pattern_dialect: string }>(
+      sql`select name, pattern_dialect from site_old_patterns.datatables order by name`,
+    );
     expect(tables).toEqual([
       { name: 'odd', pattern_dialect: 'xsd' },
       { name: 'patterned', pattern_dialect: 'ecmascript' },
@@ -53,7 +57,7 @@ describe(`tenant migration 14 (pattern dialect) on ${testDriver}`, () => {
     await expect(test.db.run(sql`update site_old_patterns.datatables set pattern_dialect = 'perl'`)).rejects.toThrow();
   });
 
-  it('is part of the template: a new site\'s tables read patterns as XML Schema\'s', async () => {
+  it("is part of the template: a new site's tables read patterns as XML Schema's", async () => {
     await createTenantSchema(test.db, 'site_new_patterns');
     const versions = await test.db.rows<{ version: number }>(sql`select version from site_new_patterns._migrations order by version`);
     expect(versions.map((v) => Number(v.version))).toContain(14);

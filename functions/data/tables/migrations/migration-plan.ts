@@ -5,7 +5,18 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ValidationError } from '#shared/errors.ts';
-import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, ident, indexStatement, searchExpression, typedLiteral } from '../ddl.ts';
+import {
+  columnOf,
+  columnType,
+  constraintName,
+  ddlText,
+  fieldChecks,
+  foreignKeyConstraint,
+  ident,
+  indexStatement,
+  searchExpression,
+  typedLiteral,
+} from '../ddl.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
 import { tombstoneName, type PlannedStep, type Preflight } from './migration-steps.ts';
@@ -55,7 +66,11 @@ function sameDefault(a: FieldDescriptor, b: FieldDescriptor): boolean {
  * Which old field each new field continues (`origin`, by new name): itself, or the field its
  * `x-rename-from` hint names; `renamed` maps old names to new ones.
  */
-export function fieldOrigins(before: TableDescriptor, after: TableDescriptor, afterSchema: unknown): { origin: Map<string, FieldDescriptor>; renamed: Map<string, string> } {
+export function fieldOrigins(
+  before: TableDescriptor,
+  after: TableDescriptor,
+  afterSchema: unknown,
+): { origin: Map<string, FieldDescriptor>; renamed: Map<string, string> } {
   const oldByName = new Map(before.fields.map((f) => [f.name, f]));
   const newByName = new Map(after.fields.map((f) => [f.name, f]));
   const hints = renameHints(afterSchema);
@@ -77,11 +92,12 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const before = input.before.descriptor;
   const after = input.after.descriptor;
   if (after.provider !== 'flat_table') {
-    throw new BusinessLogicError('Schema migrations are available for flat_table tables; this table stores its fields in one jsonb column.');
+    throw new BusinessLogicError(
+      'Schema migrations are available for flat_table tables; this table stores its fields in one jsonb column.',
+    );
   }
   const table = sql`${ident(after.schemaName)}.${ident(after.tableName)}`;
   const alter = (rest: SQL) => ddlText(sql`alter table ${table} ${rest}`);
-  const oldByName = new Map(before.fields.map((f) => [f.name, f]));
   const newByName = new Map(after.fields.map((f) => [f.name, f]));
 
   const hints = renameHints(input.afterSchema);
@@ -98,7 +114,9 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       throw ValidationError.forFields({ json_schema: [message] }, message);
     }
   }
-  const retyped = new Set(after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name));
+  const retyped = new Set(
+    after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name),
+  );
   const added = after.fields.filter((f) => !origin.has(f.name));
   const dropped = before.fields.filter((f) => newNameOf(f.name) === undefined);
 
@@ -114,12 +132,27 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       const now = fieldChecks(desc.tableName, field);
       // The same checks over the column as it is before the plan, for the preflight.
       const pre = origin.has(f.name) ? fieldChecks(desc.tableName, { ...f, name: origin.get(f.name)!.name }) : undefined;
-      fieldChecks(desc.tableName, f).forEach((check, i) =>
-        map.set(check.name, { name: check.name, text: ddlText(check.clause), columns: [f.name], clause: check.clause, physical: now[i]!.name, original: now[i]!.clause, ...(pre ? { before: pre[i]!.clause } : {}) }),
-      );
+      fieldChecks(desc.tableName, f).forEach((check, i) => {
+        map.set(check.name, {
+          name: check.name,
+          text: ddlText(check.clause),
+          columns: [f.name],
+          clause: check.clause,
+          physical: now[i]!.name,
+          original: now[i]!.clause,
+          ...(pre ? { before: pre[i]!.clause } : {}),
+        });
+      });
       if (f.constraints.unique === true && !(desc.primaryKey.length === 1 && desc.primaryKey[0] === field.name)) {
         const name = constraintName(desc.tableName, `${f.name}_key`);
-        map.set(name, { name, text: `unique ${f.name}`, columns: [f.name], clause: sql`unique (${ident(f.name)})`, physical: constraintName(desc.tableName, `${field.name}_key`), original: sql`unique (${ident(field.name)})` });
+        map.set(name, {
+          name,
+          text: `unique ${f.name}`,
+          columns: [f.name],
+          clause: sql`unique (${ident(f.name)})`,
+          physical: constraintName(desc.tableName, `${field.name}_key`),
+          original: sql`unique (${ident(field.name)})`,
+        });
       }
     }
     return map;
@@ -133,7 +166,14 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       const target = input.referencedTables.get(fk.reference.resource) ?? after.tableName;
       const built = foreignKeyConstraint(after, { ...fk, fields: fk.fields.map(rename) }, target);
       const now = foreignKeyConstraint(after, fk, target);
-      map.set(built.name, { name: built.name, text: ddlText(built.clause), columns: fk.fields.map(rename), clause: built.clause, physical: now.name, original: now.clause });
+      map.set(built.name, {
+        name: built.name,
+        text: ddlText(built.clause),
+        columns: fk.fields.map(rename),
+        clause: built.clause,
+        physical: now.name,
+        original: now.clause,
+      });
     }
     return map;
   };
@@ -144,9 +184,21 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const map = new Map<string, Named>();
     compiled.indexes.forEach((spec, position) => {
       const columns = spec.fields.map(rename);
-      const built = indexStatement({ ...desc, fields: desc.fields.map((f) => ({ ...f, name: rename(f.name) })) }, table, { ...spec, fields: columns }, position + 1);
+      const built = indexStatement(
+        { ...desc, fields: desc.fields.map((f) => ({ ...f, name: rename(f.name) })) },
+        table,
+        { ...spec, fields: columns },
+        position + 1,
+      );
       const now = indexStatement(desc, table, spec, position + 1);
-      map.set(built.name, { name: built.name, text: ddlText(built.statement), columns, clause: built.statement, physical: now.name, original: now.statement });
+      map.set(built.name, {
+        name: built.name,
+        text: ddlText(built.statement),
+        columns,
+        clause: built.statement,
+        physical: now.name,
+        original: now.statement,
+      });
     });
     return map;
   };
@@ -158,7 +210,11 @@ export function planMigration(input: PlanInput): PlannedStep[] {
 
   const duplicates = (column: string): Preflight => {
     const col = ident(column);
-    return { predicate: ddlText(sql`${col} in (select ${col} from ${table} where ${col} is not null group by ${col} having count(*) > 1)`), describes: 'rows sharing a value', blocking: true };
+    return {
+      predicate: ddlText(sql`${col} in (select ${col} from ${table} where ${col} is not null group by ${col} having count(*) > 1)`),
+      describes: 'rows sharing a value',
+      blocking: true,
+    };
   };
   const steps: PlannedStep[] = [];
   const step = (s: Omit<PlannedStep, 'phase'> & { phase?: PlannedStep['phase'] }) => steps.push({ phase: 'transaction', ...s });
@@ -166,18 +222,39 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   // 1. Indexes, foreign keys and constraints that go away or change, before their columns change.
   for (const [name, index] of oldIndexes) {
     if (unchanged(index, newIndexes.get(name))) continue;
-    step({ type: 'drop_index', column: index.columns.join(','), object: index.physical, class: 'instant', is_safe: true,
-      sql: [ddlText(sql`drop index ${ident(after.schemaName)}.${ident(index.physical)}`)], rollback_sql: [ddlText(index.original)] });
+    step({
+      type: 'drop_index',
+      column: index.columns.join(','),
+      object: index.physical,
+      class: 'instant',
+      is_safe: true,
+      sql: [ddlText(sql`drop index ${ident(after.schemaName)}.${ident(index.physical)}`)],
+      rollback_sql: [ddlText(index.original)],
+    });
   }
   for (const [name, fk] of oldFks) {
     if (unchanged(fk, newFks.get(name))) continue;
-    step({ type: 'drop_foreign_key', column: fk.columns.join(','), object: fk.physical, class: 'instant', is_safe: true,
-      sql: [alter(sql`drop constraint ${ident(fk.physical)}`)], rollback_sql: [alter(sql`add constraint ${ident(fk.physical)} ${fk.original}`)] });
+    step({
+      type: 'drop_foreign_key',
+      column: fk.columns.join(','),
+      object: fk.physical,
+      class: 'instant',
+      is_safe: true,
+      sql: [alter(sql`drop constraint ${ident(fk.physical)}`)],
+      rollback_sql: [alter(sql`add constraint ${ident(fk.physical)} ${fk.original}`)],
+    });
   }
   for (const [name, check] of oldChecks) {
     if (unchanged(check, newChecks.get(name))) continue;
-    step({ type: check.text.startsWith('unique') ? 'drop_unique' : 'drop_check', column: check.columns[0]!, object: check.physical, class: 'instant', is_safe: true,
-      sql: [alter(sql`drop constraint ${ident(check.physical)}`)], rollback_sql: [alter(sql`add constraint ${ident(check.physical)} ${check.original}`)] });
+    step({
+      type: check.text.startsWith('unique') ? 'drop_unique' : 'drop_check',
+      column: check.columns[0]!,
+      object: check.physical,
+      class: 'instant',
+      is_safe: true,
+      sql: [alter(sql`drop constraint ${ident(check.physical)}`)],
+      rollback_sql: [alter(sql`add constraint ${ident(check.physical)} ${check.original}`)],
+    });
   }
   const searchChanges =
     canonicalJson(before.search?.sourceFields.map(newNameOf) ?? null) !== canonicalJson(after.search?.sourceFields ?? null) ||
@@ -188,8 +265,14 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     ddlText(sql`create index ${ident(searchIndex)} on ${table} using gin (${ident(SEARCH_VECTOR_FIELD)})`),
   ];
   if (before.search !== undefined && searchChanges) {
-    step({ type: 'drop_search_vector', column: SEARCH_VECTOR_FIELD, class: 'instant', is_safe: true,
-      sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)], rollback_sql: searchColumnSql(before) });
+    step({
+      type: 'drop_search_vector',
+      column: SEARCH_VECTOR_FIELD,
+      class: 'instant',
+      is_safe: true,
+      sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)],
+      rollback_sql: searchColumnSql(before),
+    });
   }
 
   // 2. Renames (their constraints follow the column), drops, additions.
@@ -201,9 +284,15 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       renameConstraints.push(alter(sql`rename constraint ${ident(check.physical)} to ${ident(name)}`));
       backConstraints.push(alter(sql`rename constraint ${ident(name)} to ${ident(check.physical)}`));
     }
-    step({ type: 'rename_column', column: to, object: from, class: 'instant', is_safe: true,
+    step({
+      type: 'rename_column',
+      column: to,
+      object: from,
+      class: 'instant',
+      is_safe: true,
       sql: [alter(sql`rename column ${ident(from)} to ${ident(to)}`), ...renameConstraints],
-      rollback_sql: [...backConstraints, alter(sql`rename column ${ident(to)} to ${ident(from)}`)] });
+      rollback_sql: [...backConstraints, alter(sql`rename column ${ident(to)} to ${ident(from)}`)],
+    });
   }
   for (const field of dropped) {
     // The column is hidden under a tombstone name rather than dropped: a rollback within the
@@ -213,7 +302,12 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const required = field.constraints.required === true;
     const hasDefault = field.default !== undefined;
     const restored: FieldDescriptor = { ...field, constraints: { ...field.constraints, required: false } };
-    step({ type: 'drop_column', column: field.name, object: tombstoneName(input.baseHash, field.name), class: 'destructive', is_safe: true,
+    step({
+      type: 'drop_column',
+      column: field.name,
+      object: tombstoneName(input.baseHash, field.name),
+      class: 'destructive',
+      is_safe: true,
       warning: `Column "${field.name}" will be dropped and its data will be lost once the retention window has passed.${hints.size > 0 || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
       sql: [
         alter(sql`rename column ${col} to ${tomb}`),
@@ -225,15 +319,28 @@ export function planMigration(input: PlanInput): PlannedStep[] {
         ...(required ? [alter(sql`alter column ${tomb} set not null`)] : []),
         alter(sql`rename column ${tomb} to ${col}`),
       ],
-      tombstone: { sweep_sql: [alter(sql`drop column if exists ${tomb}`)], rollback_after_sweep: [alter(sql`add column ${columnOf(restored, false)}`)] } });
+      tombstone: {
+        sweep_sql: [alter(sql`drop column if exists ${tomb}`)],
+        rollback_after_sweep: [alter(sql`add column ${columnOf(restored, false)}`)],
+      },
+    });
   }
   for (const field of added) {
     const requiredWithoutDefault = field.constraints.required === true && field.default === undefined && field.generated === undefined;
-    step({ type: 'add_column', column: field.name, class: requiredWithoutDefault ? 'breaking' : 'instant', is_safe: !requiredWithoutDefault,
+    step({
+      type: 'add_column',
+      column: field.name,
+      class: requiredWithoutDefault ? 'breaking' : 'instant',
+      is_safe: !requiredWithoutDefault,
       ...(requiredWithoutDefault
-        ? { warning: `Column "${field.name}" is required and has no default: existing rows would have no value.`, preflight: { predicate: 'true', describes: 'rows that would have no value', blocking: true } }
+        ? {
+            warning: `Column "${field.name}" is required and has no default: existing rows would have no value.`,
+            preflight: { predicate: 'true', describes: 'rows that would have no value', blocking: true },
+          }
         : {}),
-      sql: [alter(sql`add column ${columnOf(field, false)}`)], rollback_sql: [alter(sql`drop column ${ident(field.name)}`)] });
+      sql: [alter(sql`add column ${columnOf(field, false)}`)],
+      rollback_sql: [alter(sql`drop column ${ident(field.name)}`)],
+    });
   }
 
   // 3. Changes of kept columns: type, nullability, default.
@@ -248,14 +355,21 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       const widening = WIDENINGS[from]?.includes(to) ?? false;
       const convert = (target: string, source: string): SQL => {
         if (target === 'jsonb') return sql`to_jsonb(${col})`;
-        if (source === 'jsonb') return target === 'text' ? sql`${col} #>> '{}'` : sql`case when ${input.castable(sql`${col} #>> '{}'`, target)} then (${col} #>> '{}')::${sql.raw(target)} end`;
-        return WIDENINGS[source]?.includes(target) ? sql`${col}::${sql.raw(target)}` : sql`case when ${input.castable(sql`${col}::text`, target)} then ${col}::text::${sql.raw(target)} end`;
+        if (source === 'jsonb')
+          return target === 'text'
+            ? sql`${col} #>> '{}'`
+            : sql`case when ${input.castable(sql`${col} #>> '{}'`, target)} then (${col} #>> '{}')::${sql.raw(target)} end`;
+        return WIDENINGS[source]?.includes(target)
+          ? sql`${col}::${sql.raw(target)}`
+          : sql`case when ${input.castable(sql`${col}::text`, target)} then ${col}::text::${sql.raw(target)} end`;
       };
       const unconvertible = (target: string, source: string): Preflight | undefined =>
         WIDENINGS[source]?.includes(target) || target === 'jsonb' || (source === 'jsonb' && target === 'text')
           ? undefined
           : {
-              predicate: ddlText(sql`${preCol} is not null and not ${input.castable(source === 'jsonb' ? sql`${preCol} #>> '{}'` : sql`${preCol}::text`, target)}`),
+              predicate: ddlText(
+                sql`${preCol} is not null and not ${input.castable(source === 'jsonb' ? sql`${preCol} #>> '{}'` : sql`${preCol}::text`, target)}`,
+              ),
               describes: `values that do not convert to ${target}`,
               blocking: field.constraints.required === true,
             };
@@ -264,34 +378,83 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       const rollbackPreflight = (() => {
         const found = unconvertible(from, to);
         if (found === undefined) return undefined;
-        return { ...found, predicate: ddlText(sql`${col} is not null and not ${input.castable(to === 'jsonb' ? sql`${col} #>> '{}'` : sql`${col}::text`, from)}`) };
+        return {
+          ...found,
+          predicate: ddlText(
+            sql`${col} is not null and not ${input.castable(to === 'jsonb' ? sql`${col} #>> '{}'` : sql`${col}::text`, from)}`,
+          ),
+        };
       })();
-      step({ type: 'alter_column_type', column: field.name, class: widening ? 'data-dependent' : 'breaking', is_safe: widening || preflight === undefined,
-        ...(widening || preflight === undefined ? {} : { warning: `Changing "${field.name}" from ${from} to ${to}: values that do not convert become NULL.` }),
+      step({
+        type: 'alter_column_type',
+        column: field.name,
+        class: widening ? 'data-dependent' : 'breaking',
+        is_safe: widening || preflight === undefined,
+        ...(widening || preflight === undefined
+          ? {}
+          : { warning: `Changing "${field.name}" from ${from} to ${to}: values that do not convert become NULL.` }),
         ...(preflight ? { preflight } : {}),
         ...(rollbackPreflight ? { rollback_preflight: rollbackPreflight } : {}),
         sql: [alter(sql`alter column ${col} type ${sql.raw(to)} using ${convert(to, from)}`)],
-        rollback_sql: [alter(sql`alter column ${col} type ${sql.raw(from)} using ${convert(from, to)}`)] });
+        rollback_sql: [alter(sql`alter column ${col} type ${sql.raw(from)} using ${convert(from, to)}`)],
+      });
     }
     const wasRequired = old.constraints.required === true || before.primaryKey.includes(old.name);
     const isRequired = field.constraints.required === true || after.primaryKey.includes(field.name);
     if (!sameDefault(old, field) && field.generated === undefined) {
-      step(field.default === undefined
-        ? { type: 'drop_default', column: field.name, class: 'instant', is_safe: true, sql: [alter(sql`alter column ${col} drop default`)],
-            rollback_sql: [alter(sql`alter column ${col} set default ${typedLiteral({ ...field, type: old.type, format: old.format }, old.default)}`)] }
-        : { type: 'set_default', column: field.name, class: 'instant', is_safe: true, sql: [alter(sql`alter column ${col} set default ${typedLiteral(field, field.default)}`)],
-            rollback_sql: [old.default === undefined ? alter(sql`alter column ${col} drop default`) : alter(sql`alter column ${col} set default ${typedLiteral(old, old.default)}`)] });
+      step(
+        field.default === undefined
+          ? {
+              type: 'drop_default',
+              column: field.name,
+              class: 'instant',
+              is_safe: true,
+              sql: [alter(sql`alter column ${col} drop default`)],
+              rollback_sql: [
+                alter(sql`alter column ${col} set default ${typedLiteral({ ...field, type: old.type, format: old.format }, old.default)}`),
+              ],
+            }
+          : {
+              type: 'set_default',
+              column: field.name,
+              class: 'instant',
+              is_safe: true,
+              sql: [alter(sql`alter column ${col} set default ${typedLiteral(field, field.default)}`)],
+              rollback_sql: [
+                old.default === undefined
+                  ? alter(sql`alter column ${col} drop default`)
+                  : alter(sql`alter column ${col} set default ${typedLiteral(old, old.default)}`),
+              ],
+            },
+      );
     }
     if (wasRequired && !isRequired) {
-      step({ type: 'drop_not_null', column: field.name, class: 'instant', is_safe: true, sql: [alter(sql`alter column ${col} drop not null`)], rollback_sql: [alter(sql`alter column ${col} set not null`)] });
+      step({
+        type: 'drop_not_null',
+        column: field.name,
+        class: 'instant',
+        is_safe: true,
+        sql: [alter(sql`alter column ${col} drop not null`)],
+        rollback_sql: [alter(sql`alter column ${col} set not null`)],
+      });
     }
     if (!wasRequired && isRequired) {
       // A validated CHECK lets SET NOT NULL skip its own scan; the check goes once it has served.
       const check = ident(constraintName(after.tableName, `${field.name}_not_null`));
-      step({ type: 'set_not_null', column: field.name, class: 'data-dependent', is_safe: true,
+      step({
+        type: 'set_not_null',
+        column: field.name,
+        class: 'data-dependent',
+        is_safe: true,
         preflight: { predicate: ddlText(sql`${preCol} is null`), describes: 'rows with no value', blocking: true },
-        sql: [alter(sql`add constraint ${check} check (${col} is not null) not valid`), alter(sql`validate constraint ${check}`), alter(sql`alter column ${col} set not null`), alter(sql`drop constraint ${check}`)],
-        rollback_sql: [alter(sql`alter column ${col} drop not null`)] });
+        sql: [
+          alter(sql`add constraint ${check} check (${col} is not null) not valid`),
+          alter(sql`validate constraint ${check}`),
+          alter(sql`alter column ${col} set not null`),
+          alter(sql`drop constraint ${check}`),
+        ],
+        rollback_sql: [alter(sql`alter column ${col} drop not null`)],
+      });
     }
   }
 
@@ -301,34 +464,79 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     if (old !== undefined && unchanged(old, check)) continue;
     const pre = origin.get(check.columns[0]!);
     if (check.text.startsWith('unique')) {
-      step({ type: 'add_unique', column: check.columns[0]!, object: name, class: 'data-dependent', is_safe: true,
+      step({
+        type: 'add_unique',
+        column: check.columns[0]!,
+        object: name,
+        class: 'data-dependent',
+        is_safe: true,
         ...(pre ? { preflight: duplicates(pre.name) } : {}),
-        sql: [alter(sql`add constraint ${ident(name)} ${check.clause}`)], rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
+        sql: [alter(sql`add constraint ${ident(name)} ${check.clause}`)],
+        rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
+      });
     } else {
       const predicate = check.before === undefined ? undefined : ddlText(check.before).replace(/^check /, '');
-      step({ type: 'add_check', column: check.columns[0]!, object: name, class: 'online', is_safe: true,
-        ...(predicate ? { preflight: { predicate: `not coalesce(${predicate}, true)`, describes: `rows breaking ${name}`, blocking: true } } : {}),
+      step({
+        type: 'add_check',
+        column: check.columns[0]!,
+        object: name,
+        class: 'online',
+        is_safe: true,
+        ...(predicate
+          ? { preflight: { predicate: `not coalesce(${predicate}, true)`, describes: `rows breaking ${name}`, blocking: true } }
+          : {}),
         sql: [alter(sql`add constraint ${ident(name)} ${check.clause} not valid`), alter(sql`validate constraint ${ident(name)}`)],
-        rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
+        rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
+      });
     }
   }
   for (const [name, fk] of newFks) {
     const old = oldFks.get(name);
     if (old !== undefined && unchanged(old, fk)) continue;
-    const spec = input.after.foreignKeys.find((candidate) => constraintName(after.tableName, `${candidate.fields.join('_')}_fkey`) === name)!;
+    const spec = input.after.foreignKeys.find(
+      (candidate) => constraintName(after.tableName, `${candidate.fields.join('_')}_fkey`) === name,
+    )!;
     const target = input.referencedTables.get(spec.reference.resource) ?? after.tableName;
     const preFields = spec.fields.map((f) => origin.get(f)?.name);
     const checkable = preFields.every((f) => f !== undefined);
-    const missing = sql.join(preFields.map((f, i) => sql`r.${ident(spec.reference.fields[i]!)} = ${table}.${ident(f ?? '_')}`), sql` and `);
-    const present = sql.join(preFields.map((f) => sql`${ident(f ?? '_')} is not null`), sql` and `);
-    step({ type: 'add_foreign_key', column: fk.columns.join(','), object: name, class: 'online', is_safe: true,
-      ...(checkable ? { preflight: { predicate: ddlText(sql`${present} and not exists (select 1 from ${ident(after.schemaName)}.${ident(target)} r where ${missing})`), describes: 'rows referring to missing records', blocking: true } } : {}),
+    const missing = sql.join(
+      preFields.map((f, i) => sql`r.${ident(spec.reference.fields[i]!)} = ${table}.${ident(f ?? '_')}`),
+      sql` and `,
+    );
+    const present = sql.join(
+      preFields.map((f) => sql`${ident(f ?? '_')} is not null`),
+      sql` and `,
+    );
+    step({
+      type: 'add_foreign_key',
+      column: fk.columns.join(','),
+      object: name,
+      class: 'online',
+      is_safe: true,
+      ...(checkable
+        ? {
+            preflight: {
+              predicate: ddlText(
+                sql`${present} and not exists (select 1 from ${ident(after.schemaName)}.${ident(target)} r where ${missing})`,
+              ),
+              describes: 'rows referring to missing records',
+              blocking: true,
+            },
+          }
+        : {}),
       sql: [alter(sql`add constraint ${ident(name)} ${fk.clause} not valid`), alter(sql`validate constraint ${ident(name)}`)],
-      rollback_sql: [alter(sql`drop constraint ${ident(name)}`)] });
+      rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
+    });
   }
   if (after.search !== undefined && (before.search === undefined || searchChanges)) {
-    step({ type: 'add_search_vector', column: SEARCH_VECTOR_FIELD, class: 'data-dependent', is_safe: true, sql: searchColumnSql(after),
-      rollback_sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)] });
+    step({
+      type: 'add_search_vector',
+      column: SEARCH_VECTOR_FIELD,
+      class: 'data-dependent',
+      is_safe: true,
+      sql: searchColumnSql(after),
+      rollback_sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)],
+    });
   }
   for (const [name, index] of newIndexes) {
     const old = oldIndexes.get(name);
@@ -338,9 +546,17 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const text = concurrent ? index.text.replace(/^create (unique )?index /, (m) => `${m}concurrently if not exists `) : index.text;
     const spec = input.after.indexes.find((candidate, position) => indexStatement(after, table, candidate, position + 1).name === name)!;
     const pre = spec.unique && spec.where === undefined && spec.fields.length === 1 ? origin.get(spec.fields[0]!) : undefined;
-    step({ type: 'create_index', column: index.columns.join(','), object: name, class: concurrent ? 'online' : 'data-dependent', is_safe: true, phase: concurrent ? 'concurrent' : 'transaction',
+    step({
+      type: 'create_index',
+      column: index.columns.join(','),
+      object: name,
+      class: concurrent ? 'online' : 'data-dependent',
+      is_safe: true,
+      phase: concurrent ? 'concurrent' : 'transaction',
       ...(pre ? { preflight: duplicates(pre.name) } : {}),
-      sql: [text], rollback_sql: [ddlText(sql`drop index ${ident(after.schemaName)}.${ident(name)}`)] });
+      sql: [text],
+      rollback_sql: [ddlText(sql`drop index ${ident(after.schemaName)}.${ident(name)}`)],
+    });
   }
   return steps;
 }

@@ -47,13 +47,25 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
     }
     referenced.set(other.name, other.physical_table_name);
   }
-  const steps = planMigration({ before, after, afterSchema: newSchema, referencedTables: referenced, baseHash: table.schema_hash, castable: await castableFor(db, site.schemaName) });
+  const steps = planMigration({
+    before,
+    after,
+    afterSchema: newSchema,
+    referencedTables: referenced,
+    baseHash: table.schema_hash,
+    castable: await castableFor(db, site.schemaName),
+  });
   return { before, after, steps, newSchema };
 }
 
 /** The app-side checks of a plan's patterns and formats (value-preflight.ts). */
 function valueChecks(db: Queryable, plan: MigrationPlan): Promise<ValueCheck[]> {
-  return runValueChecks(db, plan.before.descriptor, plan.after.descriptor, fieldOrigins(plan.before.descriptor, plan.after.descriptor, plan.newSchema).origin);
+  return runValueChecks(
+    db,
+    plan.before.descriptor,
+    plan.after.descriptor,
+    fieldOrigins(plan.before.descriptor, plan.after.descriptor, plan.newSchema).origin,
+  );
 }
 
 function sampleText(result: PreflightResult): string {
@@ -61,17 +73,26 @@ function sampleText(result: PreflightResult): string {
 }
 
 /** The warnings of a plan: each unsafe or destructive step's own, and each preflight that found rows. */
-function warningsOf(steps: readonly PlannedStep[], preflights: ReadonlyMap<number, PreflightResult>, checks: readonly ValueCheck[]): string[] {
+function warningsOf(
+  steps: readonly PlannedStep[],
+  preflights: ReadonlyMap<number, PreflightResult>,
+  checks: readonly ValueCheck[],
+): string[] {
   const warnings: string[] = [];
   for (const { column, result } of checks) {
-    if (result.violating_rows > 0) warnings.push(`${result.violating_rows} ${result.violating_rows === 1 ? 'row' : 'rows'}: ${result.describes} in "${column}"${sampleText(result)}.`);
+    if (result.violating_rows > 0)
+      warnings.push(
+        `${result.violating_rows} ${result.violating_rows === 1 ? 'row' : 'rows'}: ${result.describes} in "${column}"${sampleText(result)}.`,
+      );
   }
   steps.forEach((step, index) => {
     if (step.warning !== undefined) warnings.push(step.warning);
     const found = preflights.get(index);
     if (found !== undefined && found.violating_rows > 0) {
       const what = `${step.type}${step.column ? ` on "${step.column}"` : ''}`;
-      warnings.push(`${found.violating_rows} ${found.violating_rows === 1 ? 'row' : 'rows'}: ${found.describes} for ${what}${sampleText(found)}.`);
+      warnings.push(
+        `${found.violating_rows} ${found.violating_rows === 1 ? 'row' : 'rows'}: ${found.describes} for ${what}${sampleText(found)}.`,
+      );
     }
   });
   return warnings;
@@ -92,7 +113,8 @@ function operationView(step: PlannedStep, preflight: PreflightResult | undefined
 }
 
 function assertMaterialized(table: DatatableRow): void {
-  if (!table.is_materialized) throw new ConflictError(`The table "${table.name}" is not materialized; change its schema with PATCH until it is.`);
+  if (!table.is_materialized)
+    throw new ConflictError(`The table "${table.name}" is not materialized; change its schema with PATCH until it is.`);
 }
 
 /** Previewing scans the table (the preflight), so it is for those who may change the schema. */
@@ -122,7 +144,9 @@ export async function validateSchema(db: Queryable, site: Tenant, caller: Princi
     const unmaterialized = analyzed.compiled.foreignKeys
       .map((fk) => appTables.find((t) => t.name === fk.reference.resource && t.name !== table.name))
       .filter((t): t is DatatableRow => t !== undefined && !t.is_materialized);
-    const warnings = [...new Set(unmaterialized.map((t) => t.name))].map((name) => `The foreign key target table "${name}" is not materialized; materialize it first.`);
+    const warnings = [...new Set(unmaterialized.map((t) => t.name))].map(
+      (name) => `The foreign key target table "${name}" is not materialized; materialize it first.`,
+    );
     return { valid: true, errors: [], warnings };
   }
   try {
@@ -148,7 +172,13 @@ export type MigrationOutcome = { done: true; table: DatatableRow } | { done: fal
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'ROLLED_BACK']);
 
 /** Waits for the operation to end within the budget: on the local execution, else by reading its row. */
-async function awaitOperation(db: Queryable, site: Tenant, revisionId: string, finished: Promise<unknown> | undefined, waitMs: number): Promise<MigrationRow> {
+async function awaitOperation(
+  db: Queryable,
+  site: Tenant,
+  revisionId: string,
+  finished: Promise<unknown> | undefined,
+  waitMs: number,
+): Promise<MigrationRow> {
   const deadline = Date.now() + waitMs;
   if (waitMs === 0) {
     // No budget: answer with the operation as it stands, whatever the runner has done meanwhile.
@@ -175,7 +205,10 @@ export function failureError(op: MigrationRow): Error {
       return new ConflictError(`${message} Read the table again and send the change on its current schema.`, { extras });
     case 'LockTimeoutError':
     case 'MigrationBusyError':
-      return new ConflictError('The table is busy (its lock could not be taken in time); try again shortly.', { extras, headers: { 'Retry-After': '1' } });
+      return new ConflictError('The table is busy (its lock could not be taken in time); try again shortly.', {
+        extras,
+        headers: { 'Retry-After': '1' },
+      });
     case 'StatementTimeoutError':
       return new BusinessLogicError(`A DDL statement took longer than its time limit (30 seconds): ${message}`, { extras });
     default:
@@ -188,14 +221,21 @@ export function failureError(op: MigrationRow): Error {
  * Refusals come before anything is recorded: an invalid schema, rows that would break a step,
  * unsafe steps without `allow_data_loss` (400 with the warnings at the top level).
  */
-export async function recordMigration(db: Queryable, site: Tenant, callerId: number, table: DatatableRow, newSchema: unknown, allowDataLoss: boolean): Promise<string> {
+export async function recordMigration(
+  db: Queryable,
+  site: Tenant,
+  callerId: number,
+  table: DatatableRow,
+  newSchema: unknown,
+  allowDataLoss: boolean,
+): Promise<string> {
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
   const checks = await valueChecks(db, plan);
   const warnings = warningsOf(plan.steps, preflights, checks);
   const blocked =
     checks.some((check) => check.result.violating_rows > 0) ||
-    plan.steps.some((step, index) => {
+    plan.steps.some((_step, index) => {
       const found = preflights.get(index);
       return found !== undefined && found.violating_rows > 0 && found.blocking;
     });
@@ -213,7 +253,16 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
     revisionId,
     parent: await lastRevision(db, site, table.id),
     steps: plan.steps,
-    operations: plan.steps.map((s) => ({ op: s.type, column: s.column, object: s.object ?? null, class: s.class, is_safe: s.is_safe, phase: s.phase, sql: s.sql, rollback_sql: s.rollback_sql })),
+    operations: plan.steps.map((s) => ({
+      op: s.type,
+      column: s.column,
+      object: s.object ?? null,
+      class: s.class,
+      is_safe: s.is_safe,
+      phase: s.phase,
+      sql: s.sql,
+      rollback_sql: s.rollback_sql,
+    })),
     executedSql: executed.map((s) => `${s};`).join('\n'),
     rollbackSql: rollback.map((s) => `${s};`).join('\n'),
     baseHash: table.schema_hash,

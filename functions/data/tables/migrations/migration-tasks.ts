@@ -10,7 +10,15 @@ import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import { forgetTableDescriptors } from '../table-service.ts';
 import { ddlText, ident } from '../ddl.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
-import { claimMigration, completeMigration, failMigration, findMigration, markApplied, setTableSchema, type MigrationRow } from './operation-repository.ts';
+import {
+  claimMigration,
+  completeMigration,
+  failMigration,
+  findMigration,
+  markApplied,
+  setTableSchema,
+  type MigrationRow,
+} from './operation-repository.ts';
 
 export interface MigrationTaskInput {
   task: 'validate' | 'lock' | 'execute' | 'record' | 'invalidate' | 'markFailed' | 'sweepAll';
@@ -67,7 +75,9 @@ async function operation(db: Queryable, site: { schemaName: string }, revisionId
 
 async function currentHash(db: Queryable, site: { schemaName: string }, tableId: number, forUpdate = false): Promise<string | undefined> {
   const lock = forUpdate ? sql` for update` : sql``;
-  const [row] = await db.rows<{ schema_hash: string }>(sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${tableId}${lock}`);
+  const [row] = await db.rows<{ schema_hash: string }>(
+    sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${tableId}${lock}`,
+  );
   return row?.schema_hash;
 }
 
@@ -110,7 +120,13 @@ async function execute(deps: MigrationTaskDeps, site: { schemaName: string }, op
           }
         }
         // A schema saved by a migration passed XML Schema's dialect (planChange compiles it strictly).
-        await setTableSchema(tx, site, op.datatable_id!, { schema: op.target_schema, hash: op.target_schema_hash!, patternDialect: 'xsd' }, op.created_by);
+        await setTableSchema(
+          tx,
+          site,
+          op.datatable_id!,
+          { schema: op.target_schema, hash: op.target_schema_hash!, patternDialect: 'xsd' },
+          op.created_by,
+        );
         await markApplied(tx, site, op.revision_id);
       },
       { statementTimeoutMs: deps.ddlTimeoutMs, lockTimeoutMs: deps.lockTimeoutMs },
@@ -135,12 +151,14 @@ export async function runMigrationTask(deps: MigrationTaskDeps, input: Migration
       return { status: op.status };
     }
     case 'lock': {
-      if (!(await claimMigration(db, site, input.revision_id))) throw new OperationStateError(`Schema operation ${input.revision_id} is no longer PENDING.`);
+      if (!(await claimMigration(db, site, input.revision_id)))
+        throw new OperationStateError(`Schema operation ${input.revision_id} is no longer PENDING.`);
       return { status: 'IN_PROGRESS' };
     }
     case 'execute': {
       const op = await operation(db, site, input.revision_id);
-      if (op.status !== 'IN_PROGRESS') throw new OperationStateError(`Schema operation ${op.revision_id} is ${op.status}, not IN_PROGRESS.`);
+      if (op.status !== 'IN_PROGRESS')
+        throw new OperationStateError(`Schema operation ${op.revision_id} is ${op.status}, not IN_PROGRESS.`);
       await execute(deps, site, op);
       return { status: 'IN_PROGRESS' };
     }

@@ -66,7 +66,12 @@ export async function insertMigration(
       ${JSON.stringify(values.previousSchema)}::jsonb, ${values.previousPatternDialect}, ${JSON.stringify(values.targetSchema)}::jsonb, ${JSON.stringify(values.steps)}::jsonb)`);
 }
 
-export async function findMigration(db: Queryable, site: Site, revisionId: string, options: { forUpdate?: boolean } = {}): Promise<MigrationRow | undefined> {
+export async function findMigration(
+  db: Queryable,
+  site: Site,
+  revisionId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<MigrationRow | undefined> {
   const lock = options.forUpdate ? sql` for update` : sql``;
   const [row] = await db.rows<MigrationRow>(
     sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')} where revision_id = ${revisionId}${lock}`,
@@ -106,8 +111,16 @@ export async function markRolledBack(db: Queryable, site: Site, revisionId: stri
 }
 
 /** The table's operations, newest first, and how many there are. */
-export async function operationPage(db: Queryable, site: Site, tableId: number, limit: number, offset: number): Promise<{ count: number; rows: MigrationRow[] }> {
-  const [counted] = await db.rows<{ n: number }>(sql`select count(*)::int as n from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`);
+export async function operationPage(
+  db: Queryable,
+  site: Site,
+  tableId: number,
+  limit: number,
+  offset: number,
+): Promise<{ count: number; rows: MigrationRow[] }> {
+  const [counted] = await db.rows<{ n: number }>(
+    sql`select count(*)::int as n from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`,
+  );
   const rows = await db.rows<MigrationRow>(sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')}
     where datatable_id = ${tableId} order by id desc limit ${limit} offset ${offset}`);
   return { count: counted?.n ?? 0, rows };

@@ -24,7 +24,9 @@ export interface ValueCheck {
 function appRulesChanged(before: FieldDescriptor, after: FieldDescriptor): boolean {
   // A new column type converts the values in the database; its own preflight covers the cast.
   if (columnType(before) !== columnType(after)) return false;
-  const patternChanged = after.constraints.pattern !== undefined && (after.constraints.pattern !== before.constraints.pattern || after.constraints.patternDialect !== before.constraints.patternDialect);
+  const patternChanged =
+    after.constraints.pattern !== undefined &&
+    (after.constraints.pattern !== before.constraints.pattern || after.constraints.patternDialect !== before.constraints.patternDialect);
   const formatChanged = (after.format ?? 'default') !== (before.format ?? 'default');
   return patternChanged || formatChanged;
 }
@@ -32,11 +34,20 @@ function appRulesChanged(before: FieldDescriptor, after: FieldDescriptor): boole
 function refuses(field: FieldDescriptor, value: unknown): boolean {
   const cast = castValue(field, value);
   if (!cast.ok) return true;
-  return field.constraints.pattern !== undefined && typeof cast.value === 'string' && patternProblem(field.constraints, field.constraints.pattern, cast.value) !== undefined;
+  return (
+    field.constraints.pattern !== undefined &&
+    typeof cast.value === 'string' &&
+    patternProblem(field.constraints, field.constraints.pattern, cast.value) !== undefined
+  );
 }
 
 /** Counts the values of `before`'s column that `after` refuses, with up to five primary keys. */
-async function judgeColumn(db: Queryable, table: TableDescriptor, before: FieldDescriptor, after: FieldDescriptor): Promise<PreflightResult> {
+async function judgeColumn(
+  db: Queryable,
+  table: TableDescriptor,
+  before: FieldDescriptor,
+  after: FieldDescriptor,
+): Promise<PreflightResult> {
   const qualified = sql`${ident(table.schemaName)}.${ident(table.tableName)}`;
   const column = ident(before.name);
   let violating = 0;
@@ -56,7 +67,10 @@ async function judgeColumn(db: Queryable, table: TableDescriptor, before: FieldD
     if (rows.length < BATCH_ROWS) break;
     last = rows.at(-1)!.at;
   }
-  const rules = [after.constraints.pattern !== undefined ? `the pattern ${after.constraints.pattern}` : undefined, after.format !== undefined && after.format !== 'default' ? `the format ${after.format}` : undefined]
+  const rules = [
+    after.constraints.pattern !== undefined ? `the pattern ${after.constraints.pattern}` : undefined,
+    after.format !== undefined && after.format !== 'default' ? `the format ${after.format}` : undefined,
+  ]
     .filter((rule) => rule !== undefined)
     .join(' and ');
   return { violating_rows: violating, sample_ids: samples, describes: `values that ${rules || 'the new field'} refuses`, blocking: true };
@@ -66,7 +80,12 @@ async function judgeColumn(db: Queryable, table: TableDescriptor, before: FieldD
  * The value checks of a plan from `before` to `after` (`origin`: the old field each new field
  * continues), for the fields whose pattern or format changed.
  */
-export async function runValueChecks(db: Queryable, before: TableDescriptor, after: TableDescriptor, origin: ReadonlyMap<string, FieldDescriptor>): Promise<ValueCheck[]> {
+export async function runValueChecks(
+  db: Queryable,
+  before: TableDescriptor,
+  after: TableDescriptor,
+  origin: ReadonlyMap<string, FieldDescriptor>,
+): Promise<ValueCheck[]> {
   const checks: ValueCheck[] = [];
   for (const field of after.fields) {
     const old = origin.get(field.name);
