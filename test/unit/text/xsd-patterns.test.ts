@@ -3,7 +3,13 @@
 // refuses and why, and the hostile patterns that grow large once translated.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileUserPattern, MAX_TRANSLATED_LENGTH, UserPatternError, userPatternProblem } from '#shared/text/user-patterns.ts';
+import {
+  compileUserPattern,
+  MAX_TRANSLATED_CATEGORIES,
+  MAX_TRANSLATED_LENGTH,
+  UserPatternError,
+  userPatternProblem,
+} from '#shared/text/user-patterns.ts';
 
 const xsd = { match: 'whole', dialect: 'xsd' } as const;
 const matches = (pattern: string, value: string) => compileUserPattern(pattern, xsd).test(value);
@@ -199,7 +205,7 @@ describe('XML Schema patterns', () => {
   });
 
   it('refuses hostile patterns that grow past the limits once translated, and keeps large legitimate ones', () => {
-    // \i is 16 ranges: 500 of them pass the translated-size limit.
+    // \i is 16 ranges: 500 of them go past the translated-size limit.
     expect(problem('\\i'.repeat(500))).toMatch(
       new RegExp(`too large once its classes are expanded \\(\\d+ characters, at most ${MAX_TRANSLATED_LENGTH}\\)`),
     );
@@ -207,7 +213,10 @@ describe('XML Schema patterns', () => {
     // when it compiles, so their number is bounded too.
     expect(problem('\\p{L}'.repeat(200))).toBeUndefined();
     expect(problem('\\w'.repeat(64))).toBeUndefined();
-    expect(problem('\\w'.repeat(65))).toMatch(/too many Unicode categories once translated \(260, at most 256/);
+    // \w stands for four categories: 64 of them are the most a pattern may hold.
+    expect(problem('\\w'.repeat(MAX_TRANSLATED_CATEGORIES / 4 + 1))).toMatch(
+      new RegExp(`too many Unicode categories once translated \\(${MAX_TRANSLATED_CATEGORIES + 4}, at most ${MAX_TRANSLATED_CATEGORIES}`),
+    );
     expect(problem(`[${'a-z'.repeat(10)}${'\\p{L}'.repeat(10)}-[${'\\p{N}'.repeat(6)}]]`.repeat(7))).toMatch(/too many Unicode categories/);
     expect(problem('\\p{L}{1000}')).toBeUndefined();
     expect(problem('(\\p{L}{1000}){2}')).toMatch(/repeat count|too complex/);
