@@ -292,6 +292,32 @@ describe('a schema change that adds or tightens a pattern or format on a column 
     expect((await call('POST', DATA, { id: 4, code: 'XYZ' })).status).toBe(400);
   });
 
+  it('checks a new type that shares its column with the old one (jsonb: any, object, array, geo types)', async () => {
+    const loose = {
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'meta', type: 'any' },
+      ],
+      primaryKey: ['id'],
+    };
+    expect((await call('POST', '/api/apps/tight/datasources/main/datatables/', { name: 'loose', json_schema: loose })).status).toBe(201);
+    expect((await call('POST', '/api/apps/tight/datatables/loose/materialize/')).status).toBe(200);
+    expect(
+      (
+        await call('POST', '/api/apps/tight/datatables/loose/data/', [
+          { id: 1, meta: { a: 1 } },
+          { id: 2, meta: 'text' },
+        ])
+      ).status,
+    ).toBe(201);
+    const typed = { ...loose, fields: [loose.fields[0], { name: 'meta', type: 'object' }] };
+    const refused = await call('PATCH', '/api/apps/tight/datatables/loose/', { json_schema: typed });
+    expect(refused.status).toBe(400);
+    expect(refused.body.warnings).toContain('1 row: values that the type object refuses in "meta" (for example 2).');
+    expect((await call('PATCH', '/api/apps/tight/datatables/loose/data/2/', { meta: { b: 2 } })).status).toBe(200);
+    expect((await call('PATCH', '/api/apps/tight/datatables/loose/', { json_schema: typed })).status).toBe(200);
+  });
+
   it("checks the renamed column's values, and a new format likewise", async () => {
     const renamed = schemaWith(
       { constraints: { pattern: '[a-z]+' } },

@@ -1,6 +1,6 @@
-// The preflight of the rules only the app checks. A `pattern` (and a string or geopoint `format`) has
-// no CHECK in the database (ddl.ts), so a schema change that adds or tightens one on a column with data
-// is checked here: the column's values are read in batches and judged by the new field's own rules,
+// The preflight of the rules only the app checks. A `pattern`, a string or geopoint `format`, and the
+// type among those stored as jsonb have no CHECK in the database (ddl.ts), so a schema change that
+// adds or tightens one on a column with data is checked here: the column's values are read in batches and judged by the new field's own rules,
 // as validate_data and writes judge them. Rows they refuse block the change, like the other
 // preflights; otherwise the table would keep values it answers but refuses when written back.
 import { sql } from '#shared/db/sql.ts';
@@ -28,7 +28,9 @@ function appRulesChanged(before: FieldDescriptor, after: FieldDescriptor): boole
     after.constraints.pattern !== undefined &&
     (after.constraints.pattern !== before.constraints.pattern || after.constraints.patternDialect !== before.constraints.patternDialect);
   const formatChanged = (after.format ?? 'default') !== (before.format ?? 'default');
-  return patternChanged || formatChanged;
+  // Types that share a column (any, object, array, geojson and geopoint are all jsonb): nothing converts.
+  const typeChanged = after.type !== before.type;
+  return patternChanged || formatChanged || typeChanged;
 }
 
 function refuses(field: FieldDescriptor, value: unknown): boolean {
@@ -68,6 +70,7 @@ async function judgeColumn(
     last = rows.at(-1)!.at;
   }
   const rules = [
+    after.type !== before.type ? `the type ${after.type}` : undefined,
     after.constraints.pattern !== undefined ? `the pattern ${after.constraints.pattern}` : undefined,
     after.format !== undefined && after.format !== 'default' ? `the format ${after.format}` : undefined,
   ]
