@@ -24,6 +24,13 @@ export type ErrorCode =
 /** Messages per field, as in `errors: {username: ['A user with that username already exists.']}`. */
 export type FieldErrors = Record<string, string[]>;
 
+/** Adds messages to a field's list, starting the list on the field's first message. */
+export function addFieldMessages(errors: FieldErrors, field: string, ...messages: string[]): void {
+  const list = errors[field];
+  if (list === undefined) errors[field] = messages;
+  else list.push(...messages);
+}
+
 export interface AppErrorOptions {
   fieldErrors?: FieldErrors;
   /** Extra top-level body members the spec asks for (for example `active_users`, `warnings`). */
@@ -115,12 +122,6 @@ export class MethodNotAllowedError extends AppError {
 export class ConflictError extends AppError {
   constructor(message = 'Resource conflict', options: AppErrorOptions = {}) {
     super(409, 'CONFLICT', message, options);
-  }
-}
-
-export class DuplicateEntryError extends AppError {
-  constructor(message = 'Duplicate resource', options: AppErrorOptions = {}) {
-    super(409, 'DUPLICATE_ENTRY', message, options);
   }
 }
 

@@ -1,5 +1,5 @@
 // The app role endpoints (`/api/app/{app_slug}/roles`, tenant hosts): parse, call the service, answer.
-import { pageA } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { changeAppRole, createAppRole, existingApp, existingAppRole, listRolesOfApp, removeAppRole } from './app-role-service.ts';
@@ -16,9 +16,10 @@ export const listAppRolesRoute = defineRoute({
   params: appParams,
   query: listAppRolesQuery,
   envelope: 'A',
+  message: 'App roles retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const page = await listRolesOfApp(ctx.runtime.db, ctx.site, params.app_slug, { ...query, page: toPageRequest(query) });
-    return pageA(page.rows.map(appRoleRecord), page.total, toPageRequest(query), 'App roles retrieved successfully');
+    return paged(page.rows.map(appRoleRecord), page.total, toPageRequest(query));
   },
 });
 

@@ -4,9 +4,9 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
-import type { Page, Site } from './role-repository.ts';
+import type { Page } from './role-repository.ts';
 
 /** A role of either kind, as memberships point at it. */
 export interface RoleRef {

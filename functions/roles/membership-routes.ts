@@ -1,6 +1,6 @@
 // The role membership endpoints (tenant hosts): bulk assign and revoke, the users of a role, the
 // roles of a user. Parse, call the service, answer.
-import { pageA } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -59,6 +59,7 @@ export const listRoleUsersRoute = defineRoute({
   params: roleUsersParams,
   query: roleUsersQuery,
   envelope: 'A',
+  message: 'Role users retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const page = await roleUsers(ctx.runtime.db, ctx.site, ctx.user, params.role_slug, { ...query, includeExpired: query.include_expired, page: toPageRequest(query) });
     const items = page.rows.map((row) => ({
@@ -68,7 +69,7 @@ export const listRoleUsersRoute = defineRoute({
       last_name: row.last_name,
       expires_at: isoOf(row.expires_at),
     }));
-    return pageA(items, page.total, toPageRequest(query), 'Role users retrieved successfully');
+    return paged(items, page.total, toPageRequest(query));
   },
 });
 
@@ -122,6 +123,7 @@ export const listUserRolesRoute = defineRoute({
   params: userRolesParams,
   query: userRolesQuery,
   envelope: 'A',
+  message: 'User roles retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const page = await userRoles(ctx.runtime.db, ctx.site, ctx.user, params.username, {
       app: query.app,
@@ -141,6 +143,6 @@ export const listUserRolesRoute = defineRoute({
       assigned_by: row.assigned_by,
       created_at: isoOf(row.created_at),
     }));
-    return pageA(items, page.total, toPageRequest(query), 'User roles retrieved successfully');
+    return paged(items, page.total, toPageRequest(query));
   },
 });

@@ -5,11 +5,8 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
-
-export type Site = Pick<Tenant, 'schemaName'>;
 
 export interface Page<T> {
   rows: T[];
@@ -170,11 +167,6 @@ export async function listSiteRoles(db: Queryable, site: Site, filter: ListFilte
 export async function findSiteRole(db: Queryable, site: Site, slug: string): Promise<SiteRoleRow | undefined> {
   const [row] = await db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where s.slug = ${slug}`);
   return row;
-}
-
-export function siteRolesBySlugs(db: Queryable, site: Site, slugs: readonly string[]): Promise<SiteRoleRow[]> {
-  if (slugs.length === 0) return Promise.resolve([]);
-  return db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where s.slug = any(${sql.param([...slugs])}::text[])`);
 }
 
 export async function insertSiteRole(db: Queryable, site: Site, values: { name: string; slug: string; description: string }): Promise<number> {

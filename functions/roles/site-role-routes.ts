@@ -1,5 +1,5 @@
 // The site role endpoints (`/api/roles/`, tenant hosts): parse, call the service, answer.
-import { pageA } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { siteRoleRecord } from './role-representation.ts';
@@ -15,9 +15,10 @@ export const listSiteRolesRoute = defineRoute({
   summary: "List the site's roles with their app roles",
   query: listSiteRolesQuery,
   envelope: 'A',
+  message: 'Site roles retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listRolesOfSite(ctx.runtime.db, ctx.site, { ...query, page: toPageRequest(query) });
-    return pageA(page.rows.map((entry) => siteRoleRecord(entry.role, entry.appRoles)), page.total, toPageRequest(query), 'Site roles retrieved successfully');
+    return paged(page.rows.map((entry) => siteRoleRecord(entry.role, entry.appRoles)), page.total, toPageRequest(query));
   },
 });
 

@@ -1,6 +1,6 @@
 // The social app endpoints (`/api/auth/social-apps/`): the platform's providers on the platform
 // host, a site's on its host. Parse, find the scope, call the service, answer.
-import { envelopeB, pageB } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { listSocialApps } from './social-app-repository.ts';
@@ -19,9 +19,10 @@ export const listSocialAppsRoute = defineRoute({
   access: 'public',
   query: listSocialAppsQuery,
   envelope: 'B',
+  message: 'Social apps retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listSocialApps(ctx.runtime.db, await socialScope(ctx), { ...query, page: toPageRequest(query) });
-    return pageB(page.rows.map(socialAppListItem), page.total, toPageRequest(query), 'Social apps retrieved successfully');
+    return paged(page.rows.map(socialAppListItem), page.total, toPageRequest(query));
   },
 });
 
@@ -33,10 +34,11 @@ export const createSocialAppRoute = defineRoute({
   access: 'user',
   body: socialAppBody,
   envelope: 'B',
+  message: 'Social app created successfully',
   status: 201,
   handler: async (ctx, { body }) => {
     const created = await createSocialApp(ctx.runtime.db, await socialScope(ctx), ctx.user, body);
-    return { success: true, message: 'Social app created successfully', data: socialAppRecord(created, { revealSecret: true }) };
+    return socialAppRecord(created, { revealSecret: true });
   },
 });
 
@@ -60,9 +62,10 @@ export const changeSocialAppRoute = defineRoute({
   params: socialAppParams,
   body: socialAppBody,
   envelope: 'B',
+  message: 'Social app updated successfully',
   handler: async (ctx, { params, body }) => {
     const changed = await changeSocialApp(ctx.runtime.db, await socialScope(ctx), ctx.user, params.id, body);
-    return envelopeB(socialAppRecord(changed), 'Social app updated successfully');
+    return socialAppRecord(changed);
   },
 });
 
@@ -74,8 +77,9 @@ export const deleteSocialAppRoute = defineRoute({
   access: 'user',
   params: socialAppParams,
   envelope: 'B',
+  message: 'Social app deleted successfully',
   handler: async (ctx, { params }) => {
     await removeSocialApp(ctx.runtime.db, await socialScope(ctx), ctx.user, params.id);
-    return { success: true, message: 'Social app deleted successfully' };
+    return undefined;
   },
 });

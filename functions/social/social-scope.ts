@@ -10,7 +10,7 @@ import { NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { resolveTenant } from '#shared/tenancy/resolve-tenant.ts';
 import { siteStanding } from '#shared/tenancy/site-access.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 export interface SocialScope {

@@ -2,11 +2,10 @@
 // (`<site uuid>/<bucket uuid>/<random uuid>`, a new one for every upload or copy; in a document
 // library followed by the cleaned-up file name), so a client path never names a file or S3 key, and
 // a replaced upload never overwrites bytes a record still uses.
-// Bytes no record points at any more are queued in `object_discards` by the transaction that drops
+// Bytes no record points at any more are queued in `object_discards` (discard-repository.ts) by the transaction that drops
 // the reference and removed from the store after it commits; whatever a storage failure leaves in
 // the queue is retried by later deletes in the bucket and by bucket delete.
 import { randomUUID } from 'node:crypto';
-import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { AppError } from '#shared/errors.ts';
 import type { RequestLog } from '#shared/logger.ts';
@@ -15,9 +14,10 @@ import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-libr
 import { libraryFileName } from '#shared/storage/document-library/drive.ts';
 import { StorageUnavailableError } from '#shared/storage/storage-errors.ts';
 import { describeError } from '#shared/logger.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import type { SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
+import { deleteQueuedDiscards, queueDiscards, queuedDiscards } from './discard-repository.ts';
 import type { ByteStores } from './storage-env.ts';
 
 /**
@@ -51,25 +51,16 @@ export async function removeFromStore(store: ObjectStore, keys: readonly string[
   }
 }
 
-/** Queues keys for removal, inside the transaction that stops referencing them. */
-export async function queueDiscards(tx: Queryable, site: Pick<Tenant, 'schemaName'>, bucketId: number, keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
-  await tx.run(sql`insert into ${tenantTable(site, 'object_discards')} (bucket_id, storage_key)
-    select ${bucketId}, key from unnest(${sql.param([...keys])}::text[]) as key`);
-}
-
 /**
  * Removes the bucket's queued keys from the store, a batch at a time, and then their queue rows.
  * Throws StorageUnavailableError when the store fails; the rows of that batch stay queued.
  */
-export async function flushDiscards(db: Queryable, store: ObjectStore, site: Pick<Tenant, 'schemaName'>, bucketId: number): Promise<void> {
+export async function flushDiscards(db: Queryable, store: ObjectStore, site: SchemaScopedSite, bucketId: number): Promise<void> {
   for (;;) {
-    const queued = await db.rows<{ id: number | string; storage_key: string }>(sql`select id, storage_key
-      from ${tenantTable(site, 'object_discards')} where bucket_id = ${bucketId} order by id limit ${DELETE_BATCH_SIZE}`);
+    const queued = await queuedDiscards(db, site, bucketId, DELETE_BATCH_SIZE);
     if (queued.length === 0) return;
     await removeFromStore(store, queued.map((row) => row.storage_key));
-    await db.run(sql`delete from ${tenantTable(site, 'object_discards')}
-      where id = any(${sql.param(queued.map((row) => String(row.id)))}::bigint[])`);
+    await deleteQueuedDiscards(db, site, queued);
     if (queued.length < DELETE_BATCH_SIZE) return;
   }
 }
@@ -78,7 +69,7 @@ export async function flushDiscards(db: Queryable, store: ObjectStore, site: Pic
 export async function flushDiscardsQuietly(
   db: Queryable,
   store: ObjectStore,
-  site: Pick<Tenant, 'schemaName'>,
+  site: SchemaScopedSite,
   bucketId: number,
   log: RequestLog,
 ): Promise<void> {
@@ -94,7 +85,7 @@ export async function flushDiscardsQuietly(
 export async function abandonStoredBytes(
   db: Queryable,
   store: ObjectStore,
-  site: Pick<Tenant, 'schemaName'>,
+  site: SchemaScopedSite,
   bucketId: number,
   keys: readonly string[],
   log: RequestLog,

@@ -1,7 +1,7 @@
 // The HTTP API: one bundled Lambda per endpoint group, routes derived from the groups' route
 // tables. No API Gateway CORS: the functions answer preflights themselves, as the dev server does.
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';

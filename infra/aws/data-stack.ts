@@ -9,7 +9,7 @@ import {
   Credentials,
   DatabaseCluster,
   DatabaseClusterEngine,
-  DatabaseProxy,
+  type DatabaseProxy,
 } from 'aws-cdk-lib/aws-rds';
 import type { Construct } from 'constructs';
 import { DatabaseMigration } from './database-migration.ts';
@@ -56,7 +56,7 @@ export class DataStack extends Stack {
 
     this.proxy = this.cluster.addProxy('Proxy', {
       // Proxy names are unique per account and region; derive one from the construct path.
-      dbProxyName: Names.uniqueResourceName(this.cluster, { maxLength: 54, separator: '-' }) + '-proxy',
+      dbProxyName: `${Names.uniqueResourceName(this.cluster, { maxLength: 54, separator: '-' })}-proxy`,
       secrets: [clusterSecret],
       vpc: props.vpc,
       vpcSubnets: privateSubnets,

@@ -1,7 +1,7 @@
 // The Tessera stacks and how they depend on each other: network → data (database, proxy, secrets,
 // deploy migration) and storage (the object bucket) → API. Environment-agnostic, so synth needs no
 // credentials and no AZ lookups.
-import { App } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib';
 import { endpointGroups, type EndpointGroup } from '#functions/groups.ts';
 import { ApiStack } from './api-stack.ts';
 import { DataStack } from './data-stack.ts';

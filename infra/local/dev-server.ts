@@ -9,7 +9,6 @@ import { pipeline } from 'node:stream/promises';
 import { endpointGroups } from '#functions/groups.ts';
 import { canonicalPath } from '#shared/rate-limit/limits.ts';
 import { openStreamingChannel, takeReplyStream } from '#shared/http/body-streams.ts';
-import { errorBody } from '#shared/http/envelopes.ts';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';

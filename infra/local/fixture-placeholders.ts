@@ -28,7 +28,7 @@ function argumentOf(name: string, argument: string | undefined): string {
   return argument.trim();
 }
 
-async function valueOf(source: PlaceholderSource, name: string, argument: string | undefined): Promise<string> {
+async function placeholderValue(source: PlaceholderSource, name: string, argument: string | undefined): Promise<string> {
   switch (name) {
     case 'token':
       return source.accessToken(argumentOf(name, argument));
@@ -55,8 +55,8 @@ function collect(value: unknown, found: Set<string>): void {
   }
 }
 
-function substitute(text: string, values: Map<string, string>, escape: (value: string) => string): string {
-  return text.replace(PLACEHOLDER, (whole) => escape(values.get(whole)!));
+function substitute(text: string, values: Map<string, string>, escaped: (value: string) => string): string {
+  return text.replace(PLACEHOLDER, (whole) => escaped(values.get(whole)!));
 }
 
 function isJson(text: string): boolean {
@@ -75,8 +75,8 @@ function fill(value: unknown, values: Map<string, string>, key: string | undefin
   if (typeof value === 'string') {
     // Inside a JSON body a placeholder sits in a string literal, so its value is escaped for one
     // (a password with a quote must not break the body).
-    const escape = depth === 1 && key === 'body' && isJson(value) ? asJsonStringContent : verbatim;
-    return substitute(value, values, escape);
+    const escaped = depth === 1 && key === 'body' && isJson(value) ? asJsonStringContent : verbatim;
+    return substitute(value, values, escaped);
   }
   if (Array.isArray(value)) return value.map((item) => fill(item, values, undefined, depth + 1));
   if (value !== null && typeof value === 'object') {
@@ -95,7 +95,7 @@ export async function fillPlaceholders<T>(event: T, source: PlaceholderSource): 
   const values = new Map<string, string>();
   for (const placeholder of found) {
     const [, name, argument] = new RegExp(PLACEHOLDER.source).exec(placeholder)!;
-    values.set(placeholder, await valueOf(source, name!, argument));
+    values.set(placeholder, await placeholderValue(source, name!, argument));
   }
   return fill(event, values, undefined, 0) as T;
 }

@@ -1,33 +1,11 @@
 // Creates, upgrades and drops tenant schemas. A schema name reaches SQL only after it passed the
-// identifier check here, and callers take it from the site record, never from client input.
+// identifier check (sql-identifiers.ts), and callers take it from the site record, never from client input.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from './database.ts';
+import { tenantSchemaIdentifier } from './sql-identifiers.ts';
 import { sites } from './platform-schema.ts';
 import { tenantMigrations, type TenantMigration } from './tenant-migrations.ts';
-
-const SCHEMA_NAME_PATTERN = /^[a-z_][a-z0-9_]*$/;
-const RESERVED_SCHEMAS = new Set(['public', 'platform', 'drizzle', 'information_schema']);
-
-export class InvalidSchemaNameError extends Error {
-  constructor(name: string) {
-    super(`"${name}" is not a valid tenant schema name`);
-    this.name = 'InvalidSchemaNameError';
-  }
-}
-
-/** Quotes a tenant schema name after checking it is a safe, non-reserved identifier. */
-export function tenantSchemaIdentifier(name: string): SQL {
-  if (
-    !SCHEMA_NAME_PATTERN.test(name) ||
-    name.length > 63 ||
-    name.startsWith('pg_') ||
-    RESERVED_SCHEMAS.has(name)
-  ) {
-    throw new InvalidSchemaNameError(name);
-  }
-  return sql`${sql.identifier(name)}`;
-}
 
 function sortedMigrations(migrations: readonly TenantMigration[]): TenantMigration[] {
   const sorted = [...migrations].sort((a, b) => a.version - b.version);

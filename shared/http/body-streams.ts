@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { LAMBDA_DIRECT_TRANSFER_MAX_BYTES } from '#shared/config.ts';
 import { PayloadTooLargeError } from '#shared/errors.ts';
-import type { ApiEvent } from './middleware/pipeline-state.ts';
+import type { ApiEvent } from './gateway-event.ts';
 
 /** What a `streamBody` route's handler gets as its body. */
 export interface StreamedBody {

@@ -9,7 +9,8 @@ import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { deliverReplyStream } from './body-streams.ts';
-import { HttpReply, JsonText } from './reply.ts';
+import { routeReply } from './answers.ts';
+import { type HttpReply, JsonText } from './reply.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
@@ -18,7 +19,8 @@ import { corsMiddleware } from './middleware/cors.ts';
 import { matchRouteMiddleware } from './middleware/match-route.ts';
 import { countRequestMiddleware, rateLimitHeadersMiddleware } from './middleware/rate-limit.ts';
 import { parseRequestMiddleware } from './middleware/parse-request.ts';
-import { stateOfEvent, type ApiResult } from './middleware/pipeline-state.ts';
+import type { ApiResult } from './gateway-event.ts';
+import { stateOfEvent } from './middleware/pipeline-state.ts';
 import { renderErrorsMiddleware } from './middleware/render-errors.ts';
 import { requestContextMiddleware } from './middleware/request-context.ts';
 import { resolveTenantMiddleware } from './middleware/resolve-tenant.ts';
@@ -27,9 +29,8 @@ export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Pr
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
-/** Turns a handler's result into the gateway's response shape. */
-export function toApiResult(result: unknown, defaultStatus: number): ApiResult {
-  const reply = result instanceof HttpReply ? result : new HttpReply(defaultStatus, result);
+/** Turns a reply into the gateway's response shape. */
+function toApiResult(reply: HttpReply): ApiResult {
   if (reply.status === 204 || reply.body === undefined) {
     return { statusCode: reply.status, headers: { 'Cache-Control': 'no-store', ...reply.headers } };
   }
@@ -65,8 +66,9 @@ async function dispatch(event: APIGatewayProxyEventV2): Promise<ApiResult> {
     query: input.query as never,
     body: input.body as never,
   });
-  if (result instanceof HttpReply && result.body instanceof Readable) return toStreamedResult(event, result, result.body);
-  return toApiResult(result, route.status ?? 200);
+  const reply = routeReply(route, state.ctx!, result);
+  if (reply.body instanceof Readable) return toStreamedResult(event, reply, reply.body);
+  return toApiResult(reply);
 }
 
 export interface HttpHandler {

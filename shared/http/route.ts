@@ -25,7 +25,11 @@ export type HostScope = 'platform' | 'tenant' | 'any';
  */
 export type ErrorStyle = 'generic' | 'success-flag' | 'data';
 
-/** The success body's shape, named after the spec's envelopes; documentation for OpenAPI. */
+/**
+ * The success body's shape, named after the spec's envelopes: the chain wraps the handler's result
+ * in it (answers.ts), and the OpenAPI document reads the same field. `bare` and `none` send the
+ * handler's body as it is (`none`: no JSON body, such as 204, bytes or a redirect).
+ */
 export type EnvelopeKind = 'A' | 'B' | 'C' | 'bare' | 'none';
 
 export interface RouteInput<P, Q, B> {
@@ -57,6 +61,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
    */
   exactIntegers?: boolean;
   envelope: EnvelopeKind;
+  /** Envelopes A and B: the `message` of a success (an Outcome may replace it). */
+  message?: string;
   errorStyle?: ErrorStyle;
   /**
    * Tenant routes only: the pipeline verifies the token but leaves reading the caller and the site to
@@ -66,7 +72,7 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   deferContext?: boolean;
   /** A sign-in with `{username, password}`: also limited per source IP and username (DECISIONS). */
   countsAsLogin?: boolean;
-  /** Status of a plain (non-HttpReply) result; 200 unless given. */
+  /** Status of a result that does not set its own (HttpReply, Outcome); 200 unless given. */
   status?: number;
   handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;
 }

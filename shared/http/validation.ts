@@ -1,6 +1,6 @@
 // Turns zod failures into the spec's field errors: `{field: ['This field is required.']}`.
 import { z, type ZodError, type ZodType } from 'zod';
-import { ValidationError, type FieldErrors } from '#shared/errors.ts';
+import { addFieldMessages, ValidationError, type FieldErrors } from '#shared/errors.ts';
 
 // Missing members read as Django REST framework clients expect them to.
 z.config({
@@ -14,7 +14,7 @@ export function fieldErrorsOf(error: ZodError, prefix?: string): FieldErrors {
   for (const issue of error.issues) {
     const path = issue.path.map(String).join('.');
     const key = [prefix, path].filter((part) => part !== undefined && part !== '').join('.') || 'non_field_errors';
-    (errors[key] ??= []).push(issue.message);
+    addFieldMessages(errors, key, issue.message);
   }
   return errors;
 }

@@ -17,9 +17,12 @@ export class ObjectTooLargeError extends ValidationError {
 
 /** A byte range that starts past the end of the object (HTTP 416, with the size to retry against). */
 export class RangeNotSatisfiableError extends AppError {
-  constructor(readonly size: number) {
-    super(416, 'RANGE_NOT_SATISFIABLE', 'The requested range is not satisfiable.', {
-      headers: { 'Content-Range': `bytes */${size}` },
+  constructor(
+    readonly size: number,
+    options: { message?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(416, 'RANGE_NOT_SATISFIABLE', options.message ?? 'The requested range is not satisfiable.', {
+      headers: { ...options.headers, 'Content-Range': `bytes */${size}` },
     });
   }
 }

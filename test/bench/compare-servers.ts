@@ -35,9 +35,9 @@ export async function comparePlatformToBaseline(
 
   const rows: string[][] = [];
   for (const server of servers) {
-    results.get(server.name)!.forEach((result, round) =>
-      rows.push([`${server.name} #${round + 1}`, fixed(result.requestsPerSecond), fixed(result.latencyP50Ms, 0), fixed(result.latencyP99Ms, 0), String(result.requests)]),
-    );
+    results.get(server.name)!.forEach((result, round) => {
+      rows.push([`${server.name} #${round + 1}`, fixed(result.requestsPerSecond), fixed(result.latencyP50Ms, 0), fixed(result.latencyP99Ms, 0), String(result.requests)]);
+    });
   }
   const [platform, baseline] = servers.map((server) => {
     const runs = results.get(server.name)!;

@@ -43,8 +43,18 @@ export async function benchRateLimits(): Promise<void> {
       note(`database: ${database.label}; ${SEEDED_USERS + 1} users; limits switched per round on the same server (runtime config)`);
       note(`load: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up each, ${settings.rounds} rounds of ${settings.durationSeconds} s, order alternating`);
       const modes = [
-        { name: 'limits on', apply: () => void (runtime.config.rateLimit = limits) },
-        { name: 'limits off', apply: () => void (runtime.config.rateLimit = undefined) },
+        {
+          name: 'limits on',
+          apply: () => {
+            runtime.config.rateLimit = limits;
+          },
+        },
+        {
+          name: 'limits off',
+          apply: () => {
+            runtime.config.rateLimit = undefined;
+          },
+        },
       ] as const;
       const load = (durationSeconds: number) => runLoad({ url: `${server.url}${PATH}`, headers, connections: settings.connections, durationSeconds });
       for (const mode of modes) {

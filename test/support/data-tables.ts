@@ -10,7 +10,8 @@ import {
   type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
-import { identifier, identifierLiteral, sqlType } from '#functions/data/records/query/field-sql.ts';
+import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
+import { sqlType } from '#functions/data/records/query/field-sql.ts';
 
 function columnSql(table: TableDescriptor, field: FieldDescriptor): SQL {
   const isKey = table.primaryKey.includes(field.name);
@@ -61,6 +62,3 @@ export async function createDataTable(db: Queryable, table: TableDescriptor): Pr
   }
 }
 
-export async function dropDataTable(db: Queryable, table: TableDescriptor): Promise<void> {
-  await db.run(sql`drop table if exists ${physicalTableName(table)}`);
-}

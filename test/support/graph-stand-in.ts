@@ -110,16 +110,19 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
   function graph(method: string, rawPath: string, query: URLSearchParams, body: Buffer, headers: Record<string, string | undefined>): Answer {
     const state = standIn.state;
     let m: RegExpExecArray | null;
-    if (method === 'GET' && (m = /^\/sites\/([^/:]+):(\/.*)$/.exec(rawPath))) {
+    m = method === 'GET' ? /^\/sites\/([^/:]+):(\/.*)$/.exec(rawPath) : null;
+    if (m) {
       const site = state.sites.find((s) => s.hostname === m![1] && s.path === decodePath(m![2]!));
       return site === undefined ? notFound('Requested site could not be found') : { status: 200, body: { id: site.id, webUrl: `${baseUrl}${site.path}` } };
     }
-    if (method === 'GET' && (m = /^\/sites\/([^/]+)\/drive$/.exec(rawPath))) {
+    m = method === 'GET' ? /^\/sites\/([^/]+)\/drive$/.exec(rawPath) : null;
+    if (m) {
       const site = state.sites.find((s) => s.id === decodeURIComponent(m![1]!));
       if (site?.driveId === undefined) return notFound('Drive not found');
       return { status: 200, body: { id: site.driveId, driveType: 'documentLibrary' } };
     }
-    if ((m = /^\/drives\/([^/]+)\/root:(\/[^:]*?)(?::\/(content|createUploadSession))?:?$/.exec(rawPath))) {
+    m = /^\/drives\/([^/]+)\/root:(\/[^:]*?)(?::\/(content|createUploadSession))?:?$/.exec(rawPath);
+    if (m) {
       const [, driveId, encodedPath, action] = m as unknown as [string, string, string, string | undefined];
       if (state.siteOfDrive(driveId) === undefined) return notFound('Drive not found');
       const path = decodePath(encodedPath);
@@ -142,11 +145,13 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       }
       return { status: 405, body: { error: { code: 'invalidRequest', message: 'Method not allowed' } } };
     }
-    if (method === 'GET' && (m = /^\/drives\/([^/]+)\/root$/.exec(rawPath))) {
+    m = method === 'GET' ? /^\/drives\/([^/]+)\/root$/.exec(rawPath) : null;
+    if (m) {
       const root = state.itemAt(m[1]!, '/');
       return root === undefined ? notFound('Drive not found') : { status: 200, body: state.representation(root) };
     }
-    if (method === 'POST' && (m = /^\/drives\/([^/]+)\/items\/([^/]+)\/(children|copy|createLink|invite)$/.exec(rawPath))) {
+    m = method === 'POST' ? /^\/drives\/([^/]+)\/items\/([^/]+)\/(children|copy|createLink|invite)$/.exec(rawPath) : null;
+    if (m) {
       const [, driveId, itemId, action] = m as unknown as [string, string, string, string];
       const item = driveItem(driveId, itemId);
       if (item === undefined) return notFound();
@@ -219,7 +224,8 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
   function preAuthenticated(method: string, rawPath: string, query: URLSearchParams, body: Buffer, headers: Record<string, string | undefined>): Answer | Buffer | { partial: Buffer; range: string; size: number } {
     const state = standIn.state;
     let m: RegExpExecArray | null;
-    if ((m = /^\/upload\/([^/]+)$/.exec(rawPath))) {
+    m = /^\/upload\/([^/]+)$/.exec(rawPath);
+    if (m) {
       const session = uploads.get(m[1]!);
       if (session === undefined) return notFound('Upload session not found');
       if (method === 'DELETE') {
@@ -238,7 +244,8 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       const { item, created } = state.putItem(session.driveId, session.path, { bytes: Buffer.concat(session.received) });
       return { status: created ? 201 : 200, body: state.representation(item) };
     }
-    if (method === 'GET' && (m = /^\/download\/([^/]+)$/.exec(rawPath))) {
+    m = method === 'GET' ? /^\/download\/([^/]+)$/.exec(rawPath) : null;
+    if (m) {
       const item = state.items.get(m[1]!);
       if (item === undefined || query.get('token') !== item.downloadToken) return notFound();
       const range = /^bytes=(\d+)-(\d+)$/.exec(headers.range ?? '');
@@ -246,7 +253,8 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       const [start, end] = [Number(range[1]), Math.min(Number(range[2]), item.bytes.length - 1)];
       return { partial: item.bytes.subarray(start, end + 1), range: `bytes ${start}-${end}/${item.bytes.length}`, size: item.bytes.length };
     }
-    if (method === 'GET' && (m = /^\/monitor\/([^/]+)$/.exec(rawPath))) {
+    m = method === 'GET' ? /^\/monitor\/([^/]+)$/.exec(rawPath) : null;
+    if (m) {
       const copy = copies.get(m[1]!);
       if (copy === undefined) return notFound('Monitor not found');
       copy.polls += 1;

@@ -52,6 +52,21 @@ export function sendBinary(baseUrl: string, method: string, path: string, option
   });
 }
 
+/** Who sends to a storage site; read at each request, since tests fill it in `beforeAll`. */
+export interface SiteCaller {
+  app: TestApp;
+  site: StorageSite;
+  token: string | undefined;
+}
+
+/** `sendBinary` to the site's host as the caller; a request's own headers and token win. */
+export function siteSender(caller: () => SiteCaller) {
+  return (method: string, route: string, options: BinaryRequest = {}): Promise<BinaryResponse> => {
+    const { app, site, token } = caller();
+    return sendBinary(app.url, method, route, { token, ...options, headers: { ...site.tenant, ...options.headers } });
+  };
+}
+
 export interface MultipartPart {
   name: string;
   /** Present for file parts. */

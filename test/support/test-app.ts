@@ -32,6 +32,8 @@ export interface TestApp {
   request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   /** Signs in and returns the access and refresh tokens; fails the test on a non-200. */
   login(username: string, password: string): Promise<{ access: string; refresh: string }>;
+  /** An access token of a user made with `createUser` (whose password is USER_PASSWORD). */
+  tokenOf(username: string): Promise<string>;
   /** Creates a user through the API as the superuser and returns its record. */
   createUser(username: string, extra?: Record<string, unknown>): Promise<{ id: number; uuid: string; username: string }>;
   /** Grants a permission directly (test set-up; groups and permissions have their own issue). */
@@ -139,6 +141,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     database,
     request,
     login,
+    tokenOf: async (username) => (await login(username, USER_PASSWORD)).access,
     adminToken,
     createUser: async (username, extra = {}) => {
       const answer = await request('POST', '/api/cloud/users/', {

@@ -1,5 +1,5 @@
 // The groups endpoints: parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
@@ -23,7 +23,7 @@ export const listGroupsRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { query }) => {
     const page = await listVisibleGroups(groupPorts(ctx), ctx.user, query);
-    return pageC(ctx, page.rows.map(groupRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(groupRecord), page.total, toPageRequest(query));
   },
 });
 

@@ -1,5 +1,5 @@
 // The permission catalogue: read-only, for any signed-in user.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { groupPorts } from './group-routes.ts';
@@ -18,7 +18,7 @@ export const listPermissionsRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { query }) => {
     const page = await listPermissionCatalogue(groupPorts(ctx), query);
-    return pageC(ctx, page.rows.map(permissionRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(permissionRecord), page.total, toPageRequest(query));
   },
 });
 

@@ -1,6 +1,6 @@
 // The invitations endpoints: the organization's own (managers and invite_members holders) and the
 // two public ones the invitee opens from the mail.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -52,7 +52,7 @@ export const listInvitationsRoute = defineRoute({
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationInvitations(ports(ctx), ctx.user, params.org_slug, query);
     const now = new Date();
-    return pageC(ctx, page.rows.map((view) => invitationRecord(view, now)), page.total, toPageRequest(query));
+    return paged(page.rows.map((view) => invitationRecord(view, now)), page.total, toPageRequest(query));
   },
 });
 

@@ -196,7 +196,6 @@ function assertAcceptable(view: InvitationView, now: Date): void {
 
 /** The account that accepts: the signed-in invitee, or a new account made from the accept body. */
 async function accepterOf(
-  ports: InvitationServicePorts,
   tx: Queryable,
   view: InvitationView,
   caller: Principal | undefined,
@@ -265,7 +264,7 @@ export async function acceptInvitation(
     if (view === undefined) throw new NotFoundError('Invitation not found.');
     const now = ports.now();
     assertAcceptable(view, now);
-    const user = await accepterOf(ports, tx, view, caller, body, password);
+    const user = await accepterOf(tx, view, caller, body, password);
     const organizationId = view.organization.id;
     const existing = await findMember(tx, organizationId, user.username);
     const member =

@@ -1,5 +1,5 @@
 // The members endpoints: parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
@@ -35,7 +35,7 @@ export const listMembersRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationMembers(ports(ctx), ctx.user, params.org_slug, query);
-    return pageC(ctx, page.rows.map(memberRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(memberRecord), page.total, toPageRequest(query));
   },
 });
 

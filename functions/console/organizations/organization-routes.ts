@@ -1,5 +1,5 @@
 // The organizations endpoints: parse, call the service, answer (Envelope A, as the spec gives).
-import { envelopeA, pageA } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
@@ -29,9 +29,10 @@ export const listOrganizationsRoute = defineRoute({
   summary: 'List the organizations the caller belongs to (all of them for superusers)',
   query: listOrganizationsQuery,
   envelope: 'A',
+  message: 'Organizations retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listVisibleOrganizations(ports(ctx), ctx.user, query);
-    return pageA(page.rows.map(organizationRecord), page.total, toPageRequest(query), 'Organizations retrieved successfully');
+    return paged(page.rows.map(organizationRecord), page.total, toPageRequest(query));
   },
 });
 
@@ -42,9 +43,10 @@ export const createOrganizationRoute = defineRoute({
   summary: 'Create an organization; the caller becomes its owner and an admin',
   body: createOrganizationBody,
   envelope: 'A',
+  message: 'Organization created successfully',
   status: 201,
   handler: async (ctx, { body }) =>
-    envelopeA(organizationRecord(await createOrganization(ports(ctx), ctx.user, body)), 'Organization created successfully'),
+    organizationRecord(await createOrganization(ports(ctx), ctx.user, body)),
 });
 
 export const getOrganizationRoute = defineRoute({
@@ -54,9 +56,10 @@ export const getOrganizationRoute = defineRoute({
   summary: 'Organization detail, by slug or UUID',
   params: organizationParams,
   envelope: 'A',
+  message: 'Organization retrieved successfully',
   handler: async (ctx, { params }) => {
     const standing = await findVisibleOrganization(ports(ctx), ctx.user, params.org_slug);
-    return envelopeA(organizationRecord(standing.organization), 'Organization retrieved successfully');
+    return organizationRecord(standing.organization);
   },
 });
 
@@ -68,8 +71,9 @@ export const changeOrganizationRoute = defineRoute({
   params: organizationParams,
   body: changeOrganizationBody,
   envelope: 'A',
+  message: 'Organization updated successfully',
   handler: async (ctx, { params, body }) =>
-    envelopeA(organizationRecord(await changeOrganization(ports(ctx), ctx.user, params.org_slug, body)), 'Organization updated successfully'),
+    organizationRecord(await changeOrganization(ports(ctx), ctx.user, params.org_slug, body)),
 });
 
 export const deleteOrganizationRoute = defineRoute({

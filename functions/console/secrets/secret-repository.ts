@@ -5,11 +5,8 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
 
 export interface Page<T> {
   rows: T[];

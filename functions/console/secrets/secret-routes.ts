@@ -1,5 +1,5 @@
 // The secrets endpoints (tenant level): parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -26,7 +26,7 @@ export const listSecretsRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { query }) => {
     const page = await listMaskedSecrets(secretsPorts(ctx), ctx.site, query);
-    return pageC(ctx, page.rows.map(maskedSecretRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(maskedSecretRecord), page.total, toPageRequest(query));
   },
 });
 
@@ -97,6 +97,6 @@ export const secretHistoryRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { params, query }) => {
     const page = await historyOf(secretsPorts(ctx), ctx.site, params.key, query);
-    return pageC(ctx, page.rows.map(historyRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(historyRecord), page.total, toPageRequest(query));
   },
 });

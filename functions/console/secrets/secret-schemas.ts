@@ -56,7 +56,6 @@ export const secretParams = z.object({ key: secretKey });
 
 /** `?app=<slug>` picks an app's secret; without it, the site-level one. */
 export const secretScopeQuery = z.object({ app: appSlug.optional() });
-export type SecretScopeQuery = z.infer<typeof secretScopeQuery>;
 
 export const createSecretBody = z.object({
   key: secretKey,

@@ -1,5 +1,5 @@
 // The secret types endpoints (tenant level): parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -19,7 +19,7 @@ export const listSecretTypesRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { query }) => {
     const page = await listTypes(secretsPorts(ctx), ctx.site, query);
-    return pageC(ctx, page.rows.map(secretTypeRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(secretTypeRecord), page.total, toPageRequest(query));
   },
 });
 

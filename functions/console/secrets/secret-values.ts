@@ -1,5 +1,6 @@
 // Sealing and opening secret values for one site. The associated data ties each sealed value to
 // its site schema, scope and key, so a ciphertext copied onto another record does not open.
+import type { SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
 import { open, seal, type SealedValue } from '#shared/crypto/secret-box.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { InternalError } from '#shared/errors.ts';
@@ -11,7 +12,7 @@ export interface SecretsPorts {
   secretsKey: () => Promise<Buffer>;
 }
 
-function associatedData(site: Pick<Tenant, 'schemaName'>, key: string, appId: number | null): string {
+function associatedData(site: SchemaScopedSite, key: string, appId: number | null): string {
   return `tessera-secret:v1:${site.schemaName}:${appId ?? 'site'}:${key}`;
 }
 

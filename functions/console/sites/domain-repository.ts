@@ -1,7 +1,6 @@
 // SQL of the domains endpoints. One primary per site is also enforced by a partial unique index;
 // `demotePrimary` runs first inside the same transaction so a switch never trips it.
 import { and, asc, count, desc, eq, like, ne, or } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, type DomainRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
@@ -106,10 +105,3 @@ export async function deleteDomain(db: Queryable, domainId: number): Promise<voi
   await db.query((orm) => orm.delete(domains).where(eq(domains.id, domainId)));
 }
 
-/** The site's primary host, if it has one. */
-export async function primaryHost(db: Queryable, siteId: number): Promise<string | undefined> {
-  const [row] = await db.rows<{ domain: string }>(
-    sql`select domain from platform.domains where site_id = ${siteId} and is_primary limit 1`,
-  );
-  return row?.domain;
-}

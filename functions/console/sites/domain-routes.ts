@@ -1,5 +1,5 @@
 // The domains endpoints of a site: parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -29,7 +29,7 @@ export const listDomainsRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { params, query }) => {
     const { site, page } = await listSiteDomains(ports(ctx), ctx.user, params.site_slug, toPageRequest(query));
-    return pageC(ctx, page.rows.map((domain) => domainRecord(domain, site.site)), page.total, toPageRequest(query));
+    return paged(page.rows.map((domain) => domainRecord(domain, site.site)), page.total, toPageRequest(query));
   },
 });
 

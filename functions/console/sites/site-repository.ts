@@ -95,9 +95,12 @@ export async function deleteSiteRow(db: Queryable, siteId: number): Promise<void
   await db.query((orm) => orm.delete(sites).where(eq(sites.id, siteId)));
 }
 
-export async function schemaExists(db: Queryable, schemaName: string): Promise<boolean> {
-  const rows = await db.rows(sql`select 1 from information_schema.schemata where schema_name = ${schemaName}`);
-  return rows.length > 0;
+/** Names of the database's schemas that match a LIKE pattern, whether or not a site owns them. */
+export async function schemaNamesLike(db: Queryable, pattern: string): Promise<string[]> {
+  const rows = await db.rows<{ schema_name: string }>(
+    sql`select schema_name::text as schema_name from information_schema.schemata where schema_name like ${pattern}`,
+  );
+  return rows.map((row) => row.schema_name);
 }
 
 export interface SiteDomainSummary {

@@ -1,5 +1,5 @@
 // The sites endpoints: parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
@@ -33,7 +33,7 @@ export const listSitesRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { query }) => {
     const page = await listAccessibleSites(sitePorts(ctx), ctx.user, query);
-    return pageC(ctx, page.rows.map(siteRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(siteRecord), page.total, toPageRequest(query));
   },
 });
 
@@ -47,7 +47,7 @@ export const listOrganizationSitesRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationSites(sitePorts(ctx), ctx.user, params.org_slug, query);
-    return pageC(ctx, page.rows.map(siteRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(siteRecord), page.total, toPageRequest(query));
   },
 });
 

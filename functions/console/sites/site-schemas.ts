@@ -4,7 +4,6 @@ import { pageQuery } from '#shared/http/pagination.ts';
 import { isSitePermission, SITE_PERMISSIONS, type SitePermission } from '#shared/tenancy/site-access.ts';
 
 export const ENVIRONMENTS = ['production', 'staging', 'development', 'testing'] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,6 @@
 // The rules of the sites endpoints. Creating a site is one transaction: the site row, its tenant
 // schema built from the template, and `<site-slug>.<PLATFORM_DOMAIN>` as its primary domain; a
 // failure anywhere leaves none of them. Deleting drops the schema and the row together.
-import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import { readPostgresFailure, UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -20,6 +19,7 @@ import {
   findSite,
   insertSite,
   listSites,
+  schemaNamesLike,
   siteSlugsLike,
   updateSite,
   type SiteDomainSummary,
@@ -52,11 +52,9 @@ async function takenSlugs(db: Queryable, base: string): Promise<string[]> {
   const schemaBase = escapeLike(schemaNameFor(base));
   const [slugs, schemas] = await Promise.all([
     siteSlugsLike(db, base),
-    db.rows<{ schema_name: string }>(
-      sql`select schema_name::text as schema_name from information_schema.schemata where schema_name like ${`${schemaBase}%`}`,
-    ),
+    schemaNamesLike(db, `${schemaBase}%`),
   ]);
-  return [...slugs, ...schemas.map((row) => row.schema_name.slice(SCHEMA_PREFIX.length).replace(/_/g, '-'))];
+  return [...slugs, ...schemas.map((name) => name.slice(SCHEMA_PREFIX.length).replace(/_/g, '-'))];
 }
 
 function asCreationConflict(error: unknown): unknown {

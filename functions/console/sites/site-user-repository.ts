@@ -101,13 +101,6 @@ export async function findRelationUsers(db: Queryable, identifiers: string[]): P
     where not is_deleted and (username = any(${sql.param(identifiers)}::text[]) or uuid::text = any(${sql.param(identifiers.map((id) => id.toLowerCase()))}::text[]))`);
 }
 
-export async function isMember(db: Queryable, organizationId: number, userId: number): Promise<boolean> {
-  const rows = await db.rows(
-    sql`select 1 from platform.organization_members where organization_id = ${organizationId} and user_id = ${userId}`,
-  );
-  return rows.length > 0;
-}
-
 /** Members of the organization among `userIds`. */
 export async function membersAmong(db: Queryable, organizationId: number, userIds: number[]): Promise<Set<number>> {
   if (userIds.length === 0) return new Set();

@@ -1,5 +1,5 @@
 // The user↔site relation endpoints, both directions, answering in Envelope B.
-import { envelopeB, pageB } from '#shared/http/envelopes.ts';
+import { outcome, paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -39,9 +39,9 @@ function siteUserItem(row: SiteUserRow) {
   };
 }
 
-/** A change answers with the resulting assignments. */
-function changed<T>(rows: T[], total: number, message: string) {
-  return { ...envelopeB(rows, message), total };
+/** A change answers with the resulting assignments and their count beside them. */
+function changed<T>(rows: T[], total: number) {
+  return outcome(rows, { total });
 }
 
 const USER_SITES_PATH = '/api/cloud/users/{username}/sites/';
@@ -52,11 +52,12 @@ export const listUserSitesRoute = defineRoute({
   method: 'GET',
   path: USER_SITES_PATH,
   summary: "A user's sites with their permissions",
+  message: 'Sites retrieved.',
   params: userSitesParams,
   query: userSitesQuery,
   handler: async (ctx, { params, query }) => {
     const page = await listUserSites(ports(ctx), ctx.user, params.username, query, toPageRequest(query));
-    return pageB<UserSiteRow>(page.rows, page.total, toPageRequest(query), 'Sites retrieved.');
+    return paged<UserSiteRow>(page.rows, page.total, toPageRequest(query));
   },
 });
 
@@ -65,11 +66,12 @@ export const addUserSitesRoute = defineRoute({
   method: 'POST',
   path: USER_SITES_PATH,
   summary: 'Give a user sites (default view_site), keeping the others',
+  message: 'Sites assigned.',
   params: userSitesParams,
   body: userSitesBody,
   handler: async (ctx, { params, body }) => {
     const result = await assignUserSites(ports(ctx), ctx.user, params.username, body, 'add');
-    return changed(result.rows, result.total, 'Sites assigned.');
+    return changed(result.rows, result.total);
   },
 });
 
@@ -78,11 +80,12 @@ export const replaceUserSitesRoute = defineRoute({
   method: 'PUT',
   path: USER_SITES_PATH,
   summary: "Replace a user's site assignments atomically (an empty list clears them)",
+  message: 'Site assignments replaced.',
   params: userSitesParams,
   body: userSitesBody,
   handler: async (ctx, { params, body }) => {
     const result = await assignUserSites(ports(ctx), ctx.user, params.username, body, 'replace');
-    return changed(result.rows, result.total, 'Site assignments replaced.');
+    return changed(result.rows, result.total);
   },
 });
 
@@ -91,11 +94,12 @@ export const removeUserSitesRoute = defineRoute({
   method: 'DELETE',
   path: USER_SITES_PATH,
   summary: 'Take sites away from a user',
+  message: 'Sites removed.',
   params: userSitesParams,
   body: userSitesDeleteBody,
   handler: async (ctx, { params, body }) => {
     const result = await removeUserSites(ports(ctx), ctx.user, params.username, body.sites);
-    return changed(result.rows, result.total, 'Sites removed.');
+    return changed(result.rows, result.total);
   },
 });
 
@@ -104,11 +108,12 @@ export const listSiteUsersRoute = defineRoute({
   method: 'GET',
   path: SITE_USERS_PATH,
   summary: "A site's users with their permissions",
+  message: 'Users retrieved.',
   params: siteParams,
   query: siteUsersQuery,
   handler: async (ctx, { params, query }) => {
     const page = await listSiteUsers(ports(ctx), ctx.user, params.site_slug, query, toPageRequest(query));
-    return pageB(page.rows.map(siteUserItem), page.total, toPageRequest(query), 'Users retrieved.');
+    return paged(page.rows.map(siteUserItem), page.total, toPageRequest(query));
   },
 });
 
@@ -117,11 +122,12 @@ export const addSiteUsersRoute = defineRoute({
   method: 'POST',
   path: SITE_USERS_PATH,
   summary: 'Give users a site (default view_site), keeping the others',
+  message: 'Users assigned.',
   params: siteParams,
   body: siteUsersBody,
   handler: async (ctx, { params, body }) => {
     const result = await assignSiteUsers(ports(ctx), ctx.user, params.site_slug, body, 'add');
-    return changed(result.rows.map(siteUserItem), result.total, 'Users assigned.');
+    return changed(result.rows.map(siteUserItem), result.total);
   },
 });
 
@@ -130,11 +136,12 @@ export const replaceSiteUsersRoute = defineRoute({
   method: 'PUT',
   path: SITE_USERS_PATH,
   summary: "Replace a site's user assignments atomically (an empty list clears them)",
+  message: 'User assignments replaced.',
   params: siteParams,
   body: siteUsersBody,
   handler: async (ctx, { params, body }) => {
     const result = await assignSiteUsers(ports(ctx), ctx.user, params.site_slug, body, 'replace');
-    return changed(result.rows.map(siteUserItem), result.total, 'User assignments replaced.');
+    return changed(result.rows.map(siteUserItem), result.total);
   },
 });
 
@@ -143,10 +150,11 @@ export const removeSiteUsersRoute = defineRoute({
   method: 'DELETE',
   path: SITE_USERS_PATH,
   summary: 'Take a site away from users',
+  message: 'Users removed.',
   params: siteParams,
   body: siteUsersDeleteBody,
   handler: async (ctx, { params, body }) => {
     const result = await removeSiteUsers(ports(ctx), ctx.user, params.site_slug, body.users);
-    return changed(result.rows.map(siteUserItem), result.total, 'Users removed.');
+    return changed(result.rows.map(siteUserItem), result.total);
   },
 });

@@ -1,5 +1,5 @@
 // The users endpoints: parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
@@ -39,7 +39,7 @@ export const listUsersRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { query }) => {
     const page = await listVisibleUsers(ports(ctx), ctx.user, query);
-    return pageC(ctx, page.rows.map(userRecord), page.total, toPageRequest(query));
+    return paged(page.rows.map(userRecord), page.total, toPageRequest(query));
   },
 });
 

@@ -2,10 +2,7 @@
 // comes from the resolved site record only; every value is a bound parameter.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 
 export type AppRow = {
   id: number;
@@ -109,11 +106,6 @@ export function listDatasources(db: Queryable, site: Site, appId: number): Promi
 
 export async function findDatasource(db: Queryable, site: Site, appId: number, slug: string): Promise<DatasourceRow | undefined> {
   const [row] = await db.rows<DatasourceRow>(sql`${datasourceSelect(site)} where d.app_id = ${appId} and d.slug = ${slug}`);
-  return row;
-}
-
-export async function findDatasourceById(db: Queryable, site: Site, id: number): Promise<DatasourceRow | undefined> {
-  const [row] = await db.rows<DatasourceRow>(sql`${datasourceSelect(site)} where d.id = ${id}`);
   return row;
 }
 

@@ -11,7 +11,6 @@ const slug = z
   .regex(SLUG_PATTERN, 'Enter a valid slug: lower-case letters and digits, words joined by - or _.');
 
 export const appParams = z.object({ app_slug: z.string().min(1).max(100) });
-export type AppParams = z.infer<typeof appParams>;
 
 export const createAppBody = z.object({ name, description: description.optional() });
 export type CreateAppBody = z.infer<typeof createAppBody>;
@@ -27,7 +26,6 @@ export type ProviderType = (typeof PROVIDER_TYPES)[number];
 const providerConfig = jsonObject();
 
 export const datasourceParams = appParams.extend({ datasource_slug: z.string().min(1).max(100) });
-export type DatasourceParams = z.infer<typeof datasourceParams>;
 
 export const createDatasourceBody = z.object({
   name,

@@ -6,12 +6,11 @@
 // more round trip and never a wrong answer: guard and query read one snapshot, the site must be the
 // one the guess was made for, and nothing is returned before the caller's checks have passed.
 import type { SQL } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
+import { guardedReadSql } from './fused-read-sql.ts';
 
 export interface TableAddress {
   app_slug: string;
@@ -55,34 +54,16 @@ export interface AnswerStatement {
 
 export type FusedRead = RowsStatement | AnswerStatement;
 
-/**
- * The read's value when the remembered table row still holds, else null: for rows, one JSON text of
- * column-wise arrays (`[[records], [totals]]`, cheaper for PostgreSQL to build than an object per
- * row); for an answer, its text ('' when it has none).
- */
-function guardedRead(hint: TableHint, address: TableAddress, read: FusedRead): SQL {
-  const value =
-    'answer' in read
-      ? sql`coalesce((${read.answer}), '')`
-      : sql`(select json_build_array(${sql.join(
-          read.columns.map((column) => sql`json_agg(q.${sql.identifier(column)})`),
-          sql`, `,
-        )})::text from (${read.statement}) q)`;
-  return sql`case when exists(
-      select 1 from ${tenantTable(hint, 'datatables')} t join ${tenantTable(hint, 'apps')} a on a.id = t.app_id
-      where t.id = ${hint.tableId} and t.schema_hash = ${hint.schemaHash} and t.is_materialized
-        and a.deleted_at is null and a.slug = ${address.app_slug} and t.name = ${address.name})
-    then ${value} end`;
-}
-
-/** Rows back from the column-wise arrays of `guardedRead` (no rows: every array is null). */
+/** Rows back from the column-wise arrays of `guardedReadSql` (no rows: every array is null). */
 function rowsOf(columns: readonly string[], text: string): Row[] {
   const values = JSON.parse(text) as Array<unknown[] | null>;
   const count = values[0]?.length ?? 0;
   const rows: Row[] = [];
   for (let index = 0; index < count; index += 1) {
     const row: Row = {};
-    columns.forEach((column, at) => (row[column] = values[at]![index]));
+    columns.forEach((column, at) => {
+      row[column] = values[at]![index];
+    });
     rows.push(row);
   }
   return rows;
@@ -125,7 +106,7 @@ export async function readWithRememberedTable(
     await ctx.establish();
     return undefined;
   }
-  const fused = await ctx.establish(guardedRead(hint, address, read));
+  const fused = await ctx.establish(guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, read));
   if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
     hints.delete(key);
     return undefined;

@@ -70,7 +70,10 @@ export const listRecordsRoute = defineRoute({
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
     let plan: ListPlan | undefined;
-    const read = await readWithRememberedTable(ctx, params, (table) => listRead(table, (plan = parseListQuery(table, query))));
+    const read = await readWithRememberedTable(ctx, params, (table) => {
+      plan = parseListQuery(table, query);
+      return listRead(table, plan);
+    });
     if (read === undefined) return listRecords(ctx.runtime.db, await tableFor(ctx, params), query);
     if (read.rows !== undefined) return listAnswer(ctx.runtime.db, read.descriptor, plan!, read.rows);
     // An empty page has no answer text: its total needs a count of its own.

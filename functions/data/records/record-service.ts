@@ -3,7 +3,6 @@
 // Validation happens before any write; database unique and foreign-key violations come back in the
 // same `Validation failed` shape, naming the field.
 import type { SQL } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
 import type { Queryable, Row } from '#shared/db/database.ts';
 import { CheckViolationError, ForeignKeyViolationError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
@@ -16,8 +15,8 @@ import { aggregateSql, countSql, listAnswerSql, listSql, whereSql } from './quer
 import type { FusedRead } from './fused-reads.ts';
 import { parseFilters, parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { queryError } from './query/query-error.ts';
-import { deleteWhereSql, detailSql, fieldOf, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
-import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-validation.ts';
+import { deleteWhereSql, detailSql, insertAsJsonSql, insertSql, keyFields, keyInSql, keyEquals, updateSql, upsertSql } from './record-sql.ts';
+import { newRecordValues, validateRecords, validationFailed, type RecordValues } from './record-preparation.ts';
 
 export type DataRecord = Record<string, unknown>;
 
@@ -158,7 +157,7 @@ export async function createRecordsAsJson(db: Queryable, table: TableDescriptor,
   if (items.length === 0) return '[]';
   const rows = prepared(table, items, true);
   const [row] = await mappingConstraints(table, () =>
-    db.rows<{ records: string }>(sql`with created as (${insertSql(table, rows)}) select '[' || coalesce(string_agg(record, ','), '') || ']' as records from created`),
+    db.rows<{ records: string }>(insertAsJsonSql(table, rows)),
   );
   return row!.records;
 }
@@ -281,4 +280,3 @@ export async function deleteRecordsByFilter(db: Queryable, table: TableDescripto
   return { deleted: rows.length };
 }
 
-export { fieldOf };

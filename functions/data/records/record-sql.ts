@@ -3,15 +3,15 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
-import { castTo, identifier, identifierLiteral, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';
+import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
+import { castTo, isJsonField, ROW, sqlType, tableSql, typedValue } from './query/field-sql.ts';
 import { recordText, softDeleteCondition } from './query/compile.ts';
-import type { RecordValues } from './record-validation.ts';
+import type { RecordValues } from './record-preparation.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 
 // Upper case and quoted: field names are lower case, so no column of the table can shadow it (a
 // field named `x` once turned `x ? 'f'` into a test on that column).
 const ELEMENT = sql.raw('"X"');
-
 
 export function fieldOf(table: TableDescriptor, name: string): FieldDescriptor {
   const field = table.fields.find((candidate) => candidate.name === name);
@@ -85,6 +85,11 @@ export function insertSql(table: TableDescriptor, rows: RecordValues[]): SQL {
   const { columns, values, source } = insertHead(table, rows);
   const target = columns.length === 0 ? sql`default values` : sql`(${sql.join(columns, sql`, `)}) select ${sql.join(values, sql`, `)} from ${source}`;
   return sql`insert into ${tableSql(table)} as ${ROW} ${target} returning ${recordText(table)} as record`;
+}
+
+/** The same insert, answering one JSON array text of the created records (`records`) built by the database. */
+export function insertAsJsonSql(table: TableDescriptor, rows: RecordValues[]): SQL {
+  return sql`with created as (${insertSql(table, rows)}) select '[' || coalesce(string_agg(record, ','), '') || ']' as records from created`;
 }
 
 /** Upsert on the primary key or a unique field; `inserted` tells a new row from an updated one. */

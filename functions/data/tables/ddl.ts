@@ -5,9 +5,11 @@ import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
+// `ident`: DDL texts are long, and the short name keeps them readable.
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';
 import { JSONB_DATA_COLUMN, SEARCH_CONFIGURATION, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
-import { isSafeIdentifier, type CompiledTable, type ForeignKeySpec, type IndexSpec } from './table-schema.ts';
+import type { CompiledTable, ForeignKeySpec, IndexSpec } from './table-schema.ts';
 
 export interface DdlPlan {
   statements: SQL[];
@@ -19,11 +21,6 @@ export interface DdlPlan {
 }
 
 const dialect = new PgDialect();
-
-export function ident(name: string): SQL {
-  if (!isSafeIdentifier(name)) throw new Error(`"${name}" is not a safe identifier`);
-  return sql`${sql.identifier(name)}`;
-}
 
 /** `<base>` when short enough, else a prefix and a hash, so generated names stay unique and ≤ 63. */
 export function constraintName(table: string, suffix: string): string {
@@ -86,7 +83,7 @@ export function fieldChecks(table: string, field: FieldDescriptor): NamedCheck[]
   const named = (suffix: string, predicate: SQL) => checks.push({ name: constraintName(table, `${field.name}_${suffix}`), clause: sql`check (${predicate})` });
   if (c.minimum !== undefined) named('min', sql`${col} >= ${typedLiteral(field, c.minimum)}`);
   if (c.maximum !== undefined) named('max', sql`${col} <= ${typedLiteral(field, c.maximum)}`);
-  // Lengths count as record-validation.ts counts them: characters, items, an object's keys.
+  // Lengths count as record-checks.ts counts them: characters, items, an object's keys.
   const length =
     field.type === 'array'
       ? sql`jsonb_array_length(${col})`

@@ -3,11 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { PatternDialect } from '#shared/text/user-patterns.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
 
 export type DatatableRow = {
   id: number;

@@ -3,7 +3,7 @@
 import { noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
-import { validateRows } from './record-validation.ts';
+import { validateRows } from './record-checks.ts';
 import { operationRecord, tableDetail, tableListItem, tableSchemaBody } from './table-representation.ts';
 import { createTableBody, datasourceTablesParams, patchTableBody, replaceTableBody, tableParams, validateDataBody } from './table-schemas.ts';
 import { changeTable, compiledTable, createTable, existingTable, removeTable, tablesOf } from './table-service.ts';

@@ -2,11 +2,12 @@
 // TableDescriptor the record side reads, and the canonical hash. Every identifier that leaves here
 // has passed the safe-identifier check.
 import { createHash } from 'node:crypto';
+import { isSafeIdentifier, MAX_IDENTIFIER_LENGTH } from '#shared/db/sql-identifiers.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { userPatternProblem, type PatternDialect } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
-import { constraintProblems } from './record-validation.ts';
+import { constraintProblems } from './record-checks.ts';
 import { legacyTemporalText } from './temporal-values.ts';
 import { GEOPOINT_FORMATS } from './value-formats.ts';
 import {
@@ -21,8 +22,6 @@ import {
   type TableDescriptor,
 } from './table-descriptor.ts';
 
-export const SAFE_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-export const MAX_IDENTIFIER_LENGTH = 63;
 export const ON_DELETE_ACTIONS = ['RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT', 'NO ACTION'] as const;
 export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
 export const INDEX_METHODS = ['btree', 'hash', 'gin', 'gist', 'brin'] as const;
@@ -89,10 +88,6 @@ export class TableSchemaError extends ValidationError {
   constructor(readonly problems: string[]) {
     super(problems[0] ?? 'Invalid table schema', { extras: { json_schema: problems } });
   }
-}
-
-export function isSafeIdentifier(name: unknown): name is string {
-  return typeof name === 'string' && SAFE_IDENTIFIER.test(name) && name.length <= MAX_IDENTIFIER_LENGTH;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -331,6 +326,7 @@ function compileFields(rawFields: unknown, problems: string[], stored: StoredRea
   const fields: FieldDescriptor[] = [];
   const seen = new Set<string>();
   let searchField: Record<string, unknown> | undefined;
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   rawFields.forEach((raw, index) => {
     if (!isPlainObject(raw)) {
       problems.push(`Field ${index + 1} must be an object with a name and a type.`);
@@ -412,6 +408,7 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
   }
   const known = new Set(self.fields.map((f) => f.name));
   const result: ForeignKeySpec[] = [];
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Foreign key ${index + 1}`;
     if (!isPlainObject(entry) || !isPlainObject(entry.reference)) {
@@ -485,6 +482,7 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
   const known = new Set(self.fields.map((f) => f.name));
   const names = new Set<string>();
   const result: IndexSpec[] = [];
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Index ${index + 1}`;
     if (!isPlainObject(entry)) {
@@ -601,8 +599,4 @@ export function compileTable(schema: unknown, target: CompileTarget): CompiledTa
   const result = analyzeTableSchema(schema, target);
   if ('problems' in result) throw new TableSchemaError(result.problems);
   return result.compiled;
-}
-
-export function compileTableDescriptor(schema: unknown, target: CompileTarget): TableDescriptor {
-  return compileTable(schema, target).descriptor;
 }

@@ -1,5 +1,6 @@
 // Request shapes of the datatables endpoints. The Table Schema itself is checked by table-schema.ts
 // so that its errors come back as `{json_schema: [...]}`.
+import { SAFE_IDENTIFIER } from '#shared/db/sql-identifiers.ts';
 import { z } from 'zod';
 import { jsonObject } from '#shared/http/json-object.ts';
 
@@ -9,7 +10,6 @@ const description = z.string().max(2000, 'Ensure this field has no more than 200
 const jsonSchema = jsonObject('The table schema must be a JSON object.');
 
 export const datasourceTablesParams = z.object({ app_slug: z.string().min(1).max(100), datasource_slug: z.string().min(1).max(100) });
-export type DatasourceTablesParams = z.infer<typeof datasourceTablesParams>;
 
 /** Both URL forms: with `datasource_slug` or without it. */
 export const tableParams = z.object({
@@ -23,7 +23,7 @@ export const createTableBody = z.object({
   name: z
     .string()
     .max(63, 'Ensure this field has no more than 63 characters.')
-    .regex(/^[a-z_][a-z0-9_]*$/, 'Enter a valid table name: lower-case letters, digits and _, starting with a letter or _.'),
+    .regex(SAFE_IDENTIFIER, 'Enter a valid table name: lower-case letters, digits and _, starting with a letter or _.'),
   description: description.optional(),
   json_schema: jsonSchema,
 });
@@ -39,4 +39,3 @@ export const replaceTableBody = z.object({ description: description.optional(), 
 // Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it, and
 // would refuse integers past 2^53, which arrive as bigints).
 export const validateDataBody = z.object({ data: z.array(z.unknown()).max(10_000, 'At most 10000 rows per request.') });
-export type ValidateDataBody = z.infer<typeof validateDataBody>;

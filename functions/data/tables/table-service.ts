@@ -2,12 +2,13 @@
 // short URL form (no datasource segment), and what a schema change may do to a materialized table.
 import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
-import type { Queryable } from '#shared/db/database.ts';
+import type { Database, Queryable } from '#shared/db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
+import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { dropTableStatement } from './ddl.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
 import {
@@ -20,7 +21,7 @@ import {
   updateTable,
   type DatatableRow,
 } from './table-repository.ts';
-import { analyzeTableSchema, compileTable, isSafeIdentifier, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
+import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
 import type { MigrationRow } from './migrations/operation-repository.ts';
 import type { CreateTableBody, PatchTableBody, TableAddress } from './table-schemas.ts';
@@ -167,7 +168,7 @@ export async function createTable(
  * after it (answered with the operation while that still runs past the request budget).
  */
 export async function changeTable(
-  db: Queryable,
+  db: Database,
   site: Tenant,
   caller: Principal,
   address: TableAddress,

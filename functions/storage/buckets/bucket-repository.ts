@@ -4,12 +4,9 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 import type { AppCategory, BucketOrderingField, StorageProvider, Visibility } from './bucket-schemas.ts';
-
-export type Site = Pick<Tenant, 'schemaName'>;
 
 export type { StorageProvider } from './bucket-schemas.ts';
 

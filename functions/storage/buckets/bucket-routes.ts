@@ -1,5 +1,5 @@
 // The bucket endpoints of an app (tenant level): parse, call the service, answer.
-import { pageC } from '#shared/http/envelopes.ts';
+import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -22,7 +22,7 @@ export const listBucketsRoute = defineRoute({
   handler: async (ctx, { params, query }) => {
     const page = toPageRequest(query);
     const { rows, total } = await listAppBuckets(ctx.runtime.db, ctx.site, params.app_slug, query, page);
-    return pageC(ctx, rows.map(bucketRecord), total, page);
+    return paged(rows.map(bucketRecord), total, page);
   },
 });
 

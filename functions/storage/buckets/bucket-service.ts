@@ -7,7 +7,7 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
-import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
+import { DELETE_BATCH_SIZE } from '#shared/storage/object-store.ts';
 import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import { assertManagesSiteContent } from '#shared/tenancy/site-managers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';

@@ -1,6 +1,5 @@
-// Performs a planned document grant through the site's document library and shapes the answer:
-// `{status: 'success', message, data: {url, mode}}`.
-import { envelopeA, type EnvelopeA } from '#shared/http/envelopes.ts';
+// Performs a planned document grant through the site's document library: the link it gives, and
+// whether it went to a person or is an anonymous view link.
 import { DocumentLibraryNotConfiguredError } from '#shared/storage/document-library/document-library-errors.ts';
 import type { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
 import type { DocumentLink } from '#shared/storage/document-library/document-sharing.ts';
@@ -11,13 +10,19 @@ export interface StoredDocument {
   mimetype: string;
 }
 
+export interface GrantedDocument {
+  link: DocumentLink;
+  /** No person behind the grant: an anonymous view link. */
+  anonymous: boolean;
+}
+
 export async function grantDocumentAccess(
   library: DocumentLibrary | undefined,
   siteSlug: string,
   document: StoredDocument,
   action: DocumentAction,
   grant: DocumentGrant,
-): Promise<EnvelopeA<DocumentLink>> {
+): Promise<GrantedDocument> {
   if (library === undefined) throw new DocumentLibraryNotConfiguredError();
   const { access } = library.forSite(siteSlug);
   const ref = { key: document.storageKey, mimetype: document.mimetype };
@@ -30,7 +35,5 @@ export async function grantDocumentAccess(
   } else {
     link = await access.viewLink(ref, person ?? 'anonymous');
   }
-  const message =
-    link.mode === 'edit' ? 'Edit access granted.' : person === undefined ? 'Anonymous view link ready.' : 'View access granted.';
-  return envelopeA(link, message);
+  return { link, anonymous: person === undefined };
 }

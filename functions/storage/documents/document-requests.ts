@@ -1,14 +1,11 @@
 // `/view/` and `/edit/` of a document-library object, and the loader's ticket redemption. With
 // `Accept: application/json` the grant happens at once and the answer carries the document URL;
-// otherwise the caller is sent (302) to the loader page with a single-use ticket for the same grant,
+// otherwise the caller is sent (302, by the route) to the loader page with a single-use ticket for the same grant,
 // which the page redeems in the background before opening the document.
 import type { TokenIssuer } from '#shared/auth/tokens.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError } from '#shared/errors.ts';
-import type { EnvelopeA } from '#shared/http/envelopes.ts';
-import { reply, type HttpReply } from '#shared/http/reply.ts';
 import type { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
-import type { DocumentLink } from '#shared/storage/document-library/document-sharing.ts';
 import { tenantBySlug } from '#shared/tenancy/resolve-tenant.ts';
 import { existingBucket } from '../buckets/bucket-service.ts';
 import { normalizeObjectPath } from '../objects/object-keys.ts';
@@ -16,7 +13,7 @@ import { findObject } from '../objects/object-repository.ts';
 import type { ObjectParams } from '../objects/object-schemas.ts';
 import type { StorageEnv } from '../storage-env.ts';
 import { assertDocumentLibraryBucket, assertMayAct, planDocumentAccess, type DocumentAction } from './document-access-plan.ts';
-import { grantDocumentAccess } from './document-access-service.ts';
+import { grantDocumentAccess, type GrantedDocument } from './document-access-service.ts';
 import { issueDocumentTicket, redeemDocumentTicket } from './document-tickets.ts';
 import { loaderLocation } from './loader-page.ts';
 
@@ -37,7 +34,7 @@ export async function openDocument(
   params: ObjectParams,
   action: DocumentAction,
   answer: 'json' | 'loader',
-): Promise<EnvelopeA<DocumentLink> | HttpReply> {
+): Promise<{ granted: GrantedDocument } | { loaderUrl: string }> {
   assertMayAct(action, env.caller);
   const path = normalizeObjectPath(params.key, 'path');
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
@@ -45,10 +42,11 @@ export async function openDocument(
   const object = await findObject(env.db, env.site, bucket.id, path);
   const grant = planDocumentAccess(action, bucket, object, env.caller);
   if (answer === 'json') {
-    return grantDocumentAccess(env.documentLibrary, env.site.slug, { storageKey: object!.storage_key, mimetype: object!.mimetype }, action, grant);
+    const document = { storageKey: object!.storage_key, mimetype: object!.mimetype };
+    return { granted: await grantDocumentAccess(env.documentLibrary, env.site.slug, document, action, grant) };
   }
   const ticket = await issueDocumentTicket(env.tokens, { site: env.site.slug, app: bucket.app_slug, bucket: bucket.slug, path, action, grant });
-  return reply(302, undefined, { Location: loaderLocation(env.origin, LOADER_PATH, ticket) });
+  return { loaderUrl: loaderLocation(env.origin, LOADER_PATH, ticket) };
 }
 
 /** The loader's background call: the ticket's grant, once, on the object as it is now. */
@@ -57,7 +55,7 @@ export async function redeemLoaderTicket(
   tokens: TokenIssuer,
   documentLibrary: DocumentLibrary | undefined,
   token: string,
-): Promise<EnvelopeA<DocumentLink>> {
+): Promise<GrantedDocument> {
   const ticket = await redeemDocumentTicket(db, tokens, token);
   const site = await tenantBySlug(db, ticket.site);
   if (site === undefined) throw new NotFoundError('Site not found.');

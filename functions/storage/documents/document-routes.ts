@@ -3,19 +3,30 @@
 // objects); edit needs a signed-in caller. The loader routes are public and host-independent: the
 // ticket names the site.
 import { z } from 'zod';
+import { outcome, type Outcome } from '#shared/http/answers.ts';
+import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
+import type { DocumentLink } from '#shared/storage/document-library/document-sharing.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { objectParams } from '../objects/object-schemas.ts';
 import { storageEnv } from '../storage-env.ts';
 import type { DocumentAction } from './document-access-plan.ts';
+import type { GrantedDocument } from './document-access-service.ts';
 import { acceptsJson, GRANT_PATH, LOADER_PATH, openDocument, redeemLoaderTicket } from './document-requests.ts';
 import { loaderPage } from './loader-page.ts';
 
 const OBJECT = '/api/apps/{app_slug}/storage/buckets/{bucket_slug}/objects/{key+}';
 
-function documentAction(ctx: RequestContext, params: z.infer<typeof objectParams>, action: DocumentAction) {
+/** The route's Envelope A around the link, with a message saying what was granted. */
+function grantAnswer({ link, anonymous }: GrantedDocument): Outcome<DocumentLink> {
+  const message = link.mode === 'edit' ? 'Edit access granted.' : anonymous ? 'Anonymous view link ready.' : 'View access granted.';
+  return outcome(link, { message });
+}
+
+async function documentAction(ctx: RequestContext, params: z.infer<typeof objectParams>, action: DocumentAction) {
   const env = { ...storageEnv(ctx), tokens: ctx.runtime.tokens };
-  return openDocument(env, params, action, acceptsJson(ctx.request.headers.accept) ? 'json' : 'loader');
+  const opened = await openDocument(env, params, action, acceptsJson(ctx.request.headers.accept) ? 'json' : 'loader');
+  return 'loaderUrl' in opened ? reply(302, undefined, { Location: opened.loaderUrl }) : grantAnswer(opened.granted);
 }
 
 export const viewDocumentRoute = defineRoute({
@@ -27,6 +38,7 @@ export const viewDocumentRoute = defineRoute({
   errorStyle: 'generic',
   params: objectParams,
   envelope: 'A',
+  message: 'View access granted.',
   handler: (ctx, { params }) => documentAction(ctx, params, 'view'),
 });
 
@@ -39,6 +51,7 @@ export const editDocumentRoute = defineRoute({
   errorStyle: 'generic',
   params: objectParams,
   envelope: 'A',
+  message: 'Edit access granted.',
   handler: (ctx, { params }) => documentAction(ctx, params, 'edit'),
 });
 
@@ -62,5 +75,6 @@ export const redeemTicketRoute = defineRoute({
   errorStyle: 'generic',
   body: z.strictObject({ ticket: z.string().min(1).max(8192) }),
   envelope: 'A',
-  handler: (ctx, { body }) => redeemLoaderTicket(ctx.runtime.db, ctx.runtime.tokens, ctx.runtime.documentLibrary, body.ticket),
+  message: 'View access granted.',
+  handler: async (ctx, { body }) => grantAnswer(await redeemLoaderTicket(ctx.runtime.db, ctx.runtime.tokens, ctx.runtime.documentLibrary, body.ticket)),
 });

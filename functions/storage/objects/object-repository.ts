@@ -5,9 +5,8 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { Visibility } from '../buckets/bucket-schemas.ts';
-import type { Site } from '../buckets/bucket-repository.ts';
 import type { StorageCaller } from '../storage-env.ts';
 
 export type ObjectRow = {

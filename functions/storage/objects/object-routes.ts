@@ -1,11 +1,12 @@
 // The object endpoints that read, change and delete existing objects: parse, call the service,
-// answer in Envelope B. Anonymous callers reach them too (`optional`): public objects are theirs to
+// answer; the route's Envelope B wraps it. Anonymous callers reach them too (`optional`): public objects are theirs to
 // read; everything else is refused by the service.
-import { envelopeB, pageB } from '#shared/http/envelopes.ts';
+import { outcome, paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { bucketParams } from '../buckets/bucket-schemas.ts';
 import { storageEnv } from '../storage-env.ts';
+import { downloadReply } from './download-replies.ts';
 import { serveObject } from './downloads.ts';
 import { objectRecord, searchItem } from './object-representation.ts';
 import { batchDeleteBody, downloadQuery, listObjectsQuery, objectParams, patchObjectBody, searchBody } from './object-schemas.ts';
@@ -24,11 +25,12 @@ export const listObjectsRoute = defineRoute({
   params: bucketParams,
   query: listObjectsQuery,
   envelope: 'B',
+  message: 'Objects retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const env = storageEnv(ctx);
     const page = toPageRequest(query);
     const { bucket, rows, total } = await listObjects(env, params, query, page);
-    return pageB(rows.map((row) => objectRecord(row, bucket, env.origin)), total, page, 'Objects retrieved successfully');
+    return paged(rows.map((row) => objectRecord(row, bucket, env.origin)), total, page);
   },
 });
 
@@ -39,8 +41,13 @@ export const downloadObjectRoute = defineRoute({
   summary: 'Download an object (Range, If-None-Match), or its record with ?metadata=true',
   params: objectParams,
   query: downloadQuery,
-  envelope: 'none',
-  handler: (ctx, { params, query }) => serveObject(storageEnv(ctx), params, query, ctx.request.headers),
+  // The bytes go out as they are; only the record (`?metadata=true`) is wrapped.
+  envelope: 'B',
+  message: 'Object metadata retrieved successfully',
+  handler: async (ctx, { params, query }) => {
+    const env = storageEnv(ctx);
+    return downloadReply(await serveObject(env, params, query, ctx.request.headers), env.origin);
+  },
 });
 
 export const patchObjectRoute = defineRoute({
@@ -51,10 +58,11 @@ export const patchObjectRoute = defineRoute({
   params: objectParams,
   body: patchObjectBody,
   envelope: 'B',
+  message: 'Object updated successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
     const { bucket, object } = await changeObject(env, params, body);
-    return envelopeB(objectRecord(object, bucket, env.origin), 'Object updated successfully');
+    return objectRecord(object, bucket, env.origin);
   },
 });
 
@@ -65,10 +73,11 @@ export const deleteObjectRoute = defineRoute({
   summary: 'Delete an object and its bytes',
   params: objectParams,
   envelope: 'B',
+  message: 'Object deleted successfully',
   handler: async (ctx, { params }) => {
     const env = storageEnv(ctx);
     const { bucket, object } = await deleteObject(env, params);
-    return envelopeB(objectRecord(object, bucket, env.origin), 'Object deleted successfully');
+    return objectRecord(object, bucket, env.origin);
   },
 });
 
@@ -80,9 +89,10 @@ export const batchDeleteRoute = defineRoute({
   params: bucketParams,
   body: batchDeleteBody,
   envelope: 'B',
+  message: 'Objects deleted',
   handler: async (ctx, { params, body }) => {
     const result = await deleteObjects(storageEnv(ctx), params, body);
-    return envelopeB(result, `${result.deleted.length} object(s) deleted`);
+    return outcome(result, { message: `${result.deleted.length} object(s) deleted` });
   },
 });
 
@@ -94,8 +104,9 @@ export const searchObjectsRoute = defineRoute({
   params: bucketParams,
   body: searchBody,
   envelope: 'B',
+  message: 'Search completed successfully',
   handler: async (ctx, { params, body }) => {
     const { bucket, rows, total } = await searchObjects(storageEnv(ctx), params, body);
-    return envelopeB({ objects: rows.map(searchItem), count: total, bucket: bucket.slug }, 'Search completed successfully');
+    return { objects: rows.map(searchItem), count: total, bucket: bucket.slug };
   },
 });

@@ -13,7 +13,8 @@ import type { BucketParams } from '../buckets/bucket-schemas.ts';
 import { checkedMimeType, sniffStream } from '../byte-signatures.ts';
 import { mimeTypeAllowed } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
-import { abandonStoredBytes, flushDiscardsQuietly, newStorageKey, queueDiscards, storeFor } from '../stored-bytes.ts';
+import { queueDiscards } from '../discard-repository.ts';
+import { abandonStoredBytes, flushDiscardsQuietly, newStorageKey, storeFor } from '../stored-bytes.ts';
 import { assertMayWrite, canWrite } from './object-access.ts';
 import { findObjectById, insertObject, lockObject, replaceObjectContent, type ObjectRow } from './object-repository.ts';
 

@@ -1,13 +1,12 @@
 // The presigned upload endpoints (presigned-uploads.ts): ask for a URL, PUT the bytes there, then
 // complete. Both sit under the object's path, beside the upload by path they stand in for.
-import { envelopeB } from '#shared/http/envelopes.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { storageEnv } from '../storage-env.ts';
 import { OBJECT, objectsCommon } from './object-routes.ts';
 import { objectUrl } from './object-representation.ts';
 import { completeUploadBody, objectParams, uploadUrlBody } from './object-schemas.ts';
 import { completeUpload, requestUploadUrl } from './presigned-uploads.ts';
-import { uploadReply } from './upload-routes.ts';
+import { uploadAnswer } from './upload-routes.ts';
 
 export const uploadUrlRoute = defineRoute({
   ...objectsCommon,
@@ -17,21 +16,19 @@ export const uploadUrlRoute = defineRoute({
   params: objectParams,
   body: uploadUrlBody,
   envelope: 'B',
+  message: 'Upload URL created: PUT the file there, then POST complete_url with the object_uuid',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
     const { bucket, object, upload } = await requestUploadUrl(env, params, body);
-    return envelopeB(
-      {
-        object_uuid: object.uuid,
-        file_path: object.file_path,
-        url: upload.url,
-        method: upload.method,
-        headers: upload.headers,
-        expires_at: upload.expiresAt.toISOString(),
-        complete_url: `${objectUrl(env.origin, bucket, object.file_path)}/complete-upload`,
-      },
-      'Upload URL created: PUT the file there, then POST complete_url with the object_uuid',
-    );
+    return {
+      object_uuid: object.uuid,
+      file_path: object.file_path,
+      url: upload.url,
+      method: upload.method,
+      headers: upload.headers,
+      expires_at: upload.expiresAt.toISOString(),
+      complete_url: `${objectUrl(env.origin, bucket, object.file_path)}/complete-upload`,
+    };
   },
 });
 
@@ -43,8 +40,9 @@ export const completeUploadRoute = defineRoute({
   params: objectParams,
   body: completeUploadBody,
   envelope: 'B',
+  message: 'File uploaded successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
-    return uploadReply(env.origin, await completeUpload(env, params, body));
+    return uploadAnswer(env.origin, await completeUpload(env, params, body));
   },
 });

@@ -17,7 +17,8 @@ import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { checkedMimeType, SIGNATURE_SAMPLE_BYTES } from '../byte-signatures.ts';
 import { mimeEssence, uploadMimeType } from '../mime-rules.ts';
 import type { StorageCaller, StorageEnv } from '../storage-env.ts';
-import { flushDiscardsQuietly, newStorageKey, queueDiscards } from '../stored-bytes.ts';
+import { queueDiscards } from '../discard-repository.ts';
+import { flushDiscardsQuietly, newStorageKey } from '../stored-bytes.ts';
 import { canWrite } from './object-access.ts';
 import { lastSegment, normalizeFilename, normalizeObjectPath } from './object-keys.ts';
 import {

@@ -1,20 +1,21 @@
 // The endpoints that bring bytes in (streamed, never buffered whole by the dev server) and the
 // copy and move endpoints that make objects from others: parse, call the service, answer.
-import { envelopeB } from '#shared/http/envelopes.ts';
-import { reply, type HttpReply } from '#shared/http/reply.ts';
+import { outcome, type Outcome } from '#shared/http/answers.ts';
 import { defineRoute, defineStreamingRoute } from '#shared/http/route.ts';
 import { bucketParams } from '../buckets/bucket-schemas.ts';
 import { storageEnv } from '../storage-env.ts';
 import { OBJECT, OBJECTS, objectsCommon } from './object-routes.ts';
-import { objectRecord } from './object-representation.ts';
+import { objectRecord, type ObjectRecord } from './object-representation.ts';
 import { objectParams, transferBody } from './object-schemas.ts';
 import { copyObject, moveObject } from './transfer-service.ts';
 import { batchUpload, legacyUpload, uploadByPath, type UploadOutcome } from './upload-service.ts';
 
-export function uploadReply(origin: string, { bucket, object, created }: UploadOutcome): HttpReply {
-  const status = created ? 201 : 200;
-  const message = created ? 'File uploaded successfully' : 'File replaced successfully';
-  return reply(status, envelopeB(objectRecord(object, bucket, origin), message, status));
+/** 201 when the path was new, 200 when an object there was replaced. */
+export function uploadAnswer(origin: string, { bucket, object, created }: UploadOutcome): Outcome<ObjectRecord> {
+  return outcome(objectRecord(object, bucket, origin), {
+    status: created ? 201 : 200,
+    message: created ? 'File uploaded successfully' : 'File replaced successfully',
+  });
 }
 
 function uploadByPathRoute(method: 'PUT' | 'POST') {
@@ -25,9 +26,10 @@ function uploadByPathRoute(method: 'PUT' | 'POST') {
     summary: 'Upload or replace the object at a path: raw bytes (Content-Type is the file type) or multipart `file`; X-Metadata-* headers',
     params: objectParams,
     envelope: 'B',
+    message: 'File uploaded successfully',
     handler: async (ctx, { params, body }) => {
       const env = storageEnv(ctx);
-      return uploadReply(env.origin, await uploadByPath(env, params, body, ctx.request.headers));
+      return uploadAnswer(env.origin, await uploadByPath(env, params, body, ctx.request.headers));
     },
   });
 }
@@ -41,9 +43,10 @@ export const legacyUploadRoute = defineStreamingRoute({
   summary: 'Legacy multipart upload: `file`, optional `path` and `metadata` (JSON); an existing path is replaced',
   params: bucketParams,
   envelope: 'B',
+  message: 'File uploaded successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
-    return uploadReply(env.origin, await legacyUpload(env, params, body));
+    return uploadAnswer(env.origin, await legacyUpload(env, params, body));
   },
 });
 
@@ -54,16 +57,18 @@ export const batchUploadRoute = defineStreamingRoute({
   summary: 'Upload up to 10 files (`files`, with optional `paths` and `metadata`): 201 all, 207 some, 400 none',
   params: bucketParams,
   envelope: 'B',
+  message: 'Files uploaded',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
     const { uploaded, failed } = await batchUpload(env, params, body);
-    const status = failed.length === 0 ? 201 : uploaded.length === 0 ? 400 : 207;
-    return reply(status, {
-      success: uploaded.length > 0,
-      message: `${uploaded.length} file(s) uploaded, ${failed.length} failed`,
-      status_code: status,
-      data: { uploaded: uploaded.map((outcome) => objectRecord(outcome.object, outcome.bucket, env.origin)), failed },
-    });
+    // Envelope B's `success` is false with the 400 of a batch where nothing was stored.
+    return outcome(
+      { uploaded: uploaded.map((upload) => objectRecord(upload.object, upload.bucket, env.origin)), failed },
+      {
+        status: failed.length === 0 ? 201 : uploaded.length === 0 ? 400 : 207,
+        message: `${uploaded.length} file(s) uploaded, ${failed.length} failed`,
+      },
+    );
   },
 });
 
@@ -75,10 +80,12 @@ export const copyObjectRoute = defineRoute({
   params: bucketParams,
   body: transferBody,
   envelope: 'B',
+  message: 'Object copied successfully',
+  status: 201,
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
     const { bucket, object } = await copyObject(env, params, body);
-    return reply(201, envelopeB(objectRecord(object, bucket, env.origin), 'Object copied successfully', 201));
+    return objectRecord(object, bucket, env.origin);
   },
 });
 
@@ -90,9 +97,10 @@ export const moveObjectRoute = defineRoute({
   params: bucketParams,
   body: transferBody,
   envelope: 'B',
+  message: 'Object moved successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
     const { bucket, object } = await moveObject(env, params, body);
-    return envelopeB(objectRecord(object, bucket, env.origin), 'Object moved successfully');
+    return objectRecord(object, bucket, env.origin);
   },
 });

@@ -6,7 +6,8 @@ import { streamedBodyOf } from '../body-streams.ts';
 import { assertRequestBodySize, MAX_REQUEST_BODY_BYTES, parseJsonText } from '../json-body.ts';
 import type { Router } from '../router.ts';
 import { parseOrThrow } from '../validation.ts';
-import { pipelineState, type ApiEvent, type ApiMiddleware } from './pipeline-state.ts';
+import type { ApiEvent } from '../gateway-event.ts';
+import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
 
 function rawBodyOf(event: ApiEvent): Buffer | undefined {
   if (event.body === undefined || event.body === null || event.body === '') return undefined;

@@ -1,14 +1,13 @@
 // What the middlewares of one request hand to each other, keyed by the event object, which is the
 // one thing middy passes to both the middlewares and the handler.
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
 import type { RateLimitOutcome } from '#shared/rate-limit/counters.ts';
+import type { ApiEvent, ApiResult } from '../gateway-event.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { RouteMatch } from '../router.ts';
 
-export type ApiEvent = APIGatewayProxyEventV2;
-export type ApiResult = APIGatewayProxyStructuredResultV2;
 export type ApiRequest = Request<ApiEvent, ApiResult, Error, Context>;
 export type ApiMiddleware = MiddlewareObj<ApiEvent, ApiResult, Error, Context>;
 

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { requestLog } from '#shared/logger.ts';
 import { getRuntime } from '#shared/runtime/runtime.ts';
 import { RequestContext, type RequestInfo } from '../request-context.ts';
-import { addHeaders, pipelineState, type ApiEvent, type ApiMiddleware, type ApiRequest } from './pipeline-state.ts';
+import type { ApiEvent } from '../gateway-event.ts';
+import { addHeaders, pipelineState, type ApiMiddleware, type ApiRequest } from './pipeline-state.ts';
 
 function requestInfo(event: ApiEvent): RequestInfo {
   const headers: Record<string, string | undefined> = {};

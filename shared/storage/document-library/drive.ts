@@ -16,6 +16,7 @@ export interface DriveItem {
 }
 
 /** Characters SharePoint refuses in names, and the ones that break path addressing. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: SharePoint refuses control characters in names; finding them is the point.
 const FORBIDDEN = /["*:<>?\\|#%\u0000-\u001f]/;
 const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'g');
 

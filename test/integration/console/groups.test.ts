@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 describe('groups API', () => {
   let app: TestApp;
@@ -14,7 +14,6 @@ describe('groups API', () => {
     await app.close();
   });
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const usernames = (body: { results: Array<{ username: string }> }) => body.results.map((user) => user.username);
 
   describe('create, read, replace, delete', () => {
@@ -118,18 +117,18 @@ describe('groups API', () => {
 
   describe('permissions reach the members', () => {
     it('lets a member of a group holding view_user list every user, and takes it away with the membership', async () => {
-      const before = await app.request('GET', '/api/cloud/users/', { token: await tokenOf('grp-cat') });
+      const before = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-cat') });
       expect(usernames(before.body)).toEqual(['grp-cat']);
 
       const group = await app.request('POST', '/api/cloud/groups/', {
         token: admin,
         body: { name: 'Viewers', permissions: ['view_user'], users: ['grp-cat'] },
       });
-      const during = await app.request('GET', '/api/cloud/users/?page_size=100', { token: await tokenOf('grp-cat') });
+      const during = await app.request('GET', '/api/cloud/users/?page_size=100', { token: await app.tokenOf('grp-cat') });
       expect(usernames(during.body)).toEqual(expect.arrayContaining(['admin', 'grp-ann', 'grp-cat']));
 
       await app.request('PUT', `/api/cloud/groups/${group.body.id}/`, { token: admin, body: { name: 'Viewers', permissions: ['view_user'] } });
-      const after = await app.request('GET', '/api/cloud/users/', { token: await tokenOf('grp-cat') });
+      const after = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-cat') });
       expect(usernames(after.body)).toEqual(['grp-cat']);
     });
 
@@ -143,15 +142,15 @@ describe('groups API', () => {
   describe('who may do what', () => {
     it('lets any signed-in user read groups, showing members only to user viewers (others see just themselves)', async () => {
       await app.request('POST', '/api/cloud/groups/', { token: admin, body: { name: 'Mixed', users: ['grp-plain', 'grp-ann'] } });
-      const plain = await app.request('GET', '/api/cloud/groups/?search=Mixed', { token: await tokenOf('grp-plain') });
+      const plain = await app.request('GET', '/api/cloud/groups/?search=Mixed', { token: await app.tokenOf('grp-plain') });
       expect(plain.status).toBe(200);
       expect(plain.body.results).toEqual([expect.objectContaining({ name: 'Mixed', users: ['grp-plain'] })]);
-      const manager = await app.request('GET', '/api/cloud/groups/?search=Mixed', { token: await tokenOf('grp-manager') });
+      const manager = await app.request('GET', '/api/cloud/groups/?search=Mixed', { token: await app.tokenOf('grp-manager') });
       expect(manager.body.results[0].users).toEqual(['grp-ann', 'grp-plain']);
     });
 
     it('refuses changes to users without change_user', async () => {
-      const token = await tokenOf('grp-plain');
+      const token = await app.tokenOf('grp-plain');
       const created = await app.request('POST', '/api/cloud/groups/', { token, body: { name: 'Mine' } });
       expect(created.status).toBe(403);
       expect(created.body.code).toBe('PERMISSION_DENIED');
@@ -160,7 +159,7 @@ describe('groups API', () => {
     });
 
     it('lets a change_user holder manage groups within the permissions they hold', async () => {
-      const token = await tokenOf('grp-manager');
+      const token = await app.tokenOf('grp-manager');
       const created = await app.request('POST', '/api/cloud/groups/', {
         token,
         body: { name: 'Helpers', permissions: ['view_user'], users: ['grp-bob'] },
@@ -174,7 +173,7 @@ describe('groups API', () => {
     });
 
     it('refuses a non-superuser adding themselves to a group, even one with change_user', async () => {
-      const token = await tokenOf('grp-manager');
+      const token = await app.tokenOf('grp-manager');
       const joinNew = await app.request('POST', '/api/cloud/groups/', {
         token,
         body: { name: 'Self Made', permissions: ['change_user'], users: ['grp-manager'] },
@@ -192,7 +191,7 @@ describe('groups API', () => {
     });
 
     it('refuses a non-superuser granting, changing or deleting groups with permissions they do not hold', async () => {
-      const token = await tokenOf('grp-manager');
+      const token = await app.tokenOf('grp-manager');
       const grant = await app.request('POST', '/api/cloud/groups/', {
         token,
         body: { name: 'Deleters', permissions: ['delete_user'], users: ['grp-bob'] },

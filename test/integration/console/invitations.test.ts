@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantSchema } from '#shared/db/tenant-schemas.ts';
-import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 interface OutboxMail {
   to: string;
@@ -20,7 +20,6 @@ describe('invitations API', () => {
   let groupId: number;
   let site: { uuid: string };
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const outbox = () => path.join(app.runtime.config.dataDir, 'outbox');
 
   async function mailsTo(address: string): Promise<OutboxMail[]> {
@@ -47,7 +46,7 @@ describe('invitations API', () => {
     await app.createUser('guild-member');
     await app.createUser('existing', { email: 'existing@example.com' });
     await app.createUser('stranger');
-    owner = await tokenOf('guild-owner');
+    owner = await app.tokenOf('guild-owner');
     await app.request('POST', '/api/cloud/organizations/', { token: owner, body: { name: 'Guild' } });
     await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, { token: await app.adminToken(), body: { user_slug: 'guild-member' } });
     await createTenantSchema(app.runtime.db, 't_guild_hall');
@@ -141,10 +140,10 @@ describe('invitations API', () => {
 
     const withoutToken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'x-existing', password: 'whatever-passphrase-9' } });
     expect(withoutToken.status).toBe(401);
-    const wrongUser = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { token: await tokenOf('stranger') });
+    const wrongUser = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { token: await app.tokenOf('stranger') });
     expect(wrongUser.status).toBe(403);
 
-    const accepted = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { token: await tokenOf('existing') });
+    const accepted = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { token: await app.tokenOf('existing') });
     expect(accepted.status).toBe(200);
     expect(accepted.body.user.username).toBe('existing');
     const member = await app.request('GET', `/api/cloud/organizations/${ORG}/members/existing/`, { token: owner });
@@ -196,16 +195,16 @@ describe('invitations API', () => {
   });
 
   it('refuses plain members with 403 and outsiders with 404', async () => {
-    const member = await tokenOf('guild-member');
+    const member = await app.tokenOf('guild-member');
     expect((await app.request('GET', invitations, { token: member })).status).toBe(403);
     expect((await app.request('POST', invitations, { token: member, body: { invitee_identifier: 'x@example.com' } })).status).toBe(403);
-    const outsider = await tokenOf('stranger');
+    const outsider = await app.tokenOf('stranger');
     expect((await app.request('GET', invitations, { token: outsider })).status).toBe(404);
   });
 
   it('lets an invite_members holder invite without granting more than they hold', async () => {
     await app.request('PUT', `/api/cloud/organizations/${ORG}/members/guild-member/`, { token: owner, body: { permissions: ['invite_members'] } });
-    const inviter = await tokenOf('guild-member');
+    const inviter = await app.tokenOf('guild-member');
     const plain = await app.request('POST', invitations, { token: inviter, body: { invitee_identifier: 'friend@example.com' } });
     expect(plain.status).toBe(201);
     const escalating = await app.request('POST', invitations, {

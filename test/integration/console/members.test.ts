@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantSchema } from '#shared/db/tenant-schemas.ts';
-import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 describe('organization members API', () => {
   let app: TestApp;
@@ -12,7 +12,6 @@ describe('organization members API', () => {
   let foreignSite: { uuid: string; slug: string };
   let groupIds: { editors: number; readers: number };
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const usernames = (body: { results: Array<{ username: string }> }) => body.results.map((member) => member.username);
 
   async function addSite(orgSlug: string, slug: string): Promise<{ uuid: string; slug: string }> {
@@ -30,9 +29,9 @@ describe('organization members API', () => {
     for (const name of ['crew-owner', 'crew-a', 'crew-b', 'crew-c', 'crew-manager', 'outsider', 'other-owner']) {
       await app.createUser(name, { first_name: name === 'crew-b' ? 'Beatrix' : '' });
     }
-    owner = await tokenOf('crew-owner');
+    owner = await app.tokenOf('crew-owner');
     await app.request('POST', '/api/cloud/organizations/', { token: owner, body: { name: 'Crew' } });
-    await app.request('POST', '/api/cloud/organizations/', { token: await tokenOf('other-owner'), body: { name: 'Other' } });
+    await app.request('POST', '/api/cloud/organizations/', { token: await app.tokenOf('other-owner'), body: { name: 'Other' } });
     site = await addSite(ORG, 'crew-site');
     foreignSite = await addSite('other', 'other-site');
     const groups = await app.runtime.db.rows<{ id: number; name: string }>(
@@ -116,16 +115,16 @@ describe('organization members API', () => {
     });
 
     it('refuses a plain member with 403 and a non-member with 404', async () => {
-      const asMember = await app.request('POST', members, { token: await tokenOf('crew-a'), body: { user_slug: 'outsider' } });
+      const asMember = await app.request('POST', members, { token: await app.tokenOf('crew-a'), body: { user_slug: 'outsider' } });
       expect(asMember.status).toBe(403);
-      const asOutsider = await app.request('POST', members, { token: await tokenOf('outsider'), body: { user_slug: 'outsider' } });
+      const asOutsider = await app.request('POST', members, { token: await app.tokenOf('outsider'), body: { user_slug: 'outsider' } });
       expect(asOutsider.status).toBe(404);
     });
   });
 
   describe('list', () => {
     it('lists members in Envelope C to any member, ordered by username', async () => {
-      const answer = await app.request('GET', members, { token: await tokenOf('crew-c') });
+      const answer = await app.request('GET', members, { token: await app.tokenOf('crew-c') });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ count: 4, next: null, previous: null });
       expect(usernames(answer.body)).toEqual(['crew-a', 'crew-b', 'crew-c', 'crew-owner']);
@@ -156,13 +155,13 @@ describe('organization members API', () => {
     it('answers 400 for a bad filter and 404 to a non-member', async () => {
       expect((await app.request('GET', `${members}?is_admin=perhaps`, { token: owner })).status).toBe(400);
       expect((await app.request('GET', `${members}?ordering=password_hash`, { token: owner })).status).toBe(400);
-      expect((await app.request('GET', members, { token: await tokenOf('outsider') })).status).toBe(404);
+      expect((await app.request('GET', members, { token: await app.tokenOf('outsider') })).status).toBe(404);
     });
   });
 
   describe('detail and PUT', () => {
     it('shows a member with groups and site permissions', async () => {
-      const answer = await app.request('GET', `${members}crew-a/`, { token: await tokenOf('crew-b') });
+      const answer = await app.request('GET', `${members}crew-a/`, { token: await app.tokenOf('crew-b') });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({
         username: 'crew-a',
@@ -200,7 +199,7 @@ describe('organization members API', () => {
     });
 
     it('refuses a plain member with 403', async () => {
-      const answer = await app.request('PUT', `${members}crew-b/`, { token: await tokenOf('crew-c'), body: { is_admin: true } });
+      const answer = await app.request('PUT', `${members}crew-b/`, { token: await app.tokenOf('crew-c'), body: { is_admin: true } });
       expect(answer.status).toBe(403);
     });
   });
@@ -211,7 +210,7 @@ describe('organization members API', () => {
         token: await app.adminToken(),
         body: { user_slug: 'crew-manager', permissions: ['manage_organization'] },
       });
-      const manager = await tokenOf('crew-manager');
+      const manager = await app.tokenOf('crew-manager');
       const made = await app.request('POST', `${members}crew-b/make_admin/`, { token: manager });
       expect(made.status).toBe(200);
       expect(made.body.is_admin).toBe(true);
@@ -221,7 +220,7 @@ describe('organization members API', () => {
     });
 
     it('refuses make_admin to a plain member with 403', async () => {
-      const answer = await app.request('POST', `${members}crew-c/make_admin/`, { token: await tokenOf('crew-c') });
+      const answer = await app.request('POST', `${members}crew-c/make_admin/`, { token: await app.tokenOf('crew-c') });
       expect(answer.status).toBe(403);
     });
 
@@ -259,7 +258,7 @@ describe('organization members API', () => {
     });
 
     it('answers 404 to a non-member trying to remove a member', async () => {
-      const answer = await app.request('DELETE', `${members}crew-c/`, { token: await tokenOf('other-owner') });
+      const answer = await app.request('DELETE', `${members}crew-c/`, { token: await app.tokenOf('other-owner') });
       expect(answer.status).toBe(404);
     });
   });

@@ -11,11 +11,10 @@ import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-ap
 describe('organization delete', () => {
   let app: TestApp;
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const db = () => app.runtime.db;
 
   async function buildOrganization(name: string, slug: string, owner: string, members: string[]): Promise<void> {
-    const token = await tokenOf(owner);
+    const token = await app.tokenOf(owner);
     const created = await app.request('POST', '/api/cloud/organizations/', { token, body: { name } });
     expect(created.status).toBe(201);
     const schemaName = `t_${slug}_site`;
@@ -80,7 +79,7 @@ describe('organization delete', () => {
   });
 
   it('refuses a member who is not the owner and leaves everything in place', async () => {
-    const answer = await app.request('DELETE', '/api/cloud/organizations/doomed/', { token: await tokenOf('doomed-only') });
+    const answer = await app.request('DELETE', '/api/cloud/organizations/doomed/', { token: await app.tokenOf('doomed-only') });
     expect(answer.status).toBe(403);
     expect(await schemaExists('t_doomed_site')).toBe(true);
   });
@@ -95,7 +94,7 @@ describe('organization delete', () => {
     const [doomedSite] = await db().rows<{ id: number }>(sql`select id from platform.sites where slug = 'doomed-site'`);
 
     // Act
-    const answer = await app.request('DELETE', '/api/cloud/organizations/doomed/', { token: await tokenOf('doomed-owner') });
+    const answer = await app.request('DELETE', '/api/cloud/organizations/doomed/', { token: await app.tokenOf('doomed-owner') });
 
     // Assess: the organization and everything that hung on it are gone
     expect(answer.status).toBe(204);

@@ -13,7 +13,6 @@ describe('organization account-takeover chain', () => {
   let mallory: string;
   const people: Record<string, { id: number; uuid: string; username: string }> = {};
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const membersOf = (org: string) => `/api/cloud/organizations/${org}/members/`;
   const db = () => app.runtime.db;
 
@@ -34,9 +33,9 @@ describe('organization account-takeover chain', () => {
     for (const name of ['mallory', 'victim-one', 'victim-two', 'shared-admin', 'shared-member', 'plain-member', 'legacy-member']) {
       people[name] = await app.createUser(name);
     }
-    people['staffer'] = await app.createUser('staffer', { is_staff: true });
+    people.staffer = await app.createUser('staffer', { is_staff: true });
     people['staff-victim'] = await app.createUser('staff-victim', { is_staff: true });
-    mallory = await tokenOf('mallory');
+    mallory = await app.tokenOf('mallory');
     // A home of her own, so deleting her traps never soft-deletes mallory herself.
     await createOrganization(mallory, 'Mallory Home');
   });
@@ -76,7 +75,7 @@ describe('organization account-takeover chain', () => {
       }
       const rows = await db().rows(sql`
         select 1 from platform.organization_members m join platform.organizations o on o.id = m.organization_id
-        where o.slug = ${trap} and m.user_id <> ${people['mallory']!.id}`);
+        where o.slug = ${trap} and m.user_id <> ${people.mallory!.id}`);
       expect(rows).toHaveLength(0);
     });
 
@@ -96,7 +95,7 @@ describe('organization account-takeover chain', () => {
       const texts: string[] = [];
       for (let id = 1; id <= max!.id + 3; id += 1) {
         const answer = await app.request('POST', membersOf(trap), { token: mallory, body: { user_id: id } });
-        if (id === people['mallory']!.id) {
+        if (id === people.mallory!.id) {
           expect(answer.status).toBe(409);
           continue;
         }
@@ -157,7 +156,7 @@ describe('organization account-takeover chain', () => {
 
     it('still soft-deletes, as the spec says, a member the owner added with authority and who is in no other organization', async () => {
       // Prepare: victim-two joins through the superuser, who holds authority over everyone
-      const org = await createOrganization(await tokenOf('plain-member'), 'Legit');
+      const org = await createOrganization(await app.tokenOf('plain-member'), 'Legit');
       const added = await app.request('POST', membersOf(org), { token: admin, body: { user_slug: 'victim-two' } });
       expect(added.status).toBe(201);
       const [origin] = await db().rows<{ joined_via: string }>(sql`
@@ -179,8 +178,8 @@ describe('organization account-takeover chain', () => {
     let second: string;
 
     beforeAll(async () => {
-      shared = await createOrganization(await tokenOf('shared-admin'), 'Shared');
-      second = await createOrganization(await tokenOf('shared-admin'), 'Second');
+      shared = await createOrganization(await app.tokenOf('shared-admin'), 'Shared');
+      second = await createOrganization(await app.tokenOf('shared-admin'), 'Second');
     });
 
     it('lets a superuser and a staff user add anyone, with the email in the answer', async () => {
@@ -188,14 +187,14 @@ describe('organization account-takeover chain', () => {
       expect(bySuperuser.status).toBe(201);
       expect(bySuperuser.body).toMatchObject({ username: 'shared-member', email: 'shared-member@example.com' });
       const byStaff = await app.request('POST', membersOf(shared), {
-        token: await tokenOf('staffer'),
+        token: await app.tokenOf('staffer'),
         body: { user_id: people['plain-member']!.id },
       });
       // Staff holds authority over the user, but must also manage the organization.
       expect(byStaff.status).toBe(404);
-      const staffOrg = await createOrganization(await tokenOf('staffer'), 'Staff Org');
+      const staffOrg = await createOrganization(await app.tokenOf('staffer'), 'Staff Org');
       const addedByStaff = await app.request('POST', membersOf(staffOrg), {
-        token: await tokenOf('staffer'),
+        token: await app.tokenOf('staffer'),
         body: { user_id: people['plain-member']!.id },
       });
       expect(addedByStaff.status).toBe(201);
@@ -204,7 +203,7 @@ describe('organization account-takeover chain', () => {
 
     it('lets an admin of an organization the user belongs to add them to another organization', async () => {
       // Act
-      const answer = await app.request('POST', membersOf(second), { token: await tokenOf('shared-admin'), body: { user_slug: 'shared-member' } });
+      const answer = await app.request('POST', membersOf(second), { token: await app.tokenOf('shared-admin'), body: { user_slug: 'shared-member' } });
       // Assess
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({ username: 'shared-member', email: 'shared-member@example.com' });
@@ -213,13 +212,13 @@ describe('organization account-takeover chain', () => {
     it('shows other members’ emails to admins only, and lets plain members search names but not emails', async () => {
       // Prepare: plain-member joins Shared too (by the superuser)
       expect((await app.request('POST', membersOf(shared), { token: admin, body: { user_slug: 'plain-member' } })).status).toBe(201);
-      const plain = await tokenOf('plain-member');
+      const plain = await app.tokenOf('plain-member');
       // Act
       const asPlain = await app.request('GET', membersOf(shared), { token: plain });
-      const asAdmin = await app.request('GET', membersOf(shared), { token: await tokenOf('shared-admin') });
+      const asAdmin = await app.request('GET', membersOf(shared), { token: await app.tokenOf('shared-admin') });
       const detail = await app.request('GET', `${membersOf(shared)}shared-admin/`, { token: plain });
       const byEmail = await app.request('GET', `${membersOf(shared)}?search=shared-admin@`, { token: plain });
-      const byEmailAsAdmin = await app.request('GET', `${membersOf(shared)}?search=plain-member@`, { token: await tokenOf('shared-admin') });
+      const byEmailAsAdmin = await app.request('GET', `${membersOf(shared)}?search=plain-member@`, { token: await app.tokenOf('shared-admin') });
       // Assess
       const emails = (body: { results: Array<{ username: string; email: string | null }> }) =>
         Object.fromEntries(body.results.map((member) => [member.username, member.email]));
@@ -249,7 +248,7 @@ describe('organization account-takeover chain', () => {
       expect(invited.status).toBe(201);
       // Act
       const accepted = await app.request('POST', `/api/cloud/invitations/${invited.body.uuid}/accept/`, {
-        token: await tokenOf('victim-one'),
+        token: await app.tokenOf('victim-one'),
         body: {},
       });
       // Assess

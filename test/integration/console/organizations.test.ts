@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 describe('organizations API', () => {
   let app: TestApp;
@@ -13,7 +13,6 @@ describe('organizations API', () => {
     await app.close();
   });
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const slugs = (body: { data: Array<{ slug: string }> }) => body.data.map((org) => org.slug);
   const create = async (token: string, body: Record<string, unknown>) => {
     const answer = await app.request('POST', '/api/cloud/organizations/', { token, body });
@@ -26,7 +25,7 @@ describe('organizations API', () => {
       // Prepare
       const founder = await app.createUser('founder');
       // Act
-      const answer = await app.request('POST', '/api/cloud/organizations/', { token: await tokenOf('founder'), body: { name: 'Acme Widgets' } });
+      const answer = await app.request('POST', '/api/cloud/organizations/', { token: await app.tokenOf('founder'), body: { name: 'Acme Widgets' } });
       // Assess
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({ status: 'success', data: { name: 'Acme Widgets', slug: 'acme-widgets', is_active: true } });
@@ -72,16 +71,16 @@ describe('organizations API', () => {
     beforeAll(async () => {
       await app.createUser('lister');
       await app.createUser('lister-other');
-      const lister = await tokenOf('lister');
+      const lister = await app.tokenOf('lister');
       await create(lister, { name: 'Lister Alpha' });
       await create(lister, { name: 'Lister Beta' });
       const dormant = await create(lister, { name: 'Lister Dormant' });
       await app.request('PUT', `/api/cloud/organizations/${dormant.slug}/`, { token: lister, body: { is_active: false } });
-      await create(await tokenOf('lister-other'), { name: 'Lister Hidden' });
+      await create(await app.tokenOf('lister-other'), { name: 'Lister Hidden' });
     });
 
     it('shows a user only the organizations they belong to, in Envelope A with total and pagination', async () => {
-      const answer = await app.request('GET', '/api/cloud/organizations/', { token: await tokenOf('lister') });
+      const answer = await app.request('GET', '/api/cloud/organizations/', { token: await app.tokenOf('lister') });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({
         status: 'success',
@@ -97,7 +96,7 @@ describe('organizations API', () => {
     });
 
     it('filters on is_active with true/1 by default, false/0 and all/*', async () => {
-      const token = await tokenOf('lister');
+      const token = await app.tokenOf('lister');
       const get = async (query: string) => slugs((await app.request('GET', `/api/cloud/organizations/${query}`, { token })).body);
       expect(await get('?is_active=1')).toEqual(['lister-alpha', 'lister-beta']);
       expect(await get('?is_active=false')).toEqual(['lister-dormant']);
@@ -107,7 +106,7 @@ describe('organizations API', () => {
     });
 
     it('searches name and slug, orders and pages', async () => {
-      const token = await tokenOf('lister');
+      const token = await app.tokenOf('lister');
       const searched = await app.request('GET', '/api/cloud/organizations/?search=BETA', { token });
       expect(slugs(searched.body)).toEqual(['lister-beta']);
       const ordered = await app.request('GET', '/api/cloud/organizations/?ordering=-name&page_size=1&page=2', { token });
@@ -130,7 +129,7 @@ describe('organizations API', () => {
       await app.createUser('detail-owner');
       await app.createUser('detail-member');
       await app.createUser('detail-outsider');
-      org = await create(await tokenOf('detail-owner'), { name: 'Detail Org' });
+      org = await create(await app.tokenOf('detail-owner'), { name: 'Detail Org' });
       await app.request('POST', `/api/cloud/organizations/${org.slug}/members/`, {
         token: await app.adminToken(),
         body: { user_slug: 'detail-member' },
@@ -138,7 +137,7 @@ describe('organizations API', () => {
     });
 
     it('answers the organization by slug and by UUID to its members', async () => {
-      const token = await tokenOf('detail-member');
+      const token = await app.tokenOf('detail-member');
       const bySlug = await app.request('GET', `/api/cloud/organizations/${org.slug}/`, { token });
       const byUuid = await app.request('GET', `/api/organizations/${org.uuid}/`, { token });
       expect(bySlug.status).toBe(200);
@@ -147,7 +146,7 @@ describe('organizations API', () => {
     });
 
     it('answers 404 to a non-member, by slug and by UUID', async () => {
-      const token = await tokenOf('detail-outsider');
+      const token = await app.tokenOf('detail-outsider');
       for (const key of [org.slug, org.uuid]) {
         const answer = await app.request('GET', `/api/cloud/organizations/${key}/`, { token });
         expect(answer.status).toBe(404);
@@ -157,12 +156,12 @@ describe('organizations API', () => {
 
     it('lets the owner change name and is_active and refuses a plain member with 403', async () => {
       const refused = await app.request('PUT', `/api/cloud/organizations/${org.slug}/`, {
-        token: await tokenOf('detail-member'),
+        token: await app.tokenOf('detail-member'),
         body: { name: 'Hijacked' },
       });
       expect(refused.status).toBe(403);
       const changed = await app.request('PUT', `/api/cloud/organizations/${org.slug}/`, {
-        token: await tokenOf('detail-owner'),
+        token: await app.tokenOf('detail-owner'),
         body: { name: 'Detail Org Renamed', is_active: false },
       });
       expect(changed.status).toBe(200);
@@ -175,7 +174,7 @@ describe('organizations API', () => {
 
     it('answers 400 for a wrongly typed change', async () => {
       const answer = await app.request('PUT', `/api/cloud/organizations/${org.slug}/`, {
-        token: await tokenOf('detail-owner'),
+        token: await app.tokenOf('detail-owner'),
         body: { is_active: 'yes' },
       });
       expect(answer.status).toBe(400);
@@ -183,7 +182,7 @@ describe('organizations API', () => {
     });
 
     it('gives owners every organization permission', async () => {
-      const answer = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token: await tokenOf('detail-owner') });
+      const answer = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token: await app.tokenOf('detail-owner') });
       expect(answer.status).toBe(200);
       expect(answer.body.permissions).toEqual(
         expect.arrayContaining(['change_organization', 'delete_organization', 'invite_members', 'manage_organization', 'manage_sites', 'view_organization']),
@@ -191,7 +190,7 @@ describe('organizations API', () => {
     });
 
     it('includes permissions a member inherits through a group', async () => {
-      const token = await tokenOf('detail-member');
+      const token = await app.tokenOf('detail-member');
       const before = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token });
       expect(before.body.permissions).not.toContain('invite_members');
       await app.runtime.db.run(sql`
@@ -201,20 +200,20 @@ describe('organizations API', () => {
       await app.runtime.db.run(sql`
         insert into platform.user_groups (user_id, group_id)
         select u.id, g.id from platform.users u, platform.groups g where u.username = 'detail-member' and g.name = 'inviters'`);
-      const after = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token: await tokenOf('detail-member') });
+      const after = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token: await app.tokenOf('detail-member') });
       expect(after.body).toEqual({ permissions: expect.arrayContaining(['invite_members']) });
     });
 
     it('answers 404 for the privileges of an organization the caller is not in', async () => {
-      const answer = await app.request('GET', `/api/cloud/organizations/${org.uuid}/privileges/`, { token: await tokenOf('detail-outsider') });
+      const answer = await app.request('GET', `/api/cloud/organizations/${org.uuid}/privileges/`, { token: await app.tokenOf('detail-outsider') });
       expect(answer.status).toBe(404);
     });
 
     it('refuses delete to a non-owner admin with 403 and to an outsider with 404', async () => {
-      await app.request('POST', `/api/cloud/organizations/${org.slug}/members/detail-member/make_admin/`, { token: await tokenOf('detail-owner') });
-      const asAdmin = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, { token: await tokenOf('detail-member') });
+      await app.request('POST', `/api/cloud/organizations/${org.slug}/members/detail-member/make_admin/`, { token: await app.tokenOf('detail-owner') });
+      const asAdmin = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, { token: await app.tokenOf('detail-member') });
       expect(asAdmin.status).toBe(403);
-      const asOutsider = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, { token: await tokenOf('detail-outsider') });
+      const asOutsider = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, { token: await app.tokenOf('detail-outsider') });
       expect(asOutsider.status).toBe(404);
       const [still] = await app.runtime.db.rows(sql`select 1 from platform.organizations where slug = 'detail-org'`);
       expect(still).toBeDefined();

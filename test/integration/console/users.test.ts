@@ -13,14 +13,13 @@ describe('users API', () => {
     await app.close();
   });
 
-  const tokenOf = async (username: string) => (await app.login(username, USER_PASSWORD)).access;
   const usernames = (body: { results: Array<{ username: string }> }) => body.results.map((user) => user.username);
 
   describe('list visibility', () => {
     it('shows a user without view_user only themselves', async () => {
       await app.createUser('vis-plain');
       await app.createUser('vis-other');
-      const answer = await app.request('GET', '/api/cloud/users/?is_active=all', { token: await tokenOf('vis-plain') });
+      const answer = await app.request('GET', '/api/cloud/users/?is_active=all', { token: await app.tokenOf('vis-plain') });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ count: 1, next: null, previous: null });
       expect(usernames(answer.body)).toEqual(['vis-plain']);
@@ -29,7 +28,7 @@ describe('users API', () => {
     it('shows holders of view_user every user, also through a group', async () => {
       await app.createUser('vis-viewer');
       await app.grant('vis-viewer', 'view_user');
-      const direct = await app.request('GET', '/api/users/?page_size=100', { token: await tokenOf('vis-viewer') });
+      const direct = await app.request('GET', '/api/users/?page_size=100', { token: await app.tokenOf('vis-viewer') });
       expect(usernames(direct.body)).toEqual(expect.arrayContaining(['admin', 'vis-plain', 'vis-other', 'vis-viewer']));
 
       await app.createUser('vis-grouped');
@@ -40,7 +39,7 @@ describe('users API', () => {
       await app.runtime.db.run(sql`
         insert into platform.user_groups (user_id, group_id)
         select u.id, g.id from platform.users u, platform.groups g where u.username = 'vis-grouped' and g.name = 'viewers'`);
-      const grouped = await app.request('GET', '/api/users/?page_size=100', { token: await tokenOf('vis-grouped') });
+      const grouped = await app.request('GET', '/api/users/?page_size=100', { token: await app.tokenOf('vis-grouped') });
       expect(grouped.body.count).toBe(direct.body.count + 1);
     });
 
@@ -53,13 +52,13 @@ describe('users API', () => {
         where o.slug = 'acme' and u.username in ('org-admin', 'org-member')`);
       const [acme] = await app.runtime.db.rows<{ uuid: string }>(sql`select uuid::text as uuid from platform.organizations where slug = 'acme'`);
 
-      const asAdmin = await app.request('GET', '/api/cloud/users/?organization_slug=acme', { token: await tokenOf('org-admin') });
+      const asAdmin = await app.request('GET', '/api/cloud/users/?organization_slug=acme', { token: await app.tokenOf('org-admin') });
       expect(usernames(asAdmin.body).sort()).toEqual(['org-admin', 'org-member']);
       const asMember = await app.request('GET', `/api/cloud/users/?organization_uuid=${acme!.uuid}`, {
-        token: await tokenOf('org-member'),
+        token: await app.tokenOf('org-member'),
       });
       expect(usernames(asMember.body)).toEqual(['org-member']);
-      const asOutsider = await app.request('GET', '/api/cloud/users/?organization_slug=acme', { token: await tokenOf('org-outsider') });
+      const asOutsider = await app.request('GET', '/api/cloud/users/?organization_slug=acme', { token: await app.tokenOf('org-outsider') });
       expect(asOutsider.body).toMatchObject({ count: 0, results: [] });
       const unknown = await app.request('GET', '/api/cloud/users/?organization_slug=nope', { token: admin });
       expect(unknown.body.count).toBe(0);
@@ -191,7 +190,7 @@ describe('users API', () => {
     it('needs the add_user permission', async () => {
       await app.createUser('no-adder');
       const denied = await app.request('POST', '/api/cloud/users/', {
-        token: await tokenOf('no-adder'),
+        token: await app.tokenOf('no-adder'),
         body: { username: 'x-user', email: 'x-user@example.com', password: USER_PASSWORD },
       });
       expect(denied.status).toBe(403);
@@ -202,7 +201,7 @@ describe('users API', () => {
       await app.createUser('adder');
       await app.grant('adder', 'add_user');
       const denied = await app.request('POST', '/api/cloud/users/', {
-        token: await tokenOf('adder'),
+        token: await app.tokenOf('adder'),
         body: { username: 'would-be-root', email: 'root2@example.com', password: USER_PASSWORD, is_superuser: true },
       });
       expect(denied.status).toBe(403);
@@ -214,14 +213,14 @@ describe('users API', () => {
   describe('detail', () => {
     it('shows a user to themselves with organizations and groups', async () => {
       await app.createUser('self-viewer');
-      const answer = await app.request('GET', '/api/cloud/users/self-viewer/', { token: await tokenOf('self-viewer') });
+      const answer = await app.request('GET', '/api/cloud/users/self-viewer/', { token: await app.tokenOf('self-viewer') });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ username: 'self-viewer', organizations: [], groups: [] });
     });
 
     it('hides other users from a caller without view_user', async () => {
       await app.createUser('nosy');
-      const answer = await app.request('GET', '/api/cloud/users/admin/', { token: await tokenOf('nosy') });
+      const answer = await app.request('GET', '/api/cloud/users/admin/', { token: await app.tokenOf('nosy') });
       expect(answer.status).toBe(404);
       expect(answer.body).toMatchObject({ code: 'NOT_FOUND', detail: 'User not found.' });
     });
@@ -237,7 +236,7 @@ describe('users API', () => {
     it('lets a user change their own names and email', async () => {
       await app.createUser('editor-self');
       const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', {
-        token: await tokenOf('editor-self'),
+        token: await app.tokenOf('editor-self'),
         body: { first_name: 'Edith', email: 'edith@example.com' },
       });
       expect(answer.status).toBe(200);
@@ -250,7 +249,7 @@ describe('users API', () => {
         const name = `climber-${Object.keys(change)[0]}`.replace(/_/g, '-');
         await app.createUser(name);
         await app.grant(name, 'change_user');
-        const answer = await app.request('PATCH', `/api/cloud/users/${name}/`, { token: await tokenOf(name), body: change });
+        const answer = await app.request('PATCH', `/api/cloud/users/${name}/`, { token: await app.tokenOf(name), body: change });
         expect(answer.status).toBe(403);
         const [row] = await app.runtime.db.rows<{ is_staff: boolean; is_superuser: boolean; is_active: boolean }>(
           sql`select is_staff, is_superuser, is_active from platform.users where username = ${name}`,
@@ -262,7 +261,7 @@ describe('users API', () => {
     it('refuses changes to other users without change_user', async () => {
       await app.createUser('meddler');
       await app.grant('meddler', 'view_user');
-      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: await tokenOf('meddler'), body: { last_name: 'X' } });
+      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: await app.tokenOf('meddler'), body: { last_name: 'X' } });
       expect(answer.status).toBe(403);
     });
 
@@ -270,7 +269,7 @@ describe('users API', () => {
       await app.createUser('helpdesk');
       await app.grant('helpdesk', 'change_user', 'view_user');
       const answer = await app.request('PATCH', '/api/cloud/users/admin/', {
-        token: await tokenOf('helpdesk'),
+        token: await app.tokenOf('helpdesk'),
         body: { password: 'taken-over-123' },
       });
       expect(answer.status).toBe(403);
@@ -288,7 +287,7 @@ describe('users API', () => {
 
     it('a password set by an administrator ends the sessions opened with the old one', async () => {
       await app.createUser('reset-me');
-      const old = await tokenOf('reset-me');
+      const old = await app.tokenOf('reset-me');
       const answer = await app.request('PATCH', '/api/cloud/users/reset-me/', { token: admin, body: { password: 'brand-new-pass-1' } });
       expect(answer.status).toBe(200);
       expect((await app.request('GET', '/api/cloud/users/', { token: old })).status).toBe(401);
@@ -351,12 +350,12 @@ describe('users API', () => {
       await app.createUser('deleter');
       await app.grant('deleter', 'view_user');
       await app.createUser('victim');
-      const withoutPermission = await app.request('DELETE', '/api/cloud/users/victim/', { token: await tokenOf('deleter') });
+      const withoutPermission = await app.request('DELETE', '/api/cloud/users/victim/', { token: await app.tokenOf('deleter') });
       expect(withoutPermission.status).toBe(403);
       await app.grant('deleter', 'delete_user');
-      const superuser = await app.request('DELETE', '/api/cloud/users/admin/', { token: await tokenOf('deleter') });
+      const superuser = await app.request('DELETE', '/api/cloud/users/admin/', { token: await app.tokenOf('deleter') });
       expect(superuser.status).toBe(403);
-      const allowed = await app.request('DELETE', '/api/cloud/users/victim/', { token: await tokenOf('deleter') });
+      const allowed = await app.request('DELETE', '/api/cloud/users/victim/', { token: await app.tokenOf('deleter') });
       expect(allowed.status).toBe(204);
     });
 
@@ -365,7 +364,7 @@ describe('users API', () => {
       await app.request('DELETE', '/api/cloud/users/comeback/', { token: admin });
       await app.createUser('not-root');
       await app.grant('not-root', 'change_user', 'view_user', 'delete_user');
-      const denied = await app.request('POST', '/api/cloud/users/comeback/restore/', { token: await tokenOf('not-root') });
+      const denied = await app.request('POST', '/api/cloud/users/comeback/restore/', { token: await app.tokenOf('not-root') });
       expect(denied.status).toBe(403);
 
       const restored = await app.request('POST', '/api/users/comeback/restore/', { token: admin });

@@ -135,10 +135,10 @@ describe('datatables and materialization API', () => {
       join pg_namespace n on n.oid = t.relnamespace join pg_am am on am.oid = i.relam
       where n.nspname = ${schema} and t.relname = 'crm_contacts' order by i.relname`);
     const byName = Object.fromEntries(indexes.map((i) => [i.name, i]));
-    expect(byName['crm_contacts_by_age']).toMatchObject({ method: 'brin', is_unique: false });
-    expect(byName['crm_contacts_active_email']).toMatchObject({ method: 'btree', is_unique: true });
-    expect(byName['crm_contacts_active_email']!.predicate).toContain("'active'");
-    expect(byName['crm_contacts_search_vector_idx']).toMatchObject({ method: 'gin' });
+    expect(byName.crm_contacts_by_age).toMatchObject({ method: 'brin', is_unique: false });
+    expect(byName.crm_contacts_active_email).toMatchObject({ method: 'btree', is_unique: true });
+    expect(byName.crm_contacts_active_email!.predicate).toContain("'active'");
+    expect(byName.crm_contacts_search_vector_idx).toMatchObject({ method: 'gin' });
     const ops = await app.runtime.db.rows(sql.raw(`select status, started_at, completed_at, executed_sql from ${schema}.schema_operations where table_name = 'crm_contacts'`));
     expect(ops).toHaveLength(1);
     expect(ops[0]!.started_at).not.toBeNull();

@@ -36,7 +36,8 @@ describe.each(['flat_table', 'jsonb'])('validate_data and bulk insert on %s tabl
 
   /** Both verdicts on one batch in a fresh table: the rows each names, and whether the insert stored any. */
   async function verdicts(schema: Record<string, unknown>, rows: unknown[]) {
-    const name = `b${(tables += 1)}`;
+    tables += 1;
+    const name = `b${tables}`;
     expect((await call('POST', '/api/apps/batches/datasources/main/datatables/', { name, json_schema: schema })).status).toBe(201);
     expect((await call('POST', `/api/apps/batches/datatables/${name}/materialize/`)).status).toBe(200);
     const checked = await call('POST', `/api/apps/batches/datatables/${name}/validate_data/`, { data: rows });

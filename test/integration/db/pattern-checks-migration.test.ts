@@ -3,7 +3,8 @@
 // write; the migration drops those and nothing else (the fixed yearmonth CHECK, other CHECKs stay).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenantSchema, tenantSchemaIdentifier } from '#shared/db/tenant-schemas.ts';
+import { tenantSchemaIdentifier } from '#shared/db/sql-identifiers.ts';
+import { createTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { tenantMigrations } from '#shared/db/tenant-migrations.ts';
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
 

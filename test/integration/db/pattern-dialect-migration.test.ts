@@ -4,7 +4,8 @@
 // patterns as XML Schema's.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenantSchema, tenantSchemaIdentifier } from '#shared/db/tenant-schemas.ts';
+import { tenantSchemaIdentifier } from '#shared/db/sql-identifiers.ts';
+import { createTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { tenantMigrations } from '#shared/db/tenant-migrations.ts';
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
 

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTenantSchema,
   dropTenantSchema,
-  InvalidSchemaNameError,
   migrateAllTenantSchemas,
 } from '#shared/db/tenant-schemas.ts';
+import { InvalidSchemaNameError } from '#shared/db/sql-identifiers.ts';
 import { tenantMigrations, type TenantMigration } from '#shared/db/tenant-migrations.ts';
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
 

@@ -118,9 +118,10 @@ describe('general limits of anonymous callers and login attempts', () => {
   it('counts anonymous requests per source address whatever the forwarding headers say', async () => {
     await withinOneWindow();
     let rotation = 0;
-    const { allowed, refused } = await exhaust(() =>
-      app.request('GET', '/.well-known/jwks.json', { headers: { 'x-forwarded-for': `192.0.2.${(rotation += 1)}` } }),
-    );
+    const { allowed, refused } = await exhaust(() => {
+      rotation += 1;
+      return app.request('GET', '/.well-known/jwks.json', { headers: { 'x-forwarded-for': `192.0.2.${rotation}` } });
+    });
     expect(allowed).toBe(4);
     expectRefused(refused, 'rotated');
     for (const path of ['/.WELL-KNOWN/JWKS.JSON', '/.well-known/jwks.json/', '/.well-known/jwks.json?fresh=1', '/api/apps/', '/nowhere']) {

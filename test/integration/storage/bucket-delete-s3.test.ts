@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startS3Server, type S3TestServer } from '#test/support/s3-server.ts';
-import { createBucket, createStorageSite, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, type StorageSite, siteSender } from '#test/support/storage.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 describe('bucket delete on S3', () => {
@@ -14,8 +14,7 @@ describe('bucket delete on S3', () => {
   let site: StorageSite;
   let schema: string;
   let siteUuid: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const count = async (query: string) => (await app.runtime.db.rows<{ n: number }>(sql.raw(query)))[0]!.n;
 
   /** A bucket with three objects uploaded through the API and one presigned upload whose bytes arrived. */

@@ -3,15 +3,14 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, objectsRoot, type StorageSite, siteSender } from '#test/support/storage.ts';
 
 describe('bucket delete', () => {
   let app: TestApp;
   let admin: string;
   let site: StorageSite;
   let schema: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const filesUnder = async (relative: string) =>
     (await readdir(path.join(objectsRoot(app), relative), { recursive: true, withFileTypes: true }).catch(() => []))
       .filter((entry) => entry.isFile())

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGraphStandIn, type GraphStandIn } from '#test/support/graph-stand-in.ts';
 import type { StandInSite } from '#test/support/graph-stand-in-state.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, siteSender } from '#test/support/storage.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -23,8 +23,7 @@ describe('object endpoints on document-library buckets', () => {
   let site: StorageSite;
   let documents: string;
   let plain: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const json = (method: string, route: string, body: unknown) =>
     send(method, route, { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const storageKey = async (path: string) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, sendBinary, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, type StorageSite, siteSender } from '#test/support/storage.ts';
 
 describe('object downloads', () => {
   let app: TestApp;
@@ -8,8 +8,7 @@ describe('object downloads', () => {
   let site: StorageSite;
   let objects: string;
   const content = Buffer.from('0123456789abcdefghij'); // 20 bytes
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
 
   beforeAll(async () => {
     app = await startTestApp();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sitePublicUrl, startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, storedFileCount } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, type StorageSite, storedFileCount, siteSender } from '#test/support/storage.ts';
 
 /** Keys that must never name anything but a plain path under the bucket, as sent in a URL. */
 const TRAVERSALS: Array<[string, string]> = [
@@ -24,8 +24,7 @@ describe('object paths', () => {
   let admin: string;
   let site: StorageSite;
   let objects: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const json = (method: string, route: string, body: unknown) =>
     send(method, route, { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const storedCount = () => storedFileCount(app);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, siteUser, type StorageSite, siteSender } from '#test/support/storage.ts';
 
 interface Listed {
   uuid: string;
@@ -16,8 +16,7 @@ describe('object records: list filters, search, metadata, delete, copy and move'
   let site: StorageSite;
   let objects: string;
   const created: Record<string, Listed> = {};
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const json = (method: string, route: string, body: unknown, token = admin) =>
     send(method, route, { token, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const paths = async (query: string, token = admin): Promise<string[]> => {

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sitePublicUrl, startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, objectsRoot, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, objectsRoot, type StorageSite, siteSender } from '#test/support/storage.ts';
 
 /** Every file under the object store's root, relative to it (temporary uploads excluded). */
 async function storedFiles(app: TestApp): Promise<string[]> {
@@ -19,8 +19,7 @@ describe('object uploads', () => {
   let admin: string;
   let site: StorageSite;
   let objects: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
 
   beforeAll(async () => {
     app = await startTestApp();

@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, type S3TestServer } from '#test/support/s3-server.ts';
-import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite, siteSender } from '#test/support/storage.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 const DIRECT_LIMIT = 1024;
@@ -26,8 +26,7 @@ describe('presigned transfers on S3', () => {
   let site: StorageSite;
   let schema: string;
   let objects: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const postJson = (route: string, body: unknown, token = admin) =>
     sendBinary(app.url, 'POST', route, { token, body: JSON.stringify(body), headers: { ...site.tenant, 'content-type': 'application/json' } });
   const askUpload = async (route: string, body: unknown): Promise<UploadUrlData> => {

@@ -2,7 +2,7 @@
 // legacy multipart and batch uploads through the dev server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, storedFileCount } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, type StorageSite, storedFileCount, siteSender } from '#test/support/storage.ts';
 
 /** The start of a Windows executable (DOS header) and of a PNG and a PDF. */
 const EXE = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200, 0x90)]);
@@ -15,8 +15,7 @@ describe('upload signatures', () => {
   let site: StorageSite;
   let images: string;
   let open: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const files = () => storedFileCount(app);
 
   beforeAll(async () => {

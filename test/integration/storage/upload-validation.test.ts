@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { createBucket, createStorageSite, multipart, sendBinary, type StorageSite, storedFileCount } from '#test/support/storage.ts';
+import { createBucket, createStorageSite, multipart, type StorageSite, storedFileCount, siteSender } from '#test/support/storage.ts';
 
 describe('upload validation', () => {
   let app: TestApp;
@@ -11,8 +11,7 @@ describe('upload validation', () => {
   let site: StorageSite;
   let small: string;
   let typed: string;
-  const send = (method: string, route: string, options: Parameters<typeof sendBinary>[3] = {}) =>
-    sendBinary(app.url, method, route, { token: admin, ...options, headers: { ...site.tenant, ...options.headers } });
+  const send = siteSender(() => ({ app, site, token: admin }));
   const files = () => storedFileCount(app);
 
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import { constraintName, createTablePlan, dropTableStatement, ident } from '#functions/data/tables/ddl.ts';
+import { identifier } from '#shared/db/sql-identifiers.ts';
+import { constraintName, createTablePlan, dropTableStatement } from '#functions/data/tables/ddl.ts';
 import { analyzeTableSchema, type CompileTarget, type CompiledTable } from '#functions/data/tables/table-schema.ts';
 
 const dialect = new PgDialect();
@@ -296,8 +297,8 @@ describe('DDL safety', () => {
   });
 
   it('refuses to quote an unsafe identifier', () => {
-    expect(() => ident('a"; drop table t; --')).toThrow(/not a safe identifier/);
-    expect(() => ident('Upper')).toThrow(/not a safe identifier/);
+    expect(() => identifier('a"; drop table t; --')).toThrow(/not a safe identifier/);
+    expect(() => identifier('Upper')).toThrow(/not a safe identifier/);
   });
 
   it('shortens a long generated name to 63 characters with a hash, keeping it unique', () => {

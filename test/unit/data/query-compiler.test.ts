@@ -46,7 +46,7 @@ function whereOf(query: string, descriptor = flat): { sql: string; params: unkno
 
 function rejection(query: string, descriptor = flat): ValidationError {
   try {
-    plan(query, descriptor).filters.forEach((filter) => compileCondition(descriptor, filter));
+    for (const filter of plan(query, descriptor).filters) compileCondition(descriptor, filter);
   } catch (error) {
     if (error instanceof ValidationError) return error;
     throw error;

@@ -10,7 +10,8 @@ import {
   type FieldDescriptor,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
-import { answeredValue, identifier, identifierLiteral, ROW, tableSql, typedValue } from './field-sql.ts';
+import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
+import { answeredValue, ROW, tableSql, typedValue } from './field-sql.ts';
 import { compileCondition, type FilterCondition } from './filters.ts';
 import { MAX_PAGE_SIZE, type Aggregate, type ListPlan, type SortTerm } from './list-query.ts';
 

@@ -9,22 +9,8 @@ import {
   type FieldType,
   type TableDescriptor,
 } from '#functions/data/tables/table-descriptor.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import { typeProblem } from '#functions/data/tables/record-validation.ts';
-
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-
-/** Quotes a name after the identifier check; a failure here is a bug, never a client error. */
-export function identifier(name: string): SQL {
-  if (!IDENTIFIER.test(name) || name.length > 63) throw new Error(`"${name}" is not a safe identifier`);
-  return sql`${sql.identifier(name)}`;
-}
-
-/** A string literal made from a checked identifier (for `data->>'f'`, which indexes must match). */
-export function identifierLiteral(name: string): SQL {
-  if (!IDENTIFIER.test(name) || name.length > 63) throw new Error(`"${name}" is not a safe identifier`);
-  return sql.raw(`'${name}'`);
-}
+import { identifier, identifierLiteral, tenantTable } from '#shared/db/sql-identifiers.ts';
+import { typeProblem } from '#functions/data/tables/record-checks.ts';
 
 export function tableSql(table: TableDescriptor): SQL {
   return tenantTable({ schemaName: table.schemaName }, table.tableName);

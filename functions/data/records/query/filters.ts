@@ -1,6 +1,7 @@
 // The filter half of the query language: `<field>=<value>`, `<field>__<op>` / `<field>_<op>` and
 // the JSON forms (`field__prop__sub__op`, containment, key tests), parsed against the table's fields
 // and compiled to parameterized SQL with the case and null rules of DECISIONS.
+import { SAFE_IDENTIFIER } from '#shared/db/sql-identifiers.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
@@ -56,7 +57,7 @@ export function parseFilterKey(table: TableDescriptor, key: string): Omit<Filter
       }
       return { parameter: key, field, path, operator: isOperator ? normalized(last) : 'eq' };
     }
-    if (/^[a-z_][a-z0-9_]*$/.test(parts[0]!)) throw queryError(key, `unknown field "${parts[0]}"`);
+    if (SAFE_IDENTIFIER.test(parts[0]!)) throw queryError(key, `unknown field "${parts[0]}"`);
     return undefined;
   }
   for (const suffix of SUFFIXES) {

@@ -4,7 +4,6 @@
 // migrated table has exactly the objects materializing the new schema would have made.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import { BusinessLogicError, ValidationError } from '#shared/errors.ts';
 import {
   columnOf,
   columnType,
@@ -12,14 +11,16 @@ import {
   ddlText,
   fieldChecks,
   foreignKeyConstraint,
-  ident,
   indexStatement,
   searchExpression,
   typedLiteral,
 } from '../ddl.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
-import { tombstoneName, type PlannedStep, type Preflight } from './migration-steps.ts';
+import { mapFields } from './field-mapping.ts';
+import { planJsonbMigration } from './migration-plan-jsonb.ts';
+import { tombstoneName, WIDENINGS, type PlannedStep, type Preflight } from './migration-steps.ts';
 
 export interface PlanInput {
   before: CompiledTable;
@@ -34,95 +35,23 @@ export interface PlanInput {
   castable: (text: SQL, type: string) => SQL;
 }
 
-/** Column types a value of the key type converts into without loss or failure. */
-const WIDENINGS: Record<string, readonly string[]> = {
-  integer: ['bigint', 'double precision', 'text'],
-  bigint: ['double precision', 'text'],
-  'double precision': ['text'],
-  boolean: ['text'],
-  uuid: ['text'],
-  date: ['text', 'timestamptz'],
-  time: ['text'],
-  timestamptz: ['text'],
-  interval: ['text'],
-};
-
-function renameHints(schema: unknown): Map<string, string> {
-  const hints = new Map<string, string>();
-  const fields = (schema as { fields?: unknown }).fields;
-  if (!Array.isArray(fields)) return hints;
-  for (const field of fields as Record<string, unknown>[]) {
-    const from = field['x-rename-from'];
-    if (typeof field.name === 'string' && typeof from === 'string') hints.set(field.name, from);
-  }
-  return hints;
-}
-
 function sameDefault(a: FieldDescriptor, b: FieldDescriptor): boolean {
   return canonicalJson(a.default ?? null) === canonicalJson(b.default ?? null);
-}
-
-/**
- * Which old field each new field continues (`origin`, by new name): itself, or the field its
- * `x-rename-from` hint names; `renamed` maps old names to new ones.
- */
-export function fieldOrigins(
-  before: TableDescriptor,
-  after: TableDescriptor,
-  afterSchema: unknown,
-): { origin: Map<string, FieldDescriptor>; renamed: Map<string, string> } {
-  const oldByName = new Map(before.fields.map((f) => [f.name, f]));
-  const newByName = new Map(after.fields.map((f) => [f.name, f]));
-  const hints = renameHints(afterSchema);
-  const origin = new Map<string, FieldDescriptor>();
-  const renamed = new Map<string, string>();
-  for (const field of after.fields) {
-    const from = hints.get(field.name);
-    if (from !== undefined && from !== field.name && oldByName.has(from) && !newByName.has(from)) {
-      origin.set(field.name, oldByName.get(from)!);
-      renamed.set(from, field.name);
-    } else if (oldByName.has(field.name)) {
-      origin.set(field.name, oldByName.get(field.name)!);
-    }
-  }
-  return { origin, renamed };
 }
 
 export function planMigration(input: PlanInput): PlannedStep[] {
   const before = input.before.descriptor;
   const after = input.after.descriptor;
-  if (after.provider !== 'flat_table') {
-    throw new BusinessLogicError(
-      'Schema migrations are available for flat_table tables; this table stores its fields in one jsonb column.',
-    );
-  }
+  const mapping = mapFields(before, after, input.afterSchema);
+  if (after.provider === 'jsonb') return planJsonbMigration(input, mapping);
+  const { origin, renamed, newNameOf, retyped, added, dropped } = mapping;
+  const newByName = new Map(after.fields.map((f) => [f.name, f]));
   const table = sql`${ident(after.schemaName)}.${ident(after.tableName)}`;
   const alter = (rest: SQL) => ddlText(sql`alter table ${table} ${rest}`);
-  const newByName = new Map(after.fields.map((f) => [f.name, f]));
-
-  const hints = renameHints(input.afterSchema);
-  const { origin, renamed } = fieldOrigins(before, after, input.afterSchema);
-  const newNameOf = (old: string) => renamed.get(old) ?? (newByName.has(old) ? old : undefined);
-  const mappedKey = before.primaryKey.map(newNameOf);
-  if (canonicalJson(mappedKey) !== canonicalJson(after.primaryKey)) {
-    const message = 'Changing the primary key of a materialized table is not supported.';
-    throw ValidationError.forFields({ json_schema: [message] }, message);
-  }
-  for (const key of after.primaryKey) {
-    if (columnType(origin.get(key)!) !== columnType(newByName.get(key)!)) {
-      const message = `Changing the type of the primary key field "${key}" is not supported.`;
-      throw ValidationError.forFields({ json_schema: [message] }, message);
-    }
-  }
-  const retyped = new Set(
-    after.fields.filter((f) => origin.has(f.name) && columnType(origin.get(f.name)!) !== columnType(f)).map((f) => f.name),
-  );
-  const added = after.fields.filter((f) => !origin.has(f.name));
-  const dropped = before.fields.filter((f) => newNameOf(f.name) === undefined);
 
   // Constraints and indexes, keyed by their name in the new column names and compared by their full
   // text there; `physical` and `original` are the name and clause the object has before the plan.
-  type Named = { name: string; text: string; columns: string[]; clause: SQL; physical: string; original: SQL; before?: SQL };
+  type Named = { name: string; text: string; columns: string[]; clause: SQL; physical: string; original: SQL };
   const asNew = (f: FieldDescriptor): FieldDescriptor => ({ ...f, name: newNameOf(f.name) ?? `${f.name}__dropped` });
   const renameField = (n: string) => newNameOf(n) ?? `${n}__dropped`;
   const constraintsOf = (desc: TableDescriptor, fields: FieldDescriptor[], rename: (f: FieldDescriptor) => FieldDescriptor) => {
@@ -130,9 +59,7 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     for (const field of fields) {
       const f = rename(field);
       const now = fieldChecks(desc.tableName, field);
-      // The same checks over the column as it is before the plan, for the preflight.
-      const pre = origin.has(f.name) ? fieldChecks(desc.tableName, { ...f, name: origin.get(f.name)!.name }) : undefined;
-      fieldChecks(desc.tableName, f).forEach((check, i) => {
+      for (const [i, check] of fieldChecks(desc.tableName, f).entries()) {
         map.set(check.name, {
           name: check.name,
           text: ddlText(check.clause),
@@ -140,9 +67,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
           clause: check.clause,
           physical: now[i]!.name,
           original: now[i]!.clause,
-          ...(pre ? { before: pre[i]!.clause } : {}),
         });
-      });
+      }
       if (f.constraints.unique === true && !(desc.primaryKey.length === 1 && desc.primaryKey[0] === field.name)) {
         const name = constraintName(desc.tableName, `${f.name}_key`);
         map.set(name, {
@@ -204,10 +130,33 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   };
   const oldIndexes = indexes(before, input.before, renameField);
   const newIndexes = indexes(after, input.after, (n) => n);
-  const oldIndexNames = new Set([...oldIndexes.values()].map((i) => i.physical));
+  // Every index name the table has or gets besides the declared indexes: old indexes, the indexes of
+  // unique and primary key constraints, the search vector's.
+  const uniqueNames = [...oldChecks.values(), ...newChecks.values()]
+    .filter((c) => c.text.startsWith('unique'))
+    .flatMap((c) => [c.name, c.physical]);
+  const reservedIndexNames = new Set([
+    ...[...oldIndexes.values()].map((i) => i.physical),
+    ...uniqueNames,
+    constraintName(after.tableName, 'pkey'),
+    constraintName(after.tableName, `${SEARCH_VECTOR_FIELD}_idx`),
+  ]);
   const touchesRetyped = (named: Named) => named.columns.some((c) => retyped.has(c));
   const unchanged = (old: Named, now: Named | undefined) => now !== undefined && now.text === old.text && !touchesRetyped(old);
 
+  /** The column's values converted from `source` to `target` (NULL where a value does not convert). */
+  const converted = (column: string, source: string, target: string): SQL => {
+    const col = ident(column);
+    if (source === target) return col;
+    if (target === 'jsonb') return sql`to_jsonb(${col})`;
+    if (source === 'jsonb')
+      return target === 'text'
+        ? sql`${col} #>> '{}'`
+        : sql`case when ${input.castable(sql`${col} #>> '{}'`, target)} then (${col} #>> '{}')::${sql.raw(target)} end`;
+    return WIDENINGS[source]?.includes(target)
+      ? sql`${col}::${sql.raw(target)}`
+      : sql`case when ${input.castable(sql`${col}::text`, target)} then ${col}::text::${sql.raw(target)} end`;
+  };
   const duplicates = (column: string): Preflight => {
     const col = ident(column);
     return {
@@ -308,7 +257,7 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       object: tombstoneName(input.baseHash, field.name),
       class: 'destructive',
       is_safe: true,
-      warning: `Column "${field.name}" will be dropped and its data will be lost once the retention window has passed.${hints.size > 0 || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
+      warning: `Column "${field.name}" will be dropped and its data will be lost once the retention window has passed.${mapping.hinted || added.length === 0 ? '' : ' To rename a column and keep its data, give the new field "x-rename-from".'}`,
       sql: [
         alter(sql`rename column ${col} to ${tomb}`),
         ...(required ? [alter(sql`alter column ${tomb} drop not null`)] : []),
@@ -353,16 +302,7 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     const to = columnType(field);
     if (from !== to) {
       const widening = WIDENINGS[from]?.includes(to) ?? false;
-      const convert = (target: string, source: string): SQL => {
-        if (target === 'jsonb') return sql`to_jsonb(${col})`;
-        if (source === 'jsonb')
-          return target === 'text'
-            ? sql`${col} #>> '{}'`
-            : sql`case when ${input.castable(sql`${col} #>> '{}'`, target)} then (${col} #>> '{}')::${sql.raw(target)} end`;
-        return WIDENINGS[source]?.includes(target)
-          ? sql`${col}::${sql.raw(target)}`
-          : sql`case when ${input.castable(sql`${col}::text`, target)} then ${col}::text::${sql.raw(target)} end`;
-      };
+      const convert = (target: string, source: string): SQL => converted(field.name, source, target);
       const unconvertible = (target: string, source: string): Preflight | undefined =>
         WIDENINGS[source]?.includes(target) || target === 'jsonb' || (source === 'jsonb' && target === 'text')
           ? undefined
@@ -439,21 +379,25 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       });
     }
     if (!wasRequired && isRequired) {
-      // A validated CHECK lets SET NOT NULL skip its own scan; the check goes once it has served.
-      const check = ident(constraintName(after.tableName, `${field.name}_not_null`));
+      // The CHECK is added NOT VALID under the migration's lock and validated after it (no ACCESS
+      // EXCLUSIVE during the scan); the validated CHECK lets SET NOT NULL skip its own scan, and it
+      // goes once it has served.
+      const checkName = constraintName(after.tableName, `${field.name}_not_null`);
+      const check = ident(checkName);
       step({
         type: 'set_not_null',
         column: field.name,
+        object: checkName,
         class: 'data-dependent',
         is_safe: true,
         preflight: { predicate: ddlText(sql`${preCol} is null`), describes: 'rows with no value', blocking: true },
-        sql: [
-          alter(sql`add constraint ${check} check (${col} is not null) not valid`),
+        sql: [alter(sql`add constraint ${check} check (${col} is not null) not valid`)],
+        validate_sql: [
           alter(sql`validate constraint ${check}`),
           alter(sql`alter column ${col} set not null`),
-          alter(sql`drop constraint ${check}`),
+          alter(sql`drop constraint if exists ${check}`),
         ],
-        rollback_sql: [alter(sql`alter column ${col} drop not null`)],
+        rollback_sql: [alter(sql`drop constraint if exists ${check}`), alter(sql`alter column ${col} drop not null`)],
       });
     }
   }
@@ -475,17 +419,23 @@ export function planMigration(input: PlanInput): PlannedStep[] {
         rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
       });
     } else {
-      const predicate = check.before === undefined ? undefined : ddlText(check.before).replace(/^check /, '');
+      // The check over the stored column as it will be (renamed, converted), before the plan runs.
+      const field = newByName.get(check.columns[0]!)!;
+      const predicate =
+        pre === undefined
+          ? undefined
+          : ddlText(
+              sql`not coalesce((select ${sql.raw(ddlText(check.clause).replace(/^check /, ''))} from (select ${converted(pre.name, columnType(pre), columnType(field))} as ${ident(field.name)}) as v), true)`,
+            );
       step({
         type: 'add_check',
         column: check.columns[0]!,
         object: name,
         class: 'online',
         is_safe: true,
-        ...(predicate
-          ? { preflight: { predicate: `not coalesce(${predicate}, true)`, describes: `rows breaking ${name}`, blocking: true } }
-          : {}),
-        sql: [alter(sql`add constraint ${ident(name)} ${check.clause} not valid`), alter(sql`validate constraint ${ident(name)}`)],
+        ...(predicate ? { preflight: { predicate, describes: `rows breaking ${name}`, blocking: true } } : {}),
+        sql: [alter(sql`add constraint ${ident(name)} ${check.clause} not valid`)],
+        validate_sql: [alter(sql`validate constraint ${ident(name)}`)],
         rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
       });
     }
@@ -524,7 +474,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
             },
           }
         : {}),
-      sql: [alter(sql`add constraint ${ident(name)} ${fk.clause} not valid`), alter(sql`validate constraint ${ident(name)}`)],
+      sql: [alter(sql`add constraint ${ident(name)} ${fk.clause} not valid`)],
+      validate_sql: [alter(sql`validate constraint ${ident(name)}`)],
       rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
     });
   }
@@ -541,9 +492,12 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   for (const [name, index] of newIndexes) {
     const old = oldIndexes.get(name);
     if (old !== undefined && unchanged(old, index)) continue;
-    // CONCURRENTLY needs the columns as they are before the transaction and a free name.
-    const concurrent = !oldIndexNames.has(name) && index.columns.every((f) => origin.get(f)?.name === f && !retyped.has(f));
-    const text = concurrent ? index.text.replace(/^create (unique )?index /, (m) => `${m}concurrently if not exists `) : index.text;
+    // CONCURRENTLY needs the columns as they are before the transaction and a name no index of the
+    // table has or gets otherwise: a failed build is cleaned up by dropping the index of that name on
+    // this table, which must never be one the table still needs. No IF NOT EXISTS: an index of the
+    // name on another table must fail the build, not stand in for it.
+    const concurrent = !reservedIndexNames.has(name) && index.columns.every((f) => origin.get(f)?.name === f && !retyped.has(f));
+    const text = concurrent ? index.text.replace(/^create (unique )?index /, (m) => `${m}concurrently `) : index.text;
     const spec = input.after.indexes.find((candidate, position) => indexStatement(after, table, candidate, position + 1).name === name)!;
     const pre = spec.unique && spec.where === undefined && spec.fields.length === 1 ? origin.get(spec.fields[0]!) : undefined;
     step({

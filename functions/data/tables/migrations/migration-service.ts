@@ -4,16 +4,17 @@
 // awaited within the request budget (else 202 with the operation).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Config } from '#shared/config.ts';
-import type { Queryable } from '#shared/db/database.ts';
+import type { Database, Queryable } from '#shared/db/database.ts';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable } from '../table-schema.ts';
 import { compileTarget, storedTarget } from '../table-service.ts';
-import { fieldOrigins, planMigration } from './migration-plan.ts';
+import { mapFields } from './field-mapping.ts';
+import { planMigration } from './migration-plan.ts';
 import { planSql, type PlannedStep } from './migration-steps.ts';
 import { migrationStarter } from './migration-runner.ts';
 import { findMigration, insertMigration, type MigrationRow } from './operation-repository.ts';
@@ -64,7 +65,7 @@ function valueChecks(db: Queryable, plan: MigrationPlan): Promise<ValueCheck[]> 
     db,
     plan.before.descriptor,
     plan.after.descriptor,
-    fieldOrigins(plan.before.descriptor, plan.after.descriptor, plan.newSchema).origin,
+    mapFields(plan.before.descriptor, plan.after.descriptor, plan.newSchema).origin,
   );
 }
 
@@ -200,6 +201,9 @@ async function awaitOperation(
 export function failureError(op: MigrationRow): Error {
   const message = op.error_message ?? 'The schema migration failed.';
   const extras = { operation: op.revision_id };
+  // Applied but not validated (its revert failed too): whatever the error, the change is in place,
+  // and the message says how to undo it; a 409 would read as "nothing changed, send it again".
+  if (op.applied_at !== null) return new BusinessLogicError(message, { extras });
   switch (op.error_code) {
     case 'StaleSchemaError':
       return new ConflictError(`${message} Read the table again and send the change on its current schema.`, { extras });
@@ -277,7 +281,7 @@ export async function recordMigration(
 
 /** Migrates a materialized table: recorded, run by the state machine, awaited within the budget. */
 export async function migrateTable(
-  db: Queryable,
+  db: Database,
   settings: MigrationSettings,
   site: Tenant,
   caller: Principal,

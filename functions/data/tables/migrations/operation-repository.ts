@@ -3,13 +3,10 @@
 import { sql } from '#shared/db/sql.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
-import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { PatternDialect } from '#shared/text/user-patterns.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
-
-type Site = Pick<Tenant, 'schemaName'>;
 
 export type MigrationRow = OperationRow & {
   datatable_id: number | null;
@@ -126,16 +123,25 @@ export async function operationPage(
   return { count: counted?.n ?? 0, rows };
 }
 
-/** The newest successful ALTER_TABLE of the table: the only one a rollback may reverse. */
+/**
+ * The newest applied ALTER_TABLE of the table: the only one a rollback may reverse. Applied: SUCCESS,
+ * or FAILED with its change still in place (a validation and its revert failed).
+ */
 export async function latestAppliedMigration(db: Queryable, site: Site, tableId: number): Promise<string | undefined> {
   const [row] = await db.rows<{ revision_id: string }>(sql`select revision_id from ${tenantTable(site, 'schema_operations')}
-    where datatable_id = ${tableId} and status = 'SUCCESS' and operation_type = 'ALTER_TABLE' order by id desc limit 1`);
+    where datatable_id = ${tableId} and operation_type = 'ALTER_TABLE' and (status = 'SUCCESS' or (status = 'FAILED' and applied_at is not null))
+    order by id desc limit 1`);
   return row?.revision_id;
 }
 
 /** Inside the migration's transaction: its change is in, whatever happens to the later steps. */
 export async function markApplied(db: Queryable, site: Site, revisionId: string): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = clock_timestamp() where revision_id = ${revisionId}`);
+}
+
+/** A reverted migration: its change is out again (inside the revert's transaction). */
+export async function markUnapplied(db: Queryable, site: Site, revisionId: string): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = null where revision_id = ${revisionId}`);
 }
 
 /** Sets the table's schema, hash and pattern dialect (inside the migration's transaction). */

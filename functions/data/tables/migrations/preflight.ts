@@ -3,7 +3,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { ident } from '../ddl.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import type { TableDescriptor } from '../table-descriptor.ts';
 import type { PlannedStep, Preflight } from './migration-steps.ts';
 

@@ -1,21 +1,21 @@
 // Rollback of a table's newest successful migration: its recorded rollback statements in one
 // transaction under the table's row lock, the previous schema and hash restored, the operation
-// ROLLED_BACK. Refused for an unknown revision, twice, out of order, when rows would not convert
-// back to a narrower type, and when rows break a pattern or format the previous schema brings back.
+// ROLLED_BACK. Refused for an unknown revision, twice, out of order, and when rows would not
+// convert back to a narrower type, and when rows break a pattern or format the previous schema restores.
 import type { Principal } from '#shared/auth/principal.ts';
 import { LockTimeoutError, StatementTimeoutError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { sql } from '#shared/db/sql.ts';
 import { AppError, BusinessLogicError, ConflictError, NotFoundError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import type { DatatableRow } from '../table-repository.ts';
-import { analyzeTableSchema, compileTable, schemaHash } from '../table-schema.ts';
+import { analyzeTableSchema, compileTable } from '../table-schema.ts';
 import { compileTarget, forgetTableDescriptors, storedTarget } from '../table-service.ts';
 import { tablesOfApp } from '../table-repository.ts';
-import { findMigration, latestAppliedMigration, markRolledBack, setTableSchema } from './operation-repository.ts';
-import { fieldOrigins } from './migration-plan.ts';
+import { currentHash } from './catalog-repository.ts';
+import { reverseMigration } from './migration-execution.ts';
+import { findMigration, latestAppliedMigration, markRolledBack } from './operation-repository.ts';
+import { mapFields } from './field-mapping.ts';
 import { countViolations } from './preflight.ts';
 import { runValueChecks } from './value-preflight.ts';
 
@@ -33,8 +33,9 @@ export async function rollbackMigration(
   if (op.status === 'ROLLED_BACK')
     throw new ConflictError(`Schema operation ${revisionId} was already rolled back; an operation cannot be rolled back twice.`);
   if (op.operation_type !== 'ALTER_TABLE') throw new BusinessLogicError('A CREATE_TABLE operation is undone by deleting the table.');
-  if (op.status !== 'SUCCESS')
-    throw new ConflictError(`Schema operation ${revisionId} is ${op.status}; only a successful migration can be rolled back.`);
+  // A FAILED migration that stayed applied (its validation and its revert failed) is undone here too.
+  const applied = op.status === 'SUCCESS' || (op.status === 'FAILED' && op.applied_at !== null);
+  if (!applied) throw new ConflictError(`Schema operation ${revisionId} is ${op.status}; only an applied migration can be rolled back.`);
   const latest = await latestAppliedMigration(db, site, table.id);
   if (latest !== revisionId) throw new ConflictError(`A later migration (${latest}) changed this table; roll it back first.`);
 
@@ -47,12 +48,7 @@ export async function rollbackMigration(
   const analyzed = analyzeTableSchema(op.previous_schema, { ...target, storedSchema: true, patternDialect: op.previous_pattern_dialect });
   if ('compiled' in analyzed) {
     const previous = analyzed.compiled.descriptor;
-    for (const { column, result } of await runValueChecks(
-      db,
-      current,
-      previous,
-      fieldOrigins(current, previous, op.previous_schema).origin,
-    )) {
+    for (const { column, result } of await runValueChecks(db, current, previous, mapFields(current, previous, op.previous_schema).origin)) {
       if (result.violating_rows > 0) {
         blockers.push(
           `${result.violating_rows} rows of "${column}" hold ${result.describes} (for example ${result.sample_ids.map((id) => JSON.stringify(id)).join(', ')}).`,
@@ -72,27 +68,17 @@ export async function rollbackMigration(
   if (blockers.length > 0)
     throw new BusinessLogicError(`Incompatible data blocks the rollback: ${blockers.join(' ')}`, { extras: { warnings: blockers } });
 
-  const ordered = [...op.steps.filter((s) => s.phase === 'concurrent'), ...op.steps.filter((s) => s.phase === 'transaction')].reverse();
   try {
     await db.transaction(
       async (tx) => {
-        const [row] = await tx.rows<{ schema_hash: string }>(
-          sql`select schema_hash from ${tenantTable(site, 'datatables')} where id = ${table.id} for update`,
-        );
-        if (row?.schema_hash !== op.target_schema_hash)
+        if ((await currentHash(tx, site, table.id, true)) !== op.target_schema_hash)
           throw new ConflictError("The table's schema changed after this migration; it cannot be rolled back.");
+        // Under the row lock: a concurrent rollback of the same revision finds it rolled back here.
+        const locked = await findMigration(tx, site, revisionId, { forUpdate: true });
+        if (locked?.status === 'ROLLED_BACK')
+          throw new ConflictError(`Schema operation ${revisionId} was already rolled back; an operation cannot be rolled back twice.`);
         // A dropped column whose tombstone was swept comes back empty from its stored definition.
-        const swept = op.tombstones_swept_at !== null;
-        for (const step of ordered) {
-          for (const text of swept && step.tombstone ? step.tombstone.rollback_after_sweep : step.rollback_sql) await tx.run(sql.raw(text));
-        }
-        await setTableSchema(
-          tx,
-          site,
-          table.id,
-          { schema: op.previous_schema, hash: schemaHash(op.previous_schema), patternDialect: op.previous_pattern_dialect },
-          caller.id,
-        );
+        await reverseMigration(tx, site, { ...op, tombstones_swept_at: locked?.tombstones_swept_at ?? op.tombstones_swept_at }, caller.id);
         await markRolledBack(tx, site, revisionId);
       },
       { statementTimeoutMs: settings.ddlTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs },

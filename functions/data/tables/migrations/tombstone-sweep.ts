@@ -4,7 +4,7 @@
 // recreates the column empty from its stored definition).
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { tenantTable } from '#shared/tenancy/tenant-sql.ts';
+import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { PlannedStep } from './migration-steps.ts';
 
 export interface SweepResult {

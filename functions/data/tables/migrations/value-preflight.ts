@@ -6,9 +6,10 @@
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { castValue } from '../field-types.ts';
-import { ident, columnType } from '../ddl.ts';
-import { patternProblem } from '../record-validation.ts';
-import type { FieldDescriptor, TableDescriptor } from '../table-descriptor.ts';
+import { identifier as ident } from '#shared/db/sql-identifiers.ts';
+import { columnType } from '../ddl.ts';
+import { patternProblem } from '../record-checks.ts';
+import { JSONB_DATA_COLUMN, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { keyExpression, PREFLIGHT_SAMPLE_SIZE, type PreflightResult } from './preflight.ts';
 
 /** Rows read per statement: bounds the memory of a scan of a large table. */
@@ -51,15 +52,17 @@ async function judgeColumn(
   after: FieldDescriptor,
 ): Promise<PreflightResult> {
   const qualified = sql`${ident(table.schemaName)}.${ident(table.tableName)}`;
-  const column = ident(before.name);
+  // A jsonb table keeps its non-key fields as members of `data`; a JSON null counts as no value.
+  const inData = table.provider === 'jsonb' && !table.primaryKey.includes(before.name);
+  const value = inData ? sql`(${ident(JSONB_DATA_COLUMN)} -> ${before.name}::text)` : sql`to_jsonb(${ident(before.name)})`;
   let violating = 0;
   const samples: unknown[] = [];
   // Pages by physical row position (a TID range scan): no sort, and no key type to page by.
   let last = '(0,0)';
   for (;;) {
     const rows = await db.rows<{ at: string; id: string; v: string }>(
-      sql`select ctid::text as at, ${keyExpression(table)}::text as id, to_jsonb(${column})::text as v from ${qualified}
-        where ctid > ${last}::tid and ${column} is not null order by ctid limit ${BATCH_ROWS}`,
+      sql`select ctid::text as at, ${keyExpression(table)}::text as id, ${value}::text as v from ${qualified}
+        where ctid > ${last}::tid and ${value} is not null and ${value} <> 'null'::jsonb order by ctid limit ${BATCH_ROWS}`,
     );
     for (const row of rows) {
       if (!refuses(after, JSON.parse(row.v))) continue;

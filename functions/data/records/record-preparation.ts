@@ -3,9 +3,9 @@
 // module adds what a write needs on top, defaults and generated UUID keys, and the spec's
 // `{error: 'Validation failed', details}` error.
 import { randomUUID } from 'node:crypto';
-import { ValidationError, type FieldErrors } from '#shared/errors.ts';
+import { addFieldMessages, ValidationError, type FieldErrors } from '#shared/errors.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
-import { batchDuplicates, checkRecord, withDefaults, type RecordValues } from '#functions/data/tables/record-validation.ts';
+import { batchDuplicates, checkRecord, withDefaults, type RecordValues } from '#functions/data/tables/record-checks.ts';
 
 export const VALIDATION_FAILED = 'Validation failed';
 
@@ -22,7 +22,7 @@ export function validationFailed(details: FieldErrors): ValidationError {
 }
 
 function collect(errors: FieldErrors, prefix: string, problems: Record<string, string[]>): void {
-  for (const field in problems) (errors[`${prefix}${field}`] ??= []).push(...problems[field]!);
+  for (const field in problems) addFieldMessages(errors, `${prefix}${field}`, ...problems[field]!);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { typeProblem, validateRecord, validateRows } from '#functions/data/tables/record-validation.ts';
+import { typeProblem, validateRecord, validateRows } from '#functions/data/tables/record-checks.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { analyzeTableSchema } from '#functions/data/tables/table-schema.ts';
 

@@ -2,6 +2,7 @@
 // formats (field-types.ts), constraints, enum, and uniqueness within one batch. A pure function over
 // the TableDescriptor, shared by `validate_data` and the record endpoints, so both give one verdict.
 // Rows already stored and foreign keys need the database and are checked by it on write.
+import { addFieldMessages } from '#shared/errors.ts';
 import { compileUserPattern, UserPatternError, type UserPattern } from '#shared/text/user-patterns.ts';
 import { castValue, compareKeys, orderKey, uniqueKey, typeProblem } from './field-types.ts';
 import { SEARCH_VECTOR_FIELD, type FieldConstraints, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
@@ -116,9 +117,7 @@ function fieldNamesOf(table: TableDescriptor): ReadonlySet<string> {
 }
 
 function addProblem(errors: RecordErrors, field: string, message: string): void {
-  const messages = errors[field] ?? [];
-  messages.push(message);
-  errors[field] = messages;
+  addFieldMessages(errors, field, message);
 }
 
 export interface RecordCheck {
@@ -201,6 +200,7 @@ export function batchDuplicates(table: TableDescriptor, rows: readonly RecordVal
   const found = new Map<number, RecordErrors>();
   for (const fields of uniqueSets(table)) {
     const firstRow = new Map<string, number>();
+    // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void firstRow.set(…)` remembers the first row and moves on.
     rows.forEach((row, index) => {
       if (fields.some((field) => row[field.name] === undefined || row[field.name] === null)) return;
       const key = fields.map((field) => uniqueKey(field, storageOf(table, field), row[field.name])).join('\u0000');
@@ -232,7 +232,7 @@ export function validateRows(table: TableDescriptor, rows: unknown[]): { is_vali
   );
   checked.forEach((check, index) => {
     const all = { ...check.errors };
-    for (const [field, messages] of Object.entries(duplicates.get(index) ?? {})) all[field] = [...(all[field] ?? []), ...messages];
+    for (const [field, messages] of Object.entries(duplicates.get(index) ?? {})) addFieldMessages(all, field, ...messages);
     for (const [field, messages] of Object.entries(all)) {
       for (const message of messages) {
         errors.push(
