@@ -57,8 +57,15 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./patterns.ts')).benchPatterns(),
   },
   {
+    name: 'hosting',
+    summary:
+      'req/s of a 200 KB asset of an active build from its subdomain on the dev server vs a bare node:http static server reading the same file',
+    run: async () => (await import('./hosting.ts')).benchHosting(),
+  },
+  {
     name: 'bundles',
-    summary: 'Lambda bundle size and cold import time per endpoint group vs a trivial ESM file',
+    summary:
+      'Lambda bundle bytes read on import (target ≤ 1 MB), cold import and import + first request (target ≤ 100 ms) per endpoint group',
     run: async () => (await import('./bundles.ts')).benchBundles(),
   },
 ];
