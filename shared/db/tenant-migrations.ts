@@ -385,6 +385,25 @@ export const tenantMigrations: readonly TenantMigration[] = [
     ],
   },
   {
+    version: 14,
+    name: 'the dialect of the Table Schema patterns each table was saved with',
+    statements: (schema) => [
+      // Table Schema patterns are XML Schema regular expressions from now on (issue 13). Schemas saved
+      // before were read as JavaScript's, and many such patterns mean something else in XML Schema's
+      // dialect (\w takes no "_" there, \s no U+00A0) or nothing at all (`(?:`): those tables keep
+      // JavaScript's reading, marked here, until their schema is saved again. Schemas with no
+      // pattern have nothing to keep.
+      sql`alter table ${schema}.datatables add column pattern_dialect varchar(10) not null default 'xsd'
+        constraint datatables_pattern_dialect check (pattern_dialect in ('xsd', 'ecmascript'))`,
+      sql`update ${schema}.datatables set pattern_dialect = 'ecmascript'
+        where jsonb_path_exists(json_schema, '$.fields[*].constraints.pattern')`,
+      // A rollback restores the schema before a migration together with the dialect it was read in.
+      sql`alter table ${schema}.schema_operations add column previous_pattern_dialect varchar(10) not null default 'xsd'`,
+      sql`update ${schema}.schema_operations set previous_pattern_dialect = 'ecmascript'
+        where previous_schema is not null and jsonb_path_exists(previous_schema, '$.fields[*].constraints.pattern')`,
+    ],
+  },
+  {
     version: 15,
     name: 'frontend workers and their builds; functions, invocations and event subscribers',
     statements: (schema) => [

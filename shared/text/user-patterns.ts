@@ -1,17 +1,19 @@
-// Regular expressions written by users (Table Schema `constraints.pattern`, the `pattern` and
-// `patternProperties` of secret-type JSON Schemas) compiled for RE2's linear-time engine (re2js),
+// Regular expressions written by users (Table Schema `constraints.pattern` in XML Schema's dialect,
+// the `pattern` and `patternProperties` of secret-type JSON Schemas in JavaScript's) compiled for
+// RE2's linear-time engine (re2js),
 // never for V8's backtracking RegExp: a pattern like `(a+)+$` costs time in proportion to the value,
 // whoever wrote it. Features only a backtracking engine has (backreferences, lookaround) are refused
 // with a typed error when the pattern is saved. This is the one home of that rule: every caller goes
 // through `compileUserPattern`, which also caches compiled patterns.
 import { RE2JS } from 're2js';
+import { translateXsdPattern, XsdPatternError } from './xsd-patterns.ts';
 
 /**
- * How a pattern is written. `ecmascript`: JavaScript's syntax with the `u` flag (the syntax the
- * Table Schema and JSON Schema documents use), restricted to what RE2 can run. Further dialects
- * (for example XML Schema's) translate into RE2 syntax beside it.
+ * How a pattern is written. `ecmascript`: JavaScript's syntax with the `u` flag (JSON Schema's),
+ * restricted to what RE2 can run. `xsd`: XML Schema's regular expressions (Table Schema's), translated
+ * by xsd-patterns.ts.
  */
-export type PatternDialect = 'ecmascript';
+export type PatternDialect = 'ecmascript' | 'xsd';
 
 /** `whole`: the whole value must match (Table Schema). `search`: a match anywhere (JSON Schema). */
 export type PatternMatch = 'whole' | 'search';
@@ -37,6 +39,17 @@ export const MAX_PATTERN_LENGTH = 1000;
  * work per value is at most proportional to value length times program size, so this bounds it.
  */
 export const MAX_PATTERN_PROGRAM_SIZE = 2000;
+/**
+ * Longest RE2 text an XSD pattern may translate to: `\i`, blocks and subtractions expand into code
+ * point ranges, and this bounds the parsing and memory a 1,000-character pattern can cost.
+ */
+export const MAX_TRANSLATED_LENGTH = 50_000;
+/**
+ * Most Unicode category references (`\p{L}`, and the four each `\w` stands for) an XSD pattern may
+ * translate to: RE2 builds each class from the category tables when it compiles, about a
+ * millisecond apiece for a negated union, so this bounds the work a pattern costs when it is saved.
+ */
+export const MAX_TRANSLATED_CATEGORIES = 256;
 /** Compiled patterns kept; the oldest is dropped beyond this. */
 const CACHE_LIMIT = 1000;
 
@@ -115,8 +128,55 @@ function reasonOf(error: unknown): string {
   return reason;
 }
 
+/** RE2 syntax within the size limits, or UserPatternError. */
+function compileRe2(source: string, re2Source: string): RE2JS {
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(re2Source);
+  } catch (error) {
+    throw new UserPatternError(source, reasonOf(error));
+  }
+  if (compiled.programSize() > MAX_PATTERN_PROGRAM_SIZE) {
+    throw new UserPatternError(source, `it is too complex (program size ${compiled.programSize()}, at most ${MAX_PATTERN_PROGRAM_SIZE})`);
+  }
+  return compiled;
+}
+
+function userPattern(source: string, match: PatternMatch, dialect: PatternDialect, compiled: RE2JS): UserPattern {
+  return {
+    source,
+    match,
+    dialect,
+    test: match === 'whole' ? (value) => compiled.testExact(value) : (value) => compiled.test(value),
+    toString: () => source,
+  };
+}
+
+function compileXsd(source: string, match: PatternMatch): UserPattern {
+  let re2Source: string;
+  try {
+    re2Source = translateXsdPattern(source);
+  } catch (error) {
+    if (error instanceof XsdPatternError) throw new UserPatternError(source, error.reason);
+    throw error;
+  }
+  if (re2Source.length > MAX_TRANSLATED_LENGTH) {
+    throw new UserPatternError(
+      source,
+      `it is too large once its classes are expanded (${re2Source.length} characters, at most ${MAX_TRANSLATED_LENGTH})`,
+    );
+  }
+  const categories = re2Source.match(/\\[pP]\{/g)?.length ?? 0;
+  if (categories > MAX_TRANSLATED_CATEGORIES) {
+    throw new UserPatternError(
+      source,
+      `it uses too many Unicode categories once translated (${categories}, at most ${MAX_TRANSLATED_CATEGORIES}; \\w counts four)`,
+    );
+  }
+  return userPattern(source, match, 'xsd', compileRe2(source, re2Source));
+}
+
 function compileEcmascript(source: string, match: PatternMatch): UserPattern {
-  if (source.length > MAX_PATTERN_LENGTH) throw new UserPatternError(source, `it is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {
     // Syntax only: compiling a RegExp runs nothing, and it settles what the ECMAScript dialect admits.
     new RegExp(source, 'u');
@@ -125,22 +185,13 @@ function compileEcmascript(source: string, match: PatternMatch): UserPattern {
   }
   const feature = backtrackingFeature(source);
   if (feature !== undefined) throw new UserPatternError(source, feature);
-  let compiled: RE2JS;
+  let re2Source: string;
   try {
-    compiled = RE2JS.compile(withJavaScriptClasses(RE2JS.translateRegExp(source)));
+    re2Source = withJavaScriptClasses(RE2JS.translateRegExp(source));
   } catch (error) {
     throw new UserPatternError(source, reasonOf(error));
   }
-  if (compiled.programSize() > MAX_PATTERN_PROGRAM_SIZE) {
-    throw new UserPatternError(source, `it is too complex (program size ${compiled.programSize()}, at most ${MAX_PATTERN_PROGRAM_SIZE})`);
-  }
-  return {
-    source,
-    match,
-    dialect: 'ecmascript',
-    test: match === 'whole' ? (value) => compiled.testExact(value) : (value) => compiled.test(value),
-    toString: () => source,
-  };
+  return userPattern(source, match, 'ecmascript', compileRe2(source, re2Source));
 }
 
 /**
@@ -152,7 +203,8 @@ export function compileUserPattern(source: string, options: PatternOptions): Use
   const key = `${dialect}\u0000${options.match}\u0000${source}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
-  const compiled = compileEcmascript(source, options.match);
+  if (source.length > MAX_PATTERN_LENGTH) throw new UserPatternError(source, `it is longer than ${MAX_PATTERN_LENGTH} characters`);
+  const compiled = dialect === 'xsd' ? compileXsd(source, options.match) : compileEcmascript(source, options.match);
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;

@@ -14,14 +14,14 @@ export type RecordErrors = Record<string, string[]>;
 export type RecordValues = Record<string, unknown>;
 
 /**
- * Whether `value` matches a Table Schema pattern (the whole value must match), on the linear-time
- * engine. A stored pattern that engine cannot run (saved before it was the rule) is a problem of
+ * Whether `value` matches a Table Schema pattern (XML Schema's dialect; the whole value must match),
+ * on the linear-time engine. A stored pattern that engine cannot run (saved before it was the rule) is a problem of
  * the value's field, never a 500.
  */
-function patternProblem(pattern: string, value: string): string | undefined {
+export function patternProblem(constraints: FieldConstraints, pattern: string, value: string): string | undefined {
   let compiled: UserPattern;
   try {
-    compiled = compileUserPattern(pattern, { match: 'whole' });
+    compiled = compileUserPattern(pattern, { match: 'whole', dialect: constraints.patternDialect ?? 'xsd' });
   } catch (error) {
     if (error instanceof UserPatternError) return `${error.message} Change the field's pattern in the table schema.`;
     throw error;
@@ -66,25 +66,37 @@ function lengthOf(value: unknown): number | undefined {
   return undefined;
 }
 
-function constraintProblems(table: TableDescriptor, field: FieldDescriptor, value: unknown): readonly string[] {
+/** Problems of a canonical value with the field's minimum, maximum, lengths, pattern and enum. */
+export function constraintProblems(table: TableDescriptor, field: FieldDescriptor, value: unknown): readonly string[] {
   const c = field.constraints;
-  if (c.minimum === undefined && c.maximum === undefined && c.minLength === undefined && c.maxLength === undefined && c.pattern === undefined && c.enum === undefined) {
+  if (
+    c.minimum === undefined &&
+    c.maximum === undefined &&
+    c.minLength === undefined &&
+    c.maxLength === undefined &&
+    c.pattern === undefined &&
+    c.enum === undefined
+  ) {
     return NO_PROBLEMS;
   }
   const problems: string[] = [];
   const b = bounds(field, table);
   if (b.min !== undefined || b.max !== undefined) {
     const key = orderKey(field, value);
-    if (b.min !== undefined && compareKeys(key, b.min) < 0) problems.push(`Ensure this value is greater than or equal to ${String(c.minimum)}.`);
-    if (b.max !== undefined && compareKeys(key, b.max) > 0) problems.push(`Ensure this value is less than or equal to ${String(c.maximum)}.`);
+    if (b.min !== undefined && compareKeys(key, b.min) < 0)
+      problems.push(`Ensure this value is greater than or equal to ${String(c.minimum)}.`);
+    if (b.max !== undefined && compareKeys(key, b.max) > 0)
+      problems.push(`Ensure this value is less than or equal to ${String(c.maximum)}.`);
   }
   if (c.minLength !== undefined || c.maxLength !== undefined) {
     const length = lengthOf(value);
-    if (length !== undefined && c.minLength !== undefined && length < c.minLength) problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
-    if (length !== undefined && c.maxLength !== undefined && length > c.maxLength) problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
+    if (length !== undefined && c.minLength !== undefined && length < c.minLength)
+      problems.push(`Ensure this value has at least ${c.minLength} characters or items.`);
+    if (length !== undefined && c.maxLength !== undefined && length > c.maxLength)
+      problems.push(`Ensure this value has at most ${c.maxLength} characters or items.`);
   }
   if (c.pattern !== undefined && typeof value === 'string') {
-    const problem = patternProblem(c.pattern, value);
+    const problem = patternProblem(c, c.pattern, value);
     if (problem !== undefined) problems.push(problem);
   }
   if (b.members !== undefined && !b.members.has(uniqueKey(field, storageOf(table, field), value))) {
@@ -129,7 +141,8 @@ export function checkRecord(table: TableDescriptor, record: unknown, options: { 
   }
   const known = fieldNamesOf(table);
   for (const name of Object.keys(record)) {
-    if (name === SEARCH_VECTOR_FIELD && table.search !== undefined) addProblem(errors, name, 'This field is computed and cannot be written.');
+    if (name === SEARCH_VECTOR_FIELD && table.search !== undefined)
+      addProblem(errors, name, 'This field is computed and cannot be written.');
     else if (!known.has(name)) addProblem(errors, name, 'Unknown field.');
   }
   for (const field of table.fields) {
@@ -192,10 +205,17 @@ export function batchDuplicates(table: TableDescriptor, rows: readonly RecordVal
       if (fields.some((field) => row[field.name] === undefined || row[field.name] === null)) return;
       const key = fields.map((field) => uniqueKey(field, storageOf(table, field), row[field.name])).join('\u0000');
       const first = firstRow.get(key);
-      if (first === undefined) return void firstRow.set(key, index);
+      if (first === undefined) {
+        firstRow.set(key, index);
+        return;
+      }
       const label = fields.length > 1 || table.primaryKey.includes(fields[0]!.name) ? 'the primary key' : 'a unique field';
       const errors = found.get(index) ?? (Object.create(null) as RecordErrors);
-      addProblem(errors, fields.map((field) => field.name).join(','), `The value repeats row ${first + 1} of the batch, but this is ${label}.`);
+      addProblem(
+        errors,
+        fields.map((field) => field.name).join(','),
+        `The value repeats row ${first + 1} of the batch, but this is ${label}.`,
+      );
       found.set(index, errors);
     });
   }
@@ -215,7 +235,11 @@ export function validateRows(table: TableDescriptor, rows: unknown[]): { is_vali
     for (const [field, messages] of Object.entries(duplicates.get(index) ?? {})) addFieldMessages(all, field, ...messages);
     for (const [field, messages] of Object.entries(all)) {
       for (const message of messages) {
-        errors.push(message === 'This field is required.' ? `Row ${index + 1}: missing required field '${field}'.` : `Row ${index + 1}: field '${field}': ${message}`);
+        errors.push(
+          message === 'This field is required.'
+            ? `Row ${index + 1}: missing required field '${field}'.`
+            : `Row ${index + 1}: field '${field}': ${message}`,
+        );
       }
     }
   });

@@ -34,7 +34,13 @@ export interface FieldConstraints {
   maximum?: number | string;
   minLength?: number;
   maxLength?: number;
+  /** An XML Schema regular expression the whole value must match. */
   pattern?: string;
+  /**
+   * `ecmascript` for a pattern saved before Table Schema patterns were read as XML Schema's dialect,
+   * which that dialect cannot read but JavaScript's can: it keeps its old meaning (table-schema.ts).
+   */
+  patternDialect?: 'ecmascript';
   enum?: unknown[];
 }
 

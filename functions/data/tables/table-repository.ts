@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
+import type { PatternDialect } from '#shared/text/user-patterns.ts';
 
 export type DatatableRow = {
   id: number;
@@ -19,6 +20,8 @@ export type DatatableRow = {
   json_schema: unknown;
   physical_table_name: string;
   schema_hash: string;
+  /** How the schema's patterns are read: `ecmascript` for schemas saved before XML Schema's dialect (tenant migration 14). */
+  pattern_dialect: PatternDialect;
   is_materialized: boolean;
   is_active: boolean;
   created_at: unknown;
@@ -46,7 +49,7 @@ export type OperationRow = {
 function tableSelect(site: Site) {
   return sql`select t.id, t.app_id, t.data_source_id, d.name as datasource_name, d.slug as datasource_slug, d.provider_type,
       a.name as app_name, a.slug as app_slug, t.name, t.description, t.json_schema, t.physical_table_name, t.schema_hash,
-      t.is_materialized, t.is_active, t.created_at, t.updated_at, t.created_by, t.modified_by
+      t.pattern_dialect, t.is_materialized, t.is_active, t.created_at, t.updated_at, t.created_by, t.modified_by
     from ${tenantTable(site, 'datatables')} t
     join ${tenantTable(site, 'datasources')} d on d.id = t.data_source_id
     join ${tenantTable(site, 'apps')} a on a.id = t.app_id`;
@@ -75,11 +78,19 @@ export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<D
 
 /** A table of an active app, found by app slug and table name in one query (the record path). */
 export async function findTableOfActiveApp(db: Queryable, site: Site, appSlug: string, name: string): Promise<DatatableRow | undefined> {
-  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null and t.name = ${name}`);
+  const [row] = await db.rows<DatatableRow>(
+    sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null and t.name = ${name}`,
+  );
   return row;
 }
 
-export async function findTable(db: Queryable, site: Site, appId: number, name: string, options: { forUpdate?: boolean } = {}): Promise<DatatableRow | undefined> {
+export async function findTable(
+  db: Queryable,
+  site: Site,
+  appId: number,
+  name: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<DatatableRow | undefined> {
   const lock = options.forUpdate ? sql` for update of t` : sql``;
   const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} and t.name = ${name}${lock}`);
   return row;
@@ -88,7 +99,16 @@ export async function findTable(db: Queryable, site: Site, appId: number, name: 
 export async function insertTable(
   db: Queryable,
   site: Site,
-  values: { appId: number; datasourceId: number; name: string; description: string; schema: unknown; physicalName: string; hash: string; userId: number },
+  values: {
+    appId: number;
+    datasourceId: number;
+    name: string;
+    description: string;
+    schema: unknown;
+    physicalName: string;
+    hash: string;
+    userId: number;
+  },
 ): Promise<void> {
   await db.run(sql`insert into ${tenantTable(site, 'datatables')}
       (app_id, data_source_id, name, description, json_schema, physical_table_name, schema_hash, created_by, modified_by)
@@ -100,11 +120,11 @@ export async function updateTable(
   db: Queryable,
   site: Site,
   id: number,
-  values: { description: string; schema: unknown; hash: string; userId: number },
+  values: { description: string; schema: unknown; hash: string; patternDialect: PatternDialect; userId: number },
 ): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'datatables')}
     set description = ${values.description}, json_schema = ${JSON.stringify(values.schema)}::jsonb, schema_hash = ${values.hash},
-      modified_by = ${values.userId}, updated_at = now()
+      pattern_dialect = ${values.patternDialect}, modified_by = ${values.userId}, updated_at = now()
     where id = ${id}`);
 }
 
@@ -129,7 +149,17 @@ export async function lastRevision(db: Queryable, site: Site, tableId: number): 
 export async function insertOperation(
   db: Queryable,
   site: Site,
-  values: { tableId: number; tableName: string; revisionId: string; type: string; operations: unknown; executedSql: string; rollbackSql: string; parent: string | null; userId: number },
+  values: {
+    tableId: number;
+    tableName: string;
+    revisionId: string;
+    type: string;
+    operations: unknown;
+    executedSql: string;
+    rollbackSql: string;
+    parent: string | null;
+    userId: number;
+  },
 ): Promise<void> {
   await db.run(sql`insert into ${tenantTable(site, 'schema_operations')}
       (datatable_id, table_name, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql, parent_operation, created_by)
@@ -142,7 +172,13 @@ export async function startOperation(db: Queryable, site: Site, revisionId: stri
     where revision_id = ${revisionId}`);
 }
 
-export async function finishOperation(db: Queryable, site: Site, revisionId: string, status: 'SUCCESS' | 'FAILED', errorMessage?: string): Promise<void> {
+export async function finishOperation(
+  db: Queryable,
+  site: Site,
+  revisionId: string,
+  status: 'SUCCESS' | 'FAILED',
+  errorMessage?: string,
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'schema_operations')}
     set status = ${status}, completed_at = clock_timestamp(), error_message = ${errorMessage ?? null},
       duration_ms = greatest(0, round(extract(epoch from clock_timestamp() - started_at) * 1000))::int

@@ -5,9 +5,11 @@ import { compileHierarchy, type HierarchySpec } from './hierarchy-schema.ts';
 import { createHash } from 'node:crypto';
 import { isSafeIdentifier, MAX_IDENTIFIER_LENGTH } from '#shared/db/sql-identifiers.ts';
 import { ValidationError } from '#shared/errors.ts';
-import { userPatternProblem } from '#shared/text/user-patterns.ts';
+import { userPatternProblem, type PatternDialect } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
+import { constraintProblems } from './record-checks.ts';
+import { legacyTemporalText } from './temporal-values.ts';
 import { GEOPOINT_FORMATS } from './value-formats.ts';
 import {
   FIELD_TYPES,
@@ -31,7 +33,10 @@ export type IndexMethod = (typeof INDEX_METHODS)[number];
  * PostgreSQL 12. `__proto__` cannot be a member of a JavaScript object that clients build.
  */
 export const RESERVED_FIELD_NAMES: ReadonlyMap<string, string> = new Map([
-  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [name, 'PostgreSQL uses it for a system column']),
+  ...['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid', 'oid'].map((name): [string, string] => [
+    name,
+    'PostgreSQL uses it for a system column',
+  ]),
   ['__proto__', 'JavaScript clients cannot hold a member of that name'],
 ]);
 /** Added when a schema declares no primary key and has no `id` field (DECISIONS: string key → UUID). */
@@ -79,6 +84,11 @@ export interface CompileTarget {
    * table's own foreign keys are not resolved, so a target that references a third table resolves.
    */
   descriptorOnly?: boolean;
+  /**
+   * The dialect a stored schema's patterns are read in: `ecmascript` for one saved before Table
+   * Schema patterns were XML Schema's (tenant migration 14). A schema being saved is always `xsd`.
+   */
+  patternDialect?: PatternDialect;
 }
 
 /** 400 `{json_schema: [messages]}`: the generic envelope carries the spec's member at its top level. */
@@ -93,7 +103,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function shown(value: unknown): string {
-  return typeof value === 'string' ? `"${value.slice(0, 80)}"` : JSON.stringify(value)?.slice(0, 80) ?? String(value);
+  return typeof value === 'string' ? `"${value.slice(0, 80)}"` : (JSON.stringify(value)?.slice(0, 80) ?? String(value));
 }
 
 /** JSON with object keys sorted at every level: equal documents hash equally whatever their key order. */
@@ -120,12 +130,29 @@ const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * A constraint value (`minimum`, `maximum`, an `enum` member) in the field's canonical form. The
  * standard lets it be the logical value or its string form; the string form is cast here once.
  */
-function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: unknown): { ok: true; value: unknown } | { ok: false } {
+function constraintValue(
+  field: Pick<FieldDescriptor, 'type' | 'format'>,
+  value: unknown,
+  storedSchema = false,
+): { ok: true; value: unknown } | { ok: false } {
+  const strict = strictConstraintValue(field, value);
+  if (strict.ok || !storedSchema || typeof value !== 'string') return strict;
+  const legacy = legacyTemporalText(field.type, value);
+  return legacy === undefined ? strict : strictConstraintValue(field, legacy);
+}
+
+function strictConstraintValue(
+  field: Pick<FieldDescriptor, 'type' | 'format'>,
+  value: unknown,
+): { ok: true; value: unknown } | { ok: false } {
   let candidate = value;
   if (typeof value === 'string') {
     if (['number', 'integer', 'year'].includes(field.type) && NUMBER_TEXT.test(value.trim())) candidate = Number(value.trim());
     else if (field.type === 'boolean' && (value === 'true' || value === 'false')) candidate = value === 'true';
-    else if (['object', 'array', 'geojson'].includes(field.type) || (field.type === 'geopoint' && field.format !== undefined && field.format !== 'default')) {
+    else if (
+      ['object', 'array', 'geojson'].includes(field.type) ||
+      (field.type === 'geopoint' && field.format !== undefined && field.format !== 'default')
+    ) {
       try {
         candidate = JSON.parse(value) as unknown;
       } catch {
@@ -140,7 +167,13 @@ function constraintValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value:
 const CONSTRAINT_KEYS = 'required, unique, minimum, maximum, minLength, maxLength, pattern, enum';
 const LENGTH_TYPES = new Set<FieldType>(['string', 'array', 'object']);
 
-function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>, raw: unknown, problems: string[], storedSchema: boolean): FieldConstraints {
+function compileConstraints(
+  field: Pick<FieldDescriptor, 'name' | 'type' | 'format'>,
+  raw: unknown,
+  problems: string[],
+  stored: StoredReading,
+): FieldConstraints {
+  const storedSchema = stored.storedSchema;
   const { name, type } = field;
   if (raw === undefined) return {};
   if (!isPlainObject(raw)) {
@@ -161,27 +194,38 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
           problems.push(`Field "${name}": ${key} applies only to ${[...ORDERED_TYPES].join(', ')} fields.`);
           break;
         }
-        const cast = constraintValue(field, value);
+        const cast = constraintValue(field, value, storedSchema);
         if (cast.ok) c[key] = cast.value as number | string;
-        else problems.push(`Field "${name}": ${key} ${shown(value)} is not a valid ${type} value.`);
+        // A stored bound no rule reads any more is left to the table's CHECK, which still holds it.
+        else if (!storedSchema) problems.push(`Field "${name}": ${key} ${shown(value)} is not a valid ${type} value.`);
         break;
       }
       case 'minLength':
       case 'maxLength': {
         const length = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
         if (!LENGTH_TYPES.has(type)) problems.push(`Field "${name}": ${key} applies only to string, array and object fields.`);
-        else if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) problems.push(`Field "${name}": ${key} must be a non-negative integer.`);
+        else if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+          problems.push(`Field "${name}": ${key} must be a non-negative integer.`);
         else c[key] = length;
         break;
       }
       case 'pattern':
         if (type !== 'string') problems.push(`Field "${name}": pattern applies only to string fields.`);
         else if (typeof value !== 'string') problems.push(`Field "${name}": pattern must be a regular expression string.`);
-        else {
+        else if (storedSchema && stored.patternDialect === 'ecmascript') {
+          // Saved when patterns were JavaScript's (tenant migration 14 marks those tables): read with
+          // the meaning they had; a pattern the engine cannot run fails the writes to its field.
+          c.pattern = value;
+          c.patternDialect = 'ecmascript';
+        } else {
           // Refused here, when the schema is saved, rather than at the first write.
-          const problem = userPatternProblem(value, { match: 'whole' });
-          if (problem === undefined || storedSchema) c.pattern = value;
-          else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
+          const problem = userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
+          if (problem === undefined) c.pattern = value;
+          else if (storedSchema) {
+            // Stored without a mark yet unreadable as XML Schema's: JavaScript's reading if it has one.
+            c.pattern = value;
+            if (userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined) c.patternDialect = 'ecmascript';
+          } else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;
       case 'enum': {
@@ -189,13 +233,15 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
           problems.push(`Field "${name}": enum must be a non-empty list of allowed values.`);
           break;
         }
-        const casts = value.map((item) => constraintValue(field, item));
+        const casts = value.map((item) => constraintValue(field, item, storedSchema));
         const wrong = value.filter((_, index) => !casts[index]!.ok);
-        if (wrong.length > 0) {
+        if (wrong.length > 0 && !storedSchema) {
           problems.push(`Field "${name}": enum values ${wrong.map(shown).join(', ')} are not of type ${type}.`);
           break;
         }
-        const members = casts.map((cast) => (cast as { value: unknown }).value);
+        // Stored members no rule reads any more are dropped: no value of the type can equal them.
+        const members = casts.filter((cast) => cast.ok).map((cast) => (cast as { value: unknown }).value);
+        if (members.length === 0) break;
         const keys = members.map((member) => uniqueKey(field, 'flat_table', member));
         if (new Set(keys).size !== keys.length && !storedSchema) problems.push(`Field "${name}": enum lists a value more than once.`);
         else c.enum = members;
@@ -208,7 +254,8 @@ function compileConstraints(field: Pick<FieldDescriptor, 'name' | 'type' | 'form
   if (c.minimum !== undefined && c.maximum !== undefined && compareKeys(orderKey(field, c.minimum), orderKey(field, c.maximum)) > 0) {
     problems.push(`Field "${name}": minimum is greater than maximum.`);
   }
-  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength) problems.push(`Field "${name}": minLength is greater than maxLength.`);
+  if (c.minLength !== undefined && c.maxLength !== undefined && c.minLength > c.maxLength)
+    problems.push(`Field "${name}": minLength is greater than maxLength.`);
   return c;
 }
 
@@ -229,9 +276,16 @@ const UNSUPPORTED_FIELD_KEYS: Record<string, string> = {
 /** The formats each type takes; `default` (or no format) is always allowed. */
 const FORMATS_OF: Partial<Record<FieldType, readonly string[]>> = { string: STRING_FORMATS, geopoint: GEOPOINT_FORMATS };
 
-function fieldFormat(name: string, type: FieldType, raw: unknown, problems: string[], storedSchema: boolean): FieldDescriptor['format'] | undefined {
+function fieldFormat(
+  name: string,
+  type: FieldType,
+  raw: unknown,
+  problems: string[],
+  storedSchema: boolean,
+): FieldDescriptor['format'] | undefined {
   // `any` on a non-string type was taken (and ignored) before it was refused: stored schemas keep it.
-  if (raw === undefined || raw === 'default' || (storedSchema && raw === 'any' && FORMATS_OF[type] === undefined)) return type === 'geopoint' ? 'default' : undefined;
+  if (raw === undefined || raw === 'default' || (storedSchema && raw === 'any' && FORMATS_OF[type] === undefined))
+    return type === 'geopoint' ? 'default' : undefined;
   const allowed = FORMATS_OF[type];
   if (allowed !== undefined && typeof raw === 'string' && allowed.includes(raw)) return raw as FieldDescriptor['format'];
   problems.push(
@@ -265,7 +319,14 @@ interface FieldsResult {
   search?: { sourceFields: string[] };
 }
 
-function compileFields(rawFields: unknown, problems: string[], storedSchema: boolean): FieldsResult {
+/** Whether a schema is read from storage (tolerant) or being saved (strict), and its pattern dialect. */
+interface StoredReading {
+  storedSchema: boolean;
+  patternDialect: PatternDialect;
+}
+
+function compileFields(rawFields: unknown, problems: string[], stored: StoredReading): FieldsResult {
+  const storedSchema = stored.storedSchema;
   if (!Array.isArray(rawFields) || rawFields.length === 0) {
     problems.push('The schema needs a non-empty "fields" list.');
     return { fields: [] };
@@ -280,24 +341,36 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
       return;
     }
     const { name, type } = raw;
-    if (name === undefined || name === null || name === '') return void problems.push(`Field ${index + 1} needs a "name".`);
+    if (name === undefined || name === null || name === '') {
+      problems.push(`Field ${index + 1} needs a "name".`);
+      return;
+    }
     if (!isSafeIdentifier(name)) {
-      return void problems.push(
+      problems.push(
         `Field name ${shown(name)} is not valid: use lower-case letters, digits and _, starting with a letter or _, at most ${MAX_IDENTIFIER_LENGTH} characters.`,
       );
+      return;
     }
     if (RESERVED_FIELD_NAMES.has(name)) {
-      return void problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
+      problems.push(`Field name "${name}" is reserved: ${RESERVED_FIELD_NAMES.get(name)}. Choose another name.`);
+      return;
     }
-    if (seen.has(name)) return void problems.push(`Field "${name}" is defined more than once.`);
+    if (seen.has(name)) {
+      problems.push(`Field "${name}" is defined more than once.`);
+      return;
+    }
     seen.add(name);
     if (name === SEARCH_VECTOR_FIELD) {
       searchField = raw;
       return;
     }
-    if (type === undefined || type === null || type === '') return void problems.push(`Field "${name}" needs a "type".`);
+    if (type === undefined || type === null || type === '') {
+      problems.push(`Field "${name}" needs a "type".`);
+      return;
+    }
     if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) {
-      return void problems.push(`Field "${name}" has an unknown type ${shown(type)}. Valid types: ${FIELD_TYPES.join(', ')}.`);
+      problems.push(`Field "${name}" has an unknown type ${shown(type)}. Valid types: ${FIELD_TYPES.join(', ')}.`);
+      return;
     }
     const fieldType = type as FieldType;
     for (const key of Object.keys(raw)) {
@@ -305,13 +378,16 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
       if (why !== undefined && !storedSchema) problems.push(`Field "${name}": "${key}" is not supported: ${why}.`);
     }
     const format = fieldFormat(name, fieldType, raw.format, problems, storedSchema);
-    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems, storedSchema);
+    const constraints = compileConstraints({ name, type: fieldType, format }, raw.constraints, problems, stored);
     const field: FieldDescriptor = { name, type: fieldType, constraints };
     if (format !== undefined) field.format = format;
     if (raw.default !== undefined && raw.default !== null) {
       const cast = castValue(field, raw.default);
-      if (!cast.ok) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${cast.problem}`);
-      else field.default = cast.value;
+      const legacy = !cast.ok && storedSchema && typeof raw.default === 'string' ? legacyTemporalText(fieldType, raw.default) : undefined;
+      const read = legacy === undefined ? cast : castValue(field, legacy);
+      if (read.ok) field.default = read.value;
+      else if (!storedSchema && !cast.ok) problems.push(`Field "${name}": the default ${shown(raw.default)} is not valid. ${cast.problem}`);
+      // A stored default no rule reads any more is left out: a record gives the field, or leaves it null.
     }
     fields.push(field);
   });
@@ -324,7 +400,9 @@ function compileFields(rawFields: unknown, problems: string[], storedSchema: boo
   if (sources === undefined) return { fields };
   const notText = sources.filter((s) => !stringFields.has(s));
   if (notText.length > 0) {
-    problems.push(`"${SEARCH_VECTOR_FIELD}" x-source-fields must name string fields: ${notText.map(shown).join(', ')} ${notText.length === 1 ? 'is' : 'are'} not.`);
+    problems.push(
+      `"${SEARCH_VECTOR_FIELD}" x-source-fields must name string fields: ${notText.map(shown).join(', ')} ${notText.length === 1 ? 'is' : 'are'} not.`,
+    );
     return { fields };
   }
   return { fields, search: { sourceFields: sources } };
@@ -341,30 +419,50 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
   // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Foreign key ${index + 1}`;
-    if (!isPlainObject(entry) || !isPlainObject(entry.reference)) return void problems.push(`${label} needs "fields" and a "reference".`);
+    if (!isPlainObject(entry) || !isPlainObject(entry.reference)) {
+      problems.push(`${label} needs "fields" and a "reference".`);
+      return;
+    }
     const fields = nameList(entry.fields, `${label} "fields"`, known, problems);
     const resource = entry.reference.resource;
-    if (typeof resource !== 'string') return void problems.push(`${label}: reference.resource must name a table of this app.`);
+    if (typeof resource !== 'string') {
+      problems.push(`${label}: reference.resource must name a table of this app.`);
+      return;
+    }
     const isSelf = resource === '' || resource === target.name;
     const referenced = isSelf ? self : target.resolveTable?.(resource);
-    if (referenced === undefined) return void problems.push(`${label}: reference.resource ${shown(resource)} is not a table of this app.`);
-    const refFields = nameList(entry.reference.fields, `${label} reference.fields`, new Set(referenced.fields.map((f) => f.name)), problems);
+    if (referenced === undefined) {
+      problems.push(`${label}: reference.resource ${shown(resource)} is not a table of this app.`);
+      return;
+    }
+    const refFields = nameList(
+      entry.reference.fields,
+      `${label} reference.fields`,
+      new Set(referenced.fields.map((f) => f.name)),
+      problems,
+    );
     const actions = entry['x-actions'];
     const onDeleteRaw = isPlainObject(actions) ? actions.onDelete : undefined;
     if (actions !== undefined && !isPlainObject(actions)) problems.push(`${label}: x-actions must be an object.`);
     const onDelete = (onDeleteRaw ?? 'RESTRICT') as OnDeleteAction;
     if (!(ON_DELETE_ACTIONS as readonly string[]).includes(onDelete)) {
-      return void problems.push(`${label}: x-actions.onDelete ${shown(onDeleteRaw)} is not valid. Valid actions: ${ON_DELETE_ACTIONS.join(', ')}.`);
+      problems.push(`${label}: x-actions.onDelete ${shown(onDeleteRaw)} is not valid. Valid actions: ${ON_DELETE_ACTIONS.join(', ')}.`);
+      return;
     }
     if (fields === undefined || refFields === undefined) return;
-    if (fields.length !== refFields.length) return void problems.push(`${label}: "fields" and reference.fields must have the same length.`);
+    if (fields.length !== refFields.length) {
+      problems.push(`${label}: "fields" and reference.fields must have the same length.`);
+      return;
+    }
     const byName = new Map(self.fields.map((f) => [f.name, f]));
     const refByName = new Map(referenced.fields.map((f) => [f.name, f]));
     fields.forEach((name, i) => {
       const mine = byName.get(name)!;
       const theirs = refByName.get(refFields[i]!)!;
       if (mine.type !== theirs.type || (mine.format === 'uuid') !== (theirs.format === 'uuid')) {
-        problems.push(`${label}: field "${name}" (${mine.type}) does not match the type of ${resource || target.name}.${theirs.name} (${theirs.type}).`);
+        problems.push(
+          `${label}: field "${name}" (${mine.type}) does not match the type of ${resource || target.name}.${theirs.name} (${theirs.type}).`,
+        );
       }
       if (onDelete === 'SET NULL' && (mine.constraints.required === true || self.primaryKey.includes(name))) {
         problems.push(`${label}: SET NULL needs a nullable field, but "${name}" is required.`);
@@ -376,7 +474,8 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
     const uniqueKey =
       canonicalJson([...refFields].sort()) === canonicalJson([...referenced.primaryKey].sort()) ||
       (refFields.length === 1 && refByName.get(refFields[0]!)?.constraints.unique === true);
-    if (!uniqueKey) problems.push(`${label}: reference.fields must be the primary key of ${shown(resource || target.name)} or a unique field.`);
+    if (!uniqueKey)
+      problems.push(`${label}: reference.fields must be the primary key of ${shown(resource || target.name)} or a unique field.`);
     result.push({ fields, reference: { resource: isSelf ? (target.name ?? resource) : resource, fields: refFields }, onDelete });
   });
   return result;
@@ -394,11 +493,23 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
   // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Index ${index + 1}`;
-    if (!isPlainObject(entry)) return void problems.push(`${label} must be an object.`);
-    if (entry.expression !== undefined) return void problems.push(`${label}: "expression" indexes are not supported; list "fields" instead.`);
+    if (!isPlainObject(entry)) {
+      problems.push(`${label} must be an object.`);
+      return;
+    }
+    if (entry.expression !== undefined) {
+      problems.push(`${label}: "expression" indexes are not supported; list "fields" instead.`);
+      return;
+    }
     if (entry.name !== undefined) {
-      if (!isSafeIdentifier(entry.name)) return void problems.push(`${label}: name ${shown(entry.name)} is not a valid identifier.`);
-      if (names.has(entry.name)) return void problems.push(`${label}: the name "${entry.name}" is used twice.`);
+      if (!isSafeIdentifier(entry.name)) {
+        problems.push(`${label}: name ${shown(entry.name)} is not a valid identifier.`);
+        return;
+      }
+      if (names.has(entry.name)) {
+        problems.push(`${label}: the name "${entry.name}" is used twice.`);
+        return;
+      }
       names.add(entry.name);
     }
     const fields = nameList(entry.fields, `${label} "fields"`, known, problems);
@@ -435,8 +546,13 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   const problems: string[] = [];
   if (!isPlainObject(schema)) return { problems: ['The table schema must be a JSON object.'] };
   // A schema saved before these keys were refused stays readable (storedSchema).
-  if (schema.missingValues !== undefined && target.storedSchema !== true) problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
-  const { fields, search } = compileFields(schema.fields, problems, target.storedSchema === true);
+  if (schema.missingValues !== undefined && target.storedSchema !== true)
+    problems.push(`"missingValues" is not supported: ${UNSUPPORTED_FIELD_KEYS.missingValues}.`);
+  const stored: StoredReading = {
+    storedSchema: target.storedSchema === true,
+    patternDialect: target.storedSchema === true ? (target.patternDialect ?? 'xsd') : 'xsd',
+  };
+  const { fields, search } = compileFields(schema.fields, problems, stored);
   if (problems.length > 0) return { problems };
   const known = new Set(fields.map((f) => f.name));
   let primaryKey: string[] | undefined;
@@ -451,8 +567,10 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   if (primaryKey === undefined) return { problems };
   for (const name of primaryKey) {
     const field = fields.find((f) => f.name === name)!;
-    if (['object', 'array', 'geojson', 'geopoint', 'any'].includes(field.type)) problems.push(`Primary key field "${name}" cannot be of type ${field.type}.`);
-    if (target.provider === 'jsonb' && name === JSONB_DATA_COLUMN) problems.push(`A jsonb table cannot have a primary key field named "${JSONB_DATA_COLUMN}".`);
+    if (['object', 'array', 'geojson', 'geopoint', 'any'].includes(field.type))
+      problems.push(`Primary key field "${name}" cannot be of type ${field.type}.`);
+    if (target.provider === 'jsonb' && name === JSONB_DATA_COLUMN)
+      problems.push(`A jsonb table cannot have a primary key field named "${JSONB_DATA_COLUMN}".`);
   }
   if (primaryKey.length === 1) {
     const key = fields.find((f) => f.name === primaryKey[0])!;
@@ -468,6 +586,16 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
     softDelete: known.has('is_deleted'),
   };
   if (search !== undefined) descriptor.search = search;
+  if (target.storedSchema !== true) {
+    // A default its own field refuses would be written unchecked (a pattern has no CHECK) or fail the
+    // table's CHECK at the first write that omits the field, while validate_data passes it.
+    for (const field of fields) {
+      if (field.default === undefined) continue;
+      const refused = constraintProblems(descriptor, field, field.default);
+      if (refused.length > 0)
+        problems.push(`Field "${field.name}": the default ${shown(field.default)} breaks the field's constraints: ${refused.join(' ')}`);
+    }
+  }
   const foreignKeys = target.descriptorOnly === true ? [] : compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
   const hierarchy = compileHierarchy(schema, primaryKey, problems);
@@ -481,4 +609,3 @@ export function compileTable(schema: unknown, target: CompileTarget): CompiledTa
   if ('problems' in result) throw new TableSchemaError(result.problems);
   return result.compiled;
 }
-

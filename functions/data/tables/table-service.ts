@@ -12,7 +12,17 @@ import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { dropTableStatement } from './ddl.ts';
 import { edgesTableName } from './hierarchy-schema.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
-import { deleteTableRow, findReferencedTable, findTable, findTableOfActiveApp, insertTable, tablesOfApp, tablesOfDatasource, updateTable, type DatatableRow } from './table-repository.ts';
+import {
+  deleteTableRow,
+  findReferencedTable,
+  findTable,
+  findTableOfActiveApp,
+  insertTable,
+  tablesOfApp,
+  tablesOfDatasource,
+  updateTable,
+  type DatatableRow,
+} from './table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
 import type { MigrationRow } from './migrations/operation-repository.ts';
@@ -24,7 +34,11 @@ export function physicalTableName(appSlug: string, name: string): string {
 }
 
 /** How a table's schema compiles, with the app's other tables available to its foreign keys. */
-export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | 'physical_table_name' | 'provider_type'>, appTables: DatatableRow[]): CompileTarget {
+export function compileTarget(
+  site: Tenant,
+  table: Pick<DatatableRow, 'name' | 'physical_table_name' | 'provider_type'>,
+  appTables: DatatableRow[],
+): CompileTarget {
   return {
     schemaName: site.schemaName,
     tableName: table.physical_table_name,
@@ -33,14 +47,28 @@ export function compileTarget(site: Tenant, table: Pick<DatatableRow, 'name' | '
     resolveTable: (name) => {
       const other = appTables.find((t) => t.name === name && t.name !== table.name);
       if (other === undefined) return undefined;
-      const result = analyzeTableSchema(other.json_schema, { schemaName: site.schemaName, tableName: other.physical_table_name, provider: other.provider_type as StorageProvider, storedSchema: true, descriptorOnly: true });
+      const result = analyzeTableSchema(other.json_schema, {
+        schemaName: site.schemaName,
+        tableName: other.physical_table_name,
+        provider: other.provider_type as StorageProvider,
+        storedSchema: true,
+          descriptorOnly: true,
+      });
       return 'compiled' in result ? result.compiled.descriptor : undefined;
     },
   };
 }
 
+/** How a stored schema compiles: tolerant of forms refused since, its patterns in the dialect it was saved with. */
+export function storedTarget(table: Pick<DatatableRow, 'pattern_dialect'>): Pick<CompileTarget, 'storedSchema' | 'patternDialect'> {
+  return { storedSchema: true, patternDialect: table.pattern_dialect };
+}
+
 export async function compiledTable(db: Queryable, site: Tenant, table: DatatableRow): Promise<CompiledTable> {
-  return compileTable(table.json_schema, { ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)), storedSchema: true });
+  return compileTable(table.json_schema, {
+    ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)),
+    ...storedTarget(table),
+  });
 }
 
 /** A table by app and name, optionally inside a given datasource (the long URL form). */
@@ -56,7 +84,7 @@ export async function existingTable(db: Queryable, site: Tenant, address: TableA
 
 /**
  * Compiled descriptors, keyed by everything a descriptor is computed from (tenant schema, physical
- * table, provider and the schema's hash): equal keys give equal descriptors, so an entry can never
+ * table, provider, the schema's hash and its pattern dialect): equal keys give equal descriptors, so an entry can never
  * be stale, even for a site deleted and made again under the same slug. The cap bounds memory.
  */
 const descriptorCache = new Map<string, TableDescriptor>();
@@ -66,7 +94,12 @@ const DESCRIPTOR_CACHE_LIMIT = 500;
  * For the record endpoints, on every request: the materialized table's row and descriptor. One
  * query finds the table; the descriptor is compiled once per schema version and then reused.
  */
-export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: string, name: string): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
+export async function loadTableDescriptor(
+  db: Queryable,
+  site: Tenant,
+  appSlug: string,
+  name: string,
+): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
   // When the one query finds nothing, existingTable answers the precise 404 (app or table).
   // A reference (import-reference) reads through to its source table.
   const table =
@@ -74,7 +107,7 @@ export async function loadTableDescriptor(db: Queryable, site: Tenant, appSlug: 
     (await findReferencedTable(db, site, appSlug, name)) ??
     (await existingTable(db, site, { app_slug: appSlug, name }));
   if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
-  const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash].join(':');
+  const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash, table.pattern_dialect].join(':');
   let descriptor = descriptorCache.get(key);
   if (descriptor === undefined) {
     descriptor = (await compiledTable(db, site, table)).descriptor;
@@ -95,16 +128,29 @@ export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, dat
   return tablesOfDatasource(db, site, datasource.id);
 }
 
-export async function createTable(db: Queryable, site: Tenant, caller: Principal, appSlug: string, datasourceSlug: string, body: CreateTableBody): Promise<DatatableRow> {
+export async function createTable(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  datasourceSlug: string,
+  body: CreateTableBody,
+): Promise<DatatableRow> {
   await assertManagesData(db, site, caller);
   const datasource = await existingDatasource(db, site, appSlug, datasourceSlug);
   const physical = physicalTableName(datasource.app_slug, body.name);
   if (!isSafeIdentifier(physical)) {
-    throw ValidationError.forFields({ name: [`The physical table name "${physical}" (app slug _ name) must be a safe identifier of at most 63 characters.`] });
+    throw ValidationError.forFields({
+      name: [`The physical table name "${physical}" (app slug _ name) must be a safe identifier of at most 63 characters.`],
+    });
   }
   const appTables = await tablesOfApp(db, site, datasource.app_id);
-  if (appTables.some((t) => t.name === body.name)) throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
-  compileTable(body.json_schema, compileTarget(site, { name: body.name, physical_table_name: physical, provider_type: datasource.provider_type }, appTables));
+  if (appTables.some((t) => t.name === body.name))
+    throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
+  compileTable(
+    body.json_schema,
+    compileTarget(site, { name: body.name, physical_table_name: physical, provider_type: datasource.provider_type }, appTables),
+  );
   try {
     await insertTable(db, site, {
       appId: datasource.app_id,
@@ -117,7 +163,8 @@ export async function createTable(db: Queryable, site: Tenant, caller: Principal
       userId: caller.id,
     });
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
+    if (error instanceof UniqueViolationError)
+      throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
     throw error;
   }
   return (await findTable(db, site, datasource.app_id, body.name))!;
@@ -138,7 +185,9 @@ export async function changeTable(
   await assertManagesData(db, site, caller);
   const table = await existingTable(db, site, address);
   if (body.schema_hash !== undefined && body.schema_hash !== table.schema_hash) {
-    throw new ConflictError("The table's schema changed since schema_hash was read; read it again and send the change on its current schema.");
+    throw new ConflictError(
+      "The table's schema changed since schema_hash was read; read it again and send the change on its current schema.",
+    );
   }
   const schema = body.json_schema ?? table.json_schema;
   const hash = schemaHash(schema);
@@ -147,12 +196,26 @@ export async function changeTable(
       const outcome = await migrateTable(db, migrations, site, caller, table, schema, body.allow_data_loss === true);
       if (!outcome.done) return { running: outcome.operation };
       if (body.description === undefined || body.description === table.description) return outcome.table;
-      await updateTable(db, site, table.id, { description: body.description, schema: outcome.table.json_schema, hash: outcome.table.schema_hash, userId: caller.id });
+      await updateTable(db, site, table.id, {
+        description: body.description,
+        schema: outcome.table.json_schema,
+        hash: outcome.table.schema_hash,
+        patternDialect: outcome.table.pattern_dialect,
+        userId: caller.id,
+      });
       return (await findTable(db, site, table.app_id, table.name))!;
     }
     compileTable(schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
   }
-  await updateTable(db, site, table.id, { description: body.description ?? table.description, schema, hash, userId: caller.id });
+  // A schema saved now passed XML Schema's dialect; an unchanged one keeps the dialect it was read in.
+  const patternDialect = hash === table.schema_hash ? table.pattern_dialect : 'xsd';
+  await updateTable(db, site, table.id, {
+    description: body.description ?? table.description,
+    schema,
+    hash,
+    patternDialect,
+    userId: caller.id,
+  });
   return (await findTable(db, site, table.app_id, table.name))!;
 }
 

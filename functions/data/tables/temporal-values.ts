@@ -156,3 +156,25 @@ export function parseDuration(text: string): Parsed | undefined {
   if (interval === undefined) return undefined;
   return { canonical: formatInterval(interval), key: (interval.months * 30n + interval.days) * MICROS_PER_DAY + interval.micros };
 }
+
+const LEGACY_DATETIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?(?:(Z)|([+-]\d{2}):?(\d{2}))?$/;
+const LEGACY_TIME = /^(\d{2}):(\d{2})$/;
+
+/**
+ * The lexical form of a datetime or time that schemas saved before the strict forms could hold in
+ * their constraint values and defaults (a space for `T`, no seconds, no offset, `+0200`), rewritten
+ * into the strict form: seconds `:00`, and a datetime without an offset taken as UTC (the session time
+ * zone its CHECK was created in). Undefined when the text is not such a form. Only stored schemas are
+ * read this way; a schema saved now must use the strict form.
+ */
+export function legacyTemporalText(type: string, text: string): string | undefined {
+  if (type === 'time') {
+    const match = LEGACY_TIME.exec(text);
+    return match === null ? undefined : `${match[1]}:${match[2]}:00`;
+  }
+  if (type !== 'datetime') return undefined;
+  const match = LEGACY_DATETIME.exec(text);
+  if (match === null) return undefined;
+  const offset = match[7] === undefined ? 'Z' : `${match[7]}:${match[8]}`;
+  return `${match[1]}T${match[2]}:${match[3]}:${match[4] ?? '00'}${match[5] ?? ''}${offset}`;
+}

@@ -113,7 +113,14 @@ export async function executeMigration(db: Database, site: Site, op: MigrationRo
             }
           }
         }
-        await setTableSchema(tx, site, op.datatable_id!, op.target_schema, op.target_schema_hash!, op.created_by);
+        // A schema saved by a migration passed XML Schema's dialect (planChange compiles it strictly).
+        await setTableSchema(
+          tx,
+          site,
+          op.datatable_id!,
+          { schema: op.target_schema, hash: op.target_schema_hash!, patternDialect: 'xsd' },
+          op.created_by,
+        );
         await markApplied(tx, site, op.revision_id);
       },
       { statementTimeoutMs: limits.ddlTimeoutMs, lockTimeoutMs: limits.lockTimeoutMs },
@@ -193,7 +200,13 @@ export async function reverseMigration(tx: Queryable, site: Site, op: MigrationR
   for (const step of executionOrder(op.steps).reverse()) {
     for (const text of swept && step.tombstone ? step.tombstone.rollback_after_sweep : step.rollback_sql) await tx.run(sql.raw(text));
   }
-  await setTableSchema(tx, site, op.datatable_id!, op.previous_schema, op.base_schema_hash!, userId);
+  await setTableSchema(
+    tx,
+    site,
+    op.datatable_id!,
+    { schema: op.previous_schema, hash: op.base_schema_hash!, patternDialect: op.previous_pattern_dialect },
+    userId,
+  );
 }
 
 /**

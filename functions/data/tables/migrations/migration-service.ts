@@ -12,12 +12,14 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable } from '../table-schema.ts';
-import { compileTarget } from '../table-service.ts';
+import { compileTarget, storedTarget } from '../table-service.ts';
+import { mapFields } from './field-mapping.ts';
 import { planMigration } from './migration-plan.ts';
 import { planSql, type PlannedStep } from './migration-steps.ts';
 import { migrationStarter } from './migration-runner.ts';
 import { findMigration, insertMigration, type MigrationRow } from './operation-repository.ts';
 import { castableFor, estimateDuration, estimatedRows, runPreflights, type PreflightResult } from './preflight.ts';
+import { runValueChecks, type ValueCheck } from './value-preflight.ts';
 
 export type MigrationSettings = Config['schemaMigrations'];
 
@@ -25,13 +27,16 @@ export interface MigrationPlan {
   before: CompiledTable;
   after: CompiledTable;
   steps: PlannedStep[];
+  /** The raw new schema (its rename hints say which old column each field continues). */
+  newSchema: unknown;
 }
 
 /** Plans `newSchema` against the table's stored one; 400 for an invalid schema or an unmaterialized FK target. */
 export async function planChange(db: Queryable, site: Tenant, table: DatatableRow, newSchema: unknown): Promise<MigrationPlan> {
   const appTables = await tablesOfApp(db, site, table.app_id);
   const target = compileTarget(site, table, appTables);
-  const before = compileTable(table.json_schema, target);
+  // The stored schema may hold forms refused since it was saved: read it as every stored schema is.
+  const before = compileTable(table.json_schema, { ...target, ...storedTarget(table) });
   const after = compileTable(newSchema, target);
   if ((before.hierarchy === undefined) !== (after.hierarchy === undefined)) {
     // The edges table is made with the node table; turning a hierarchy on or off later is not planned.
@@ -56,7 +61,17 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
     baseHash: table.schema_hash,
     castable: await castableFor(db, site.schemaName),
   });
-  return { before, after, steps };
+  return { before, after, steps, newSchema };
+}
+
+/** The app-side checks of a plan's patterns and formats (value-preflight.ts). */
+function valueChecks(db: Queryable, plan: MigrationPlan): Promise<ValueCheck[]> {
+  return runValueChecks(
+    db,
+    plan.before.descriptor,
+    plan.after.descriptor,
+    mapFields(plan.before.descriptor, plan.after.descriptor, plan.newSchema).origin,
+  );
 }
 
 function sampleText(result: PreflightResult): string {
@@ -64,8 +79,18 @@ function sampleText(result: PreflightResult): string {
 }
 
 /** The warnings of a plan: each unsafe or destructive step's own, and each preflight that found rows. */
-function warningsOf(steps: readonly PlannedStep[], preflights: ReadonlyMap<number, PreflightResult>): string[] {
+function warningsOf(
+  steps: readonly PlannedStep[],
+  preflights: ReadonlyMap<number, PreflightResult>,
+  checks: readonly ValueCheck[],
+): string[] {
   const warnings: string[] = [];
+  for (const { column, result } of checks) {
+    if (result.violating_rows > 0)
+      warnings.push(
+        `${result.violating_rows} ${result.violating_rows === 1 ? 'row' : 'rows'}: ${result.describes} in "${column}"${sampleText(result)}.`,
+      );
+  }
   steps.forEach((step, index) => {
     if (step.warning !== undefined) warnings.push(step.warning);
     const found = preflights.get(index);
@@ -104,12 +129,13 @@ export async function previewChanges(db: Queryable, site: Tenant, caller: Princi
   assertMaterialized(table);
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
+  const checks = await valueChecks(db, plan);
   const rows = await estimatedRows(db, plan.before.descriptor);
-  const blocked = [...preflights.values()].some((p) => p.violating_rows > 0 && p.blocking);
+  const blocked = [...preflights.values(), ...checks.map((c) => c.result)].some((p) => p.violating_rows > 0 && p.blocking);
   return {
     operations: plan.steps.map((step, index) => operationView(step, preflights.get(index))),
     is_safe: plan.steps.every((s) => s.is_safe) && !blocked,
-    warnings: warningsOf(plan.steps, preflights),
+    warnings: warningsOf(plan.steps, preflights, checks),
     estimated_duration_ms: estimateDuration(plan.steps, rows),
   };
 }
@@ -214,11 +240,14 @@ export async function recordMigration(
 ): Promise<string> {
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
-  const warnings = warningsOf(plan.steps, preflights);
-  const blocked = plan.steps.some((_step, index) => {
-    const found = preflights.get(index);
-    return found !== undefined && found.violating_rows > 0 && found.blocking;
-  });
+  const checks = await valueChecks(db, plan);
+  const warnings = warningsOf(plan.steps, preflights, checks);
+  const blocked =
+    checks.some((check) => check.result.violating_rows > 0) ||
+    plan.steps.some((_step, index) => {
+      const found = preflights.get(index);
+      return found !== undefined && found.violating_rows > 0 && found.blocking;
+    });
   if (blocked) {
     throw new ValidationError('Rows of the table would break this schema change; fix them or change the schema.', { extras: { warnings } });
   }
@@ -248,6 +277,7 @@ export async function recordMigration(
     baseHash: table.schema_hash,
     targetHash: schemaHash(newSchema),
     previousSchema: table.json_schema,
+    previousPatternDialect: table.pattern_dialect,
     targetSchema: newSchema,
     userId: callerId,
   });

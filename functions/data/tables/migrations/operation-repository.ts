@@ -4,6 +4,7 @@ import { sql } from '#shared/db/sql.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
+import type { PatternDialect } from '#shared/text/user-patterns.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
 
@@ -12,6 +13,8 @@ export type MigrationRow = OperationRow & {
   base_schema_hash: string | null;
   target_schema_hash: string | null;
   previous_schema: unknown;
+  /** The dialect `previous_schema`'s patterns were read in (a rollback restores both). */
+  previous_pattern_dialect: PatternDialect;
   target_schema: unknown;
   steps: PlannedStep[];
   error_code: string | null;
@@ -22,7 +25,7 @@ export type MigrationRow = OperationRow & {
 
 const COLUMNS = sql.raw(`id, datatable_id, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql,
   started_at, completed_at, duration_ms, parent_operation, error_message, table_name, base_schema_hash, target_schema_hash,
-  previous_schema, target_schema, steps, error_code, created_by, applied_at, tombstones_swept_at`);
+  previous_schema, previous_pattern_dialect, target_schema, steps, error_code, created_by, applied_at, tombstones_swept_at`);
 
 /** Thrown when another migration of the same table is running; the state machine retries on it. */
 export class MigrationBusyError extends Error {
@@ -47,16 +50,17 @@ export async function insertMigration(
     baseHash: string;
     targetHash: string;
     previousSchema: unknown;
+    previousPatternDialect: PatternDialect;
     targetSchema: unknown;
     userId: number;
   },
 ): Promise<void> {
   await db.run(sql`insert into ${tenantTable(site, 'schema_operations')}
       (datatable_id, table_name, revision_id, operation_type, status, alembic_operations, executed_sql, rollback_sql, parent_operation,
-       created_by, base_schema_hash, target_schema_hash, previous_schema, target_schema, steps)
+       created_by, base_schema_hash, target_schema_hash, previous_schema, previous_pattern_dialect, target_schema, steps)
     values (${values.tableId}, ${values.tableName}, ${values.revisionId}, 'ALTER_TABLE', 'PENDING', ${JSON.stringify(values.operations)}::jsonb,
       ${values.executedSql}, ${values.rollbackSql}, ${values.parent}, ${values.userId}, ${values.baseHash}, ${values.targetHash},
-      ${JSON.stringify(values.previousSchema)}::jsonb, ${JSON.stringify(values.targetSchema)}::jsonb, ${JSON.stringify(values.steps)}::jsonb)`);
+      ${JSON.stringify(values.previousSchema)}::jsonb, ${values.previousPatternDialect}, ${JSON.stringify(values.targetSchema)}::jsonb, ${JSON.stringify(values.steps)}::jsonb)`);
 }
 
 export async function findMigration(
@@ -140,16 +144,15 @@ export async function markUnapplied(db: Queryable, site: Site, revisionId: strin
   await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = null where revision_id = ${revisionId}`);
 }
 
-/** Sets the table's schema and hash (inside the migration's transaction). */
+/** Sets the table's schema, hash and pattern dialect (inside the migration's transaction). */
 export async function setTableSchema(
   db: Queryable,
   site: Site,
   tableId: number,
-  schema: unknown,
-  hash: string,
+  values: { schema: unknown; hash: string; patternDialect: PatternDialect },
   userId: number | null,
 ): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'datatables')}
-    set json_schema = ${JSON.stringify(schema)}::jsonb, schema_hash = ${hash}, modified_by = coalesce(${userId}, modified_by), updated_at = now()
+    set json_schema = ${JSON.stringify(values.schema)}::jsonb, schema_hash = ${values.hash}, pattern_dialect = ${values.patternDialect}, modified_by = coalesce(${userId}, modified_by), updated_at = now()
     where id = ${tableId}`);
 }

@@ -34,7 +34,8 @@ export async function castableFor(db: Queryable, schemaName: string): Promise<(t
     modern ? sql`pg_input_is_valid(${text}, '${sql.raw(type)}')` : sql`${ident(schemaName)}.tessera_castable(${text}, '${sql.raw(type)}')`;
 }
 
-function keyExpression(table: TableDescriptor): SQL {
+/** A row's primary key as JSON: the value of a single key, an array of a composite one. */
+export function keyExpression(table: TableDescriptor): SQL {
   const keys = table.primaryKey.map((k) => ident(k));
   return keys.length === 1 ? sql`to_jsonb(${keys[0]!})` : sql`jsonb_build_array(${sql.join(keys, sql`, `)})`;
 }
@@ -48,14 +49,20 @@ export async function countViolations(db: Queryable, table: TableDescriptor, pre
   const samples =
     n === 0
       ? []
-      : (await db.rows<{ id: unknown }>(sql`select ${keyExpression(table)} as id from ${qualified} where ${where} limit ${PREFLIGHT_SAMPLE_SIZE}`)).map((r) =>
-          typeof r.id === 'string' && /^[[{"]/.test(r.id) ? JSON.parse(r.id) : r.id,
-        );
+      : (
+          await db.rows<{ id: unknown }>(
+            sql`select ${keyExpression(table)} as id from ${qualified} where ${where} limit ${PREFLIGHT_SAMPLE_SIZE}`,
+          )
+        ).map((r) => (typeof r.id === 'string' && /^[[{"]/.test(r.id) ? JSON.parse(r.id) : r.id));
   return { violating_rows: n, sample_ids: samples, describes: preflight.describes, blocking: preflight.blocking };
 }
 
 /** Runs the preflight of every step that has one, keyed by step position. */
-export async function runPreflights(db: Queryable, table: TableDescriptor, steps: readonly PlannedStep[]): Promise<Map<number, PreflightResult>> {
+export async function runPreflights(
+  db: Queryable,
+  table: TableDescriptor,
+  steps: readonly PlannedStep[],
+): Promise<Map<number, PreflightResult>> {
   const results = new Map<number, PreflightResult>();
   for (const [index, step] of steps.entries()) {
     if (step.preflight !== undefined) results.set(index, await countViolations(db, table, step.preflight));
@@ -68,13 +75,21 @@ export async function runPreflights(db: Queryable, table: TableDescriptor, steps
  * size on disk at an assumed 64 bytes a row.
  */
 export async function estimatedRows(db: Queryable, table: TableDescriptor): Promise<number> {
-  const [row] = await db.rows<{ n: number }>(sql`select (case when c.reltuples >= 0 then c.reltuples else pg_relation_size(c.oid) / 64 end)::bigint::int as n
+  const [row] = await db.rows<{
+    n: number;
+  }>(sql`select (case when c.reltuples >= 0 then c.reltuples else pg_relation_size(c.oid) / 64 end)::bigint::int as n
     from pg_class c join pg_namespace s on s.oid = c.relnamespace where s.nspname = ${table.schemaName} and c.relname = ${table.tableName}`);
   return row?.n ?? 0;
 }
 
 /** Milliseconds from the row count: catalog-only steps are constant, the others scale with rows. */
 export function estimateDuration(steps: readonly PlannedStep[], rows: number): number {
-  const perRow: Record<PlannedStep['class'], number> = { instant: 0, online: 0.0005, 'data-dependent': 0.002, breaking: 0.002, destructive: 0 };
+  const perRow: Record<PlannedStep['class'], number> = {
+    instant: 0,
+    online: 0.0005,
+    'data-dependent': 0.002,
+    breaking: 0.002,
+    destructive: 0,
+  };
   return Math.round(steps.reduce((total, step) => total + 2 + rows * perRow[step.class], 0));
 }

@@ -1,7 +1,7 @@
 // Rollback of a table's newest successful migration: its recorded rollback statements in one
 // transaction under the table's row lock, the previous schema and hash restored, the operation
 // ROLLED_BACK. Refused for an unknown revision, twice, out of order, and when rows would not
-// convert back to a narrower type.
+// convert back to a narrower type, and when rows break a pattern or format the previous schema restores.
 import type { Principal } from '#shared/auth/principal.ts';
 import { LockTimeoutError, StatementTimeoutError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -9,13 +9,15 @@ import { AppError, BusinessLogicError, ConflictError, NotFoundError } from '#sha
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import type { DatatableRow } from '../table-repository.ts';
-import { compileTable } from '../table-schema.ts';
-import { compileTarget, forgetTableDescriptors } from '../table-service.ts';
+import { analyzeTableSchema, compileTable } from '../table-schema.ts';
+import { compileTarget, forgetTableDescriptors, storedTarget } from '../table-service.ts';
 import { tablesOfApp } from '../table-repository.ts';
 import { currentHash } from './catalog-repository.ts';
 import { reverseMigration } from './migration-execution.ts';
 import { findMigration, latestAppliedMigration, markRolledBack } from './operation-repository.ts';
+import { mapFields } from './field-mapping.ts';
 import { countViolations } from './preflight.ts';
+import { runValueChecks } from './value-preflight.ts';
 
 export async function rollbackMigration(
   db: Queryable,
@@ -38,8 +40,22 @@ export async function rollbackMigration(
   if (latest !== revisionId) throw new ConflictError(`A later migration (${latest}) changed this table; roll it back first.`);
 
   // Incompatible data blocks a type rollback: count the values that would not convert back.
-  const current = compileTable(table.json_schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id))).descriptor;
+  const target = compileTarget(site, table, await tablesOfApp(db, site, table.app_id));
+  const current = compileTable(table.json_schema, { ...target, ...storedTarget(table) }).descriptor;
   const blockers: string[] = [];
+  // Patterns and formats have no CHECK: the rows written since must pass the ones the rollback restores.
+  // (A previous schema that no longer compiles, say its foreign key's table is gone, has nothing to check here.)
+  const analyzed = analyzeTableSchema(op.previous_schema, { ...target, storedSchema: true, patternDialect: op.previous_pattern_dialect });
+  if ('compiled' in analyzed) {
+    const previous = analyzed.compiled.descriptor;
+    for (const { column, result } of await runValueChecks(db, current, previous, mapFields(current, previous, op.previous_schema).origin)) {
+      if (result.violating_rows > 0) {
+        blockers.push(
+          `${result.violating_rows} rows of "${column}" hold ${result.describes} (for example ${result.sample_ids.map((id) => JSON.stringify(id)).join(', ')}).`,
+        );
+      }
+    }
+  }
   for (const step of op.steps) {
     if (step.rollback_preflight === undefined) continue;
     const found = await countViolations(db, current, step.rollback_preflight);
