@@ -32,7 +32,7 @@ export class SchemaMigration extends Construct {
       entry: 'functions/data/tables/migrations/task-handler.ts',
       serviceName: 'tessera-schema-migration',
       logLevel: props.settings.logLevel,
-      description: 'Tessera schema migration tasks (validate, lock, execute, record, invalidate, markFailed)',
+      description: 'Tessera schema migration tasks (validate, lock, execute, validateConstraints, revert, record, invalidate, markFailed)',
       vpc: props.vpc,
       vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
       // DDL runs up to 30 s per statement and CONCURRENTLY index builds longer; not an API budget.

@@ -65,6 +65,28 @@ export class LockTimeoutError extends ConflictError {
   }
 }
 
+/**
+ * A statement on a user table named a column or the table itself that is not there (42703, 42P01).
+ * Record statements are built from the table's schema as the request read it; a schema migration
+ * that commits while the statement waits for the table (a rename, a drop) makes that description
+ * stale: the request is to be sent again, on the new schema. The record routes map to it (only there:
+ * elsewhere these codes mean our own statement is wrong, a 500).
+ */
+class StaleDefinitionError extends ConflictError {
+  constructor(options: AppErrorOptions = {}) {
+    super("The table's definition changed while this request ran; send it again.", {
+      ...options,
+      headers: { 'Retry-After': '1', ...options.headers },
+    });
+  }
+}
+
+/** The StaleDefinitionError for an unknown column or table, else the error as it is. */
+export function staleDefinitionOr(error: unknown): unknown {
+  const code = readPostgresFailure(error)?.code;
+  return code === '42703' || code === '42P01' ? new StaleDefinitionError({ cause: error }) : error;
+}
+
 function stringField(source: Record<string, unknown>, ...names: string[]): string | undefined {
   for (const name of names) {
     const value = source[name];
@@ -109,7 +131,22 @@ function onColumn(failure: PostgresFailure, message: string): AppErrorOptions['f
  * take the field's type, a name the schema already uses or that is too long); the others in the
  * class (syntax, unknown column or table, privileges) mean our statement is wrong: they stay 500s.
  */
-const CLIENT_SYNTAX_RULE_CODES = new Set(['42883', '42804', '42846', '42725', '42P18', '42P10', '428C9', '42701', '42P07', '42710', '42P16', '42611', '42622', '42P17']);
+const CLIENT_SYNTAX_RULE_CODES = new Set([
+  '42883',
+  '42804',
+  '42846',
+  '42725',
+  '42P18',
+  '42P10',
+  '428C9',
+  '42701',
+  '42P07',
+  '42710',
+  '42P16',
+  '42611',
+  '42622',
+  '42P17',
+]);
 
 /** Returns the domain error for a database failure; anything unknown passes through unchanged. */
 export function mapDatabaseError(error: unknown): unknown {

@@ -37,12 +37,29 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly driver: DriverName;
+  /**
+   * Runs one statement that PostgreSQL refuses inside a transaction (CREATE or DROP INDEX
+   * CONCURRENTLY) on a connection of its own, with session-level timeouts that are reset before the
+   * connection goes back to the pool: SET LOCAL has no transaction to live in there.
+   */
+  runOutsideTransaction(statement: SQL, options: Required<TransactionOptions>): Promise<void>;
   /** Applies the committed drizzle-kit migrations in `folder`; safe when several processes start at once. */
   applyMigrations(folder: string): Promise<void>;
   close(): Promise<void>;
 }
 
 type MigrationRunner = (folder: string) => Promise<void>;
+/** Runs one statement on a connection of its own, with the session timeouts set and then reset. */
+type SessionStatementRunner = (statement: SQL, options: Required<TransactionOptions>) => Promise<void>;
+
+/** SET takes no bind parameters: the timeouts are written as whole milliseconds, checked here. */
+function sessionTimeoutStatements(options: Required<TransactionOptions>): string[] {
+  for (const value of [options.statementTimeoutMs, options.lockTimeoutMs]) {
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`a timeout must be whole milliseconds, not ${value}`);
+  }
+  return [`set statement_timeout = ${options.statementTimeoutMs}`, `set lock_timeout = ${options.lockTimeoutMs}`];
+}
+const RESET_SESSION_TIMEOUTS = ['reset statement_timeout', 'reset lock_timeout'];
 // Kept outside `platform` because the first migration creates that schema itself.
 const MIGRATIONS_CONFIG = { migrationsSchema: 'drizzle', migrationsTable: '__platform_migrations' } as const;
 /** Key of the advisory lock that serialises platform migrations across processes. */
@@ -197,8 +214,13 @@ class DrizzleDatabase implements Database {
     private readonly top: Queryable,
     readonly driver: DriverName,
     private readonly migrationRunner: MigrationRunner,
+    private readonly sessionRunner: SessionStatementRunner,
     private readonly closeClient: () => Promise<void>,
   ) {}
+
+  runOutsideTransaction(statement: SQL, options: Required<TransactionOptions>): Promise<void> {
+    return mapped(() => this.sessionRunner(statement, options));
+  }
 
   query<T>(build: (orm: Orm) => PromiseLike<T>): Promise<T> {
     return this.top.query(build);
@@ -254,8 +276,26 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
       await single.end({ timeout: 5 });
     }
   };
+  const runInSession: SessionStatementRunner = async (statement, timeouts) => {
+    const settings = sessionTimeoutStatements(timeouts);
+    const query = renderStatement(statement, new PgDialect());
+    // A connection of its own for the statement's session settings; reset before it is released.
+    const reserved = await client.reserve();
+    try {
+      for (const setting of settings) await reserved.unsafe(setting);
+      await reserved.unsafe(query.sql, query.params as never[], { prepare: false });
+    } finally {
+      try {
+        for (const reset of RESET_SESSION_TIMEOUTS) await reserved.unsafe(reset);
+      } finally {
+        reserved.release();
+      }
+    }
+  };
   const budget = options.prepare === false ? undefined : new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT);
-  return new DrizzleDatabase(new PostgresQueryable(orm, client, budget), 'postgres', runMigrations, () => client.end({ timeout: 5 }));
+  return new DrizzleDatabase(new PostgresQueryable(orm, client, budget), 'postgres', runMigrations, runInSession, () =>
+    client.end({ timeout: 5 }),
+  );
 }
 
 /** Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database). */
@@ -272,6 +312,23 @@ export async function connectPglite(dataDir: string): Promise<Database> {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
-  const top = new PgliteQueryable(orm as unknown as Orm, client, new PglitePreparedStatements(client), new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT));
-  return new DrizzleDatabase(top, 'pglite', runMigrations, () => client.close());
+  const top = new PgliteQueryable(
+    orm as unknown as Orm,
+    client,
+    new PglitePreparedStatements(client),
+    new PreparedStatementBudget(PREPARED_STATEMENT_LIMIT),
+  );
+  // One connection: the settings are set and reset around the statement (PGlite accepts the
+  // timeouts without enforcing them, having nothing to wait for).
+  const runInSession: SessionStatementRunner = async (statement, timeouts) => {
+    const settings = sessionTimeoutStatements(timeouts);
+    const query = renderStatement(statement, new PgDialect());
+    try {
+      for (const setting of settings) await client.exec(setting);
+      await client.query(query.sql, query.params);
+    } finally {
+      for (const reset of RESET_SESSION_TIMEOUTS) await client.exec(reset);
+    }
+  };
+  return new DrizzleDatabase(top, 'pglite', runMigrations, runInSession, () => client.close());
 }

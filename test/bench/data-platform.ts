@@ -101,6 +101,7 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
       return inner.driver;
     },
     applyMigrations: (folder) => inner.applyMigrations(folder),
+    runOutsideTransaction: (statement, options) => inner.runOutsideTransaction(statement, options),
     close: () => inner.close(),
   };
   return { db, recorder };

@@ -2,7 +2,7 @@
 // short URL form (no datasource segment), and what a schema change may do to a materialized table.
 import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
-import type { Queryable } from '#shared/db/database.ts';
+import type { Database, Queryable } from '#shared/db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { existingApp } from '../apps/app-service.ts';
@@ -123,7 +123,7 @@ export async function createTable(db: Queryable, site: Tenant, caller: Principal
  * after it (answered with the operation while that still runs past the request budget).
  */
 export async function changeTable(
-  db: Queryable,
+  db: Database,
   site: Tenant,
   caller: Principal,
   address: TableAddress,

@@ -24,9 +24,17 @@ const BASE = {
   indexes: [{ name: 'by_email', fields: ['email'] }],
 };
 
-function plan(before: unknown, after: unknown): PlannedStep[] {
-  return planMigration({ before: compileTable(before, target), after: compileTable(after, target), afterSchema: after, referencedTables: new Map(), baseHash: 'a'.repeat(64), castable });
+function plan(before: unknown, after: unknown, on: typeof target | typeof jsonbTarget = target): PlannedStep[] {
+  return planMigration({
+    before: compileTable(before, on),
+    after: compileTable(after, on),
+    afterSchema: after,
+    referencedTables: new Map(),
+    baseHash: 'a'.repeat(64),
+    castable,
+  });
 }
+const jsonbTarget = { ...target, tableName: 'hr_docs', provider: 'jsonb' as const, name: 'docs' };
 const withFields = (fields: unknown[], extra: Record<string, unknown> = {}) => ({ ...BASE, ...extra, fields });
 const F = BASE.fields;
 
@@ -34,7 +42,15 @@ describe('migration planner', () => {
   it('adds a nullable column as an instant, safe step with a drop as its rollback', () => {
     const steps = plan(BASE, withFields([...F, { name: 'nick', type: 'string' }]));
     expect(steps).toEqual([
-      expect.objectContaining({ type: 'add_column', column: 'nick', class: 'instant', is_safe: true, phase: 'transaction', sql: ['alter table "site_a"."hr_people" add column "nick" text'], rollback_sql: ['alter table "site_a"."hr_people" drop column "nick"'] }),
+      expect.objectContaining({
+        type: 'add_column',
+        column: 'nick',
+        class: 'instant',
+        is_safe: true,
+        phase: 'transaction',
+        sql: ['alter table "site_a"."hr_people" add column "nick" text'],
+        rollback_sql: ['alter table "site_a"."hr_people" drop column "nick"'],
+      }),
     ]);
   });
 
@@ -47,8 +63,13 @@ describe('migration planner', () => {
   });
 
   it('renames with x-rename-from (and its constraint with it); without the hint drops and adds', () => {
-    const hinted = plan(BASE, withFields([F[0], { name: 'full_name', type: 'string', constraints: { maxLength: 50 }, 'x-rename-from': 'name' }, F[2], F[3]]));
-    expect(hinted).toEqual([expect.objectContaining({ type: 'rename_column', column: 'full_name', object: 'name', class: 'instant', is_safe: true })]);
+    const hinted = plan(
+      BASE,
+      withFields([F[0], { name: 'full_name', type: 'string', constraints: { maxLength: 50 }, 'x-rename-from': 'name' }, F[2], F[3]]),
+    );
+    expect(hinted).toEqual([
+      expect.objectContaining({ type: 'rename_column', column: 'full_name', object: 'name', class: 'instant', is_safe: true }),
+    ]);
     expect(hinted[0]!.sql).toEqual([
       'alter table "site_a"."hr_people" rename column "name" to "full_name"',
       'alter table "site_a"."hr_people" rename constraint "hr_people_name_max_length" to "hr_people_full_name_max_length"',
@@ -70,7 +91,9 @@ describe('migration planner', () => {
   it('narrows a type as a breaking step whose non-converting values become NULL, and widens safely', () => {
     const [narrow] = plan(BASE, withFields([F[0], F[1], { name: 'age', type: 'integer' }, F[3]]));
     expect(narrow).toMatchObject({ type: 'alter_column_type', class: 'breaking', is_safe: false });
-    expect(narrow!.sql[0]).toBe(`alter table "site_a"."hr_people" alter column "age" type bigint using case when pg_input_is_valid("age"::text, 'bigint') then "age"::text::bigint end`);
+    expect(narrow!.sql[0]).toBe(
+      `alter table "site_a"."hr_people" alter column "age" type bigint using case when pg_input_is_valid("age"::text, 'bigint') then "age"::text::bigint end`,
+    );
     expect(narrow!.preflight!.predicate).toBe(`"age" is not null and not pg_input_is_valid("age"::text, 'bigint')`);
     const back = plan(withFields([F[0], F[1], { name: 'age', type: 'integer' }, F[3]]), BASE);
     expect(back[0]).toMatchObject({ type: 'alter_column_type', class: 'data-dependent', is_safe: true });
@@ -78,30 +101,135 @@ describe('migration planner', () => {
     expect(back[0]!.rollback_preflight!.predicate).toContain(`pg_input_is_valid("age"::text, 'bigint')`);
   });
 
-  it('sets NOT NULL through a validated CHECK, with a preflight of the NULLs', () => {
+  it('sets NOT NULL through a CHECK added NOT VALID in the transaction and validated after it, with a preflight of the NULLs', () => {
     const [step] = plan(BASE, withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { required: true } }]));
-    expect(step).toMatchObject({ type: 'set_not_null', class: 'data-dependent', is_safe: true, preflight: { predicate: '"email" is null', blocking: true } });
+    expect(step).toMatchObject({
+      type: 'set_not_null',
+      object: 'hr_people_email_not_null',
+      class: 'data-dependent',
+      is_safe: true,
+      preflight: { predicate: '"email" is null', blocking: true },
+    });
     expect(step!.sql).toEqual([
       'alter table "site_a"."hr_people" add constraint "hr_people_email_not_null" check ("email" is not null) not valid',
+    ]);
+    expect(step!.validate_sql).toEqual([
       'alter table "site_a"."hr_people" validate constraint "hr_people_email_not_null"',
       'alter table "site_a"."hr_people" alter column "email" set not null',
-      'alter table "site_a"."hr_people" drop constraint "hr_people_email_not_null"',
+      'alter table "site_a"."hr_people" drop constraint if exists "hr_people_email_not_null"',
+    ]);
+    expect(step!.rollback_sql).toEqual([
+      'alter table "site_a"."hr_people" drop constraint if exists "hr_people_email_not_null"',
+      'alter table "site_a"."hr_people" alter column "email" drop not null',
     ]);
   });
 
   it('adds unique with a duplicate preflight, checks NOT VALID then VALIDATE, and builds an index on existing columns CONCURRENTLY', () => {
-    const steps = plan(BASE, withFields([F[0], F[1], { name: 'age', type: 'string', constraints: { maxLength: 3 } }, { name: 'email', type: 'string', constraints: { unique: true } }], { indexes: [{ name: 'by_email', fields: ['email'] }, { name: 'by_age', fields: ['age'] }] }));
+    const steps = plan(
+      BASE,
+      withFields(
+        [
+          F[0],
+          F[1],
+          { name: 'age', type: 'string', constraints: { maxLength: 3 } },
+          { name: 'email', type: 'string', constraints: { unique: true } },
+        ],
+        {
+          indexes: [
+            { name: 'by_email', fields: ['email'] },
+            { name: 'by_age', fields: ['age'] },
+          ],
+        },
+      ),
+    );
     expect(steps.map((s) => [s.type, s.class, s.phase])).toEqual([
       ['add_check', 'online', 'transaction'],
       ['add_unique', 'data-dependent', 'transaction'],
       ['create_index', 'online', 'concurrent'],
     ]);
     expect(steps[1]!.preflight!.describes).toBe('rows sharing a value');
-    expect(steps[0]!.sql[0]).toBe(`alter table "site_a"."hr_people" add constraint "hr_people_age_max_length" check (char_length("age") <= 3) not valid`);
-    expect(steps[2]!.sql).toEqual(['create index concurrently if not exists "hr_people_by_age" on "site_a"."hr_people" using btree ("age")']);
+    expect(steps[0]!.sql).toEqual([
+      `alter table "site_a"."hr_people" add constraint "hr_people_age_max_length" check (char_length("age") <= 3) not valid`,
+    ]);
+    expect(steps[0]!.validate_sql).toEqual(['alter table "site_a"."hr_people" validate constraint "hr_people_age_max_length"']);
+    // No IF NOT EXISTS: another table's index of the name must fail the build, not stand in for it.
+    expect(steps[2]!.sql).toEqual(['create index concurrently "hr_people_by_age" on "site_a"."hr_people" using btree ("age")']);
     const { executed, rollback } = planSql(steps);
     expect(executed[0]).toMatch(/^create index concurrently/);
+    expect(executed.at(-1)).toBe('alter table "site_a"."hr_people" validate constraint "hr_people_age_max_length"');
     expect(rollback.at(-1)).toBe('drop index "site_a"."hr_people_by_age"');
+  });
+
+  it('builds an index in the transaction when its name is one the table has or gets otherwise', () => {
+    // "search_vector_idx" would be the search vector's index, "email_key" a unique constraint's: a
+    // failed CONCURRENTLY build is cleaned up by dropping its name on the table, so it must not be those.
+    const search = plan(
+      BASE,
+      withFields(F, {
+        indexes: [
+          { name: 'by_email', fields: ['email'] },
+          { name: 'search_vector_idx', fields: ['age'] },
+        ],
+      }),
+    );
+    expect(search.map((s) => [s.type, s.object, s.phase])).toEqual([['create_index', 'hr_people_search_vector_idx', 'transaction']]);
+    const unique = plan(
+      BASE,
+      withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { unique: true } }], {
+        indexes: [
+          { name: 'by_email', fields: ['email'] },
+          { name: 'email_key', fields: ['age'] },
+        ],
+      }),
+    );
+    expect(unique.map((s) => [s.type, s.object, s.phase])).toEqual([
+      ['add_unique', 'hr_people_email_key', 'transaction'],
+      ['create_index', 'hr_people_email_key', 'transaction'],
+    ]);
+    const free = plan(
+      BASE,
+      withFields(F, {
+        indexes: [
+          { name: 'by_email', fields: ['email'] },
+          { name: 'by_age', fields: ['age'] },
+        ],
+      }),
+    );
+    expect(free.map((s) => s.phase)).toEqual(['concurrent']);
+  });
+
+  it('plans a jsonb table: members renamed, dropped to a tombstone column and retyped by UPDATEs, constraints checked by preflight', () => {
+    const steps = plan(
+      BASE,
+      withFields(
+        [
+          F[0],
+          { name: 'full_name', type: 'string', 'x-rename-from': 'name' },
+          { name: 'age', type: 'integer', constraints: { minimum: 0 } },
+        ],
+        { indexes: [] },
+      ),
+      jsonbTarget,
+    );
+    expect(steps.map((s) => [s.type, s.class, s.sql.length])).toEqual([
+      ['drop_index', 'instant', 1],
+      ['rename_column', 'data-dependent', 1],
+      ['drop_column', 'destructive', 2],
+      ['alter_column_type', 'breaking', 1],
+      ['drop_check', 'instant', 0],
+      ['add_check', 'instant', 0],
+    ]);
+    expect(steps[1]!.sql).toEqual([
+      `update "site_a"."hr_docs" set "data" = ("data" - E'name') || jsonb_build_object(E'full_name', ("data" -> E'name')) where "data" ? E'name'`,
+    ]);
+    expect(steps[2]!.sql[1]).toMatch(
+      /^update "site_a"."hr_docs" set "_tomb_[0-9a-f]{24}" = \("data" -> E'email'\), "data" = "data" - E'email' where "data" \? E'email'$/,
+    );
+    expect(steps[3]!.preflight!.predicate).toBe(
+      `("data" -> E'age') is not null and ("data" -> E'age') <> 'null'::jsonb and not pg_input_is_valid(("data" ->> E'age'), 'bigint')`,
+    );
+    expect(steps[4]!.object).toBe('hr_docs_full_name_max_length');
+    expect(steps[5]!.preflight!.describes).toBe('rows breaking hr_docs_age_min');
   });
 
   it('refuses a primary key change', () => {
@@ -110,12 +238,30 @@ describe('migration planner', () => {
 
   it('lints clean under squawk for a set of schema pairs, every rule it raises answered', () => {
     const pairs: [unknown, unknown][] = [
-      [BASE, withFields([...F, { name: 'nick', type: 'string' }, { name: 'score', type: 'number', default: 0, constraints: { required: true } }])],
-      [BASE, withFields([F[0], { name: 'full_name', type: 'string', constraints: { maxLength: 50 }, 'x-rename-from': 'name' }, F[2], F[3]])],
+      [
+        BASE,
+        withFields([
+          ...F,
+          { name: 'nick', type: 'string' },
+          { name: 'score', type: 'number', default: 0, constraints: { required: true } },
+        ]),
+      ],
+      [
+        BASE,
+        withFields([F[0], { name: 'full_name', type: 'string', constraints: { maxLength: 50 }, 'x-rename-from': 'name' }, F[2], F[3]]),
+      ],
       [BASE, withFields([F[0], F[1], { name: 'age', type: 'integer', constraints: { minimum: 0 } }, F[3]])],
       [BASE, withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { required: true, unique: true } }])],
       [BASE, withFields([F[0], F[1], F[2]], { indexes: [] })],
-      [BASE, withFields(F, { indexes: [{ name: 'by_email', fields: ['email'] }, { name: 'by_name', fields: ['name'], unique: true }] })],
+      [
+        BASE,
+        withFields(F, {
+          indexes: [
+            { name: 'by_email', fields: ['email'] },
+            { name: 'by_name', fields: ['name'], unique: true },
+          ],
+        }),
+      ],
     ];
     // Why each rule squawk raises does not apply to how these statements run.
     const answered: Record<string, string> = {
@@ -146,29 +292,62 @@ describe('migration planner', () => {
       // DROP INDEX is catalog-only; its short lock is bounded by lock_timeout, and CONCURRENTLY cannot
       // run inside the transaction that keeps the migration all or nothing.
       'require-concurrent-index-deletion': 'catalog-only, inside the atomic transaction',
-      // A CONCURRENTLY build outside the transaction holds SHARE UPDATE EXCLUSIVE (reads and writes go
-      // on) and runs without timeouts: a session-level SET would leave state on a pooled connection
-      // (RDS Proxy pins such sessions). The in-transaction statements have both (SET LOCAL above).
-      'require-lock-timeout': 'concurrent builds do not block writers',
-      'require-statement-timeout': 'no session state on pooled connections',
     };
     const dir = mkdtempSync(path.join(tmpdir(), 'squawk-'));
-    const files = pairs.map(([before, after], index) => {
-      const steps = plan(before, after);
-      const concurrent = steps.filter((s) => s.phase === 'concurrent').flatMap((s) => s.sql);
-      const inTransaction = steps.filter((s) => s.phase === 'transaction').flatMap((s) => s.sql);
-      // As the executor runs it: CONCURRENTLY steps alone, then one transaction with both timeouts
-      // (set_config(..., true) there, which is SET LOCAL).
-      const text = [...concurrent.map((s) => `${s};`), 'begin;', "set local lock_timeout = '5s';", "set local statement_timeout = '30s';", ...inTransaction.map((s) => `${s};`), 'commit;'].join('\n');
-      const file = path.join(dir, `pair-${index + 1}.sql`);
-      writeFileSync(file, `${text}\n`);
-      return file;
-    });
+    // jsonb tables: member renames, drops, type changes and expression indexes.
+    const jsonbPairs: [unknown, unknown][] = [
+      [
+        BASE,
+        withFields(
+          [
+            F[0],
+            { name: 'full_name', type: 'string', 'x-rename-from': 'name' },
+            { name: 'age', type: 'integer' },
+            { name: 'level', type: 'integer', default: 1 },
+          ],
+          { indexes: [] },
+        ),
+      ],
+      [
+        BASE,
+        withFields([F[0], F[1], F[2], { name: 'email', type: 'string', constraints: { unique: true } }], {
+          indexes: [{ name: 'by_age', fields: ['age'] }],
+        }),
+      ],
+    ];
+    const files = [...pairs.map((pair) => ({ pair, on: target })), ...jsonbPairs.map((pair) => ({ pair, on: jsonbTarget }))].map(
+      ({ pair: [before, after], on }, index) => {
+        const steps = plan(before, after, on);
+        const concurrent = steps.filter((s) => s.phase === 'concurrent').flatMap((s) => s.sql);
+        const inTransaction = steps.filter((s) => s.phase === 'transaction').flatMap((s) => s.sql);
+        const validations = steps.flatMap((s) => s.validate_sql ?? []);
+        // As the executor runs it: each CONCURRENTLY step alone with session timeouts (reset after it),
+        // then one transaction with both timeouts (set_config(..., true) there, which is SET LOCAL), then
+        // each validation in a short transaction of its own with the same timeouts.
+        const timeouts = ["set lock_timeout = '5s';", "set statement_timeout = '30s';"];
+        const local = ["set local lock_timeout = '5s';", "set local statement_timeout = '30s';"];
+        const text = [
+          ...concurrent.flatMap((s) => [...timeouts, `${s};`, 'reset lock_timeout;', 'reset statement_timeout;']),
+          'begin;',
+          ...local,
+          ...inTransaction.map((s) => `${s};`),
+          'commit;',
+          ...validations.flatMap((s) => ['begin;', ...local, `${s};`, 'commit;']),
+        ].join('\n');
+        const file = path.join(dir, `pair-${index + 1}.sql`);
+        writeFileSync(file, `${text}\n`);
+        return file;
+      },
+    );
     let output: string;
     try {
       // The binary package itself (an optional dependency): squawk-cli's wrapper lists platform
       // packages the registry here does not serve, which leaves a lock file `npm ci` refuses.
-      output = execFileSync(path.resolve('node_modules/@squawk-cli/linux-x64/bin/squawk'), ['--reporter', 'json', '--pg-version', '15.0', ...files], { encoding: 'utf8' });
+      output = execFileSync(
+        path.resolve('node_modules/@squawk-cli/linux-x64/bin/squawk'),
+        ['--reporter', 'json', '--pg-version', '15.0', ...files],
+        { encoding: 'utf8' },
+      );
     } catch (error) {
       output = (error as { stdout: string }).stdout;
     }

@@ -4,7 +4,7 @@
 // awaited within the request budget (else 202 with the operation).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Config } from '#shared/config.ts';
-import type { Queryable } from '#shared/db/database.ts';
+import type { Database, Queryable } from '#shared/db/database.ts';
 import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
@@ -43,7 +43,14 @@ export async function planChange(db: Queryable, site: Tenant, table: DatatableRo
     }
     referenced.set(other.name, other.physical_table_name);
   }
-  const steps = planMigration({ before, after, afterSchema: newSchema, referencedTables: referenced, baseHash: table.schema_hash, castable: await castableFor(db, site.schemaName) });
+  const steps = planMigration({
+    before,
+    after,
+    afterSchema: newSchema,
+    referencedTables: referenced,
+    baseHash: table.schema_hash,
+    castable: await castableFor(db, site.schemaName),
+  });
   return { before, after, steps };
 }
 
@@ -59,7 +66,9 @@ function warningsOf(steps: readonly PlannedStep[], preflights: ReadonlyMap<numbe
     const found = preflights.get(index);
     if (found !== undefined && found.violating_rows > 0) {
       const what = `${step.type}${step.column ? ` on "${step.column}"` : ''}`;
-      warnings.push(`${found.violating_rows} ${found.violating_rows === 1 ? 'row' : 'rows'}: ${found.describes} for ${what}${sampleText(found)}.`);
+      warnings.push(
+        `${found.violating_rows} ${found.violating_rows === 1 ? 'row' : 'rows'}: ${found.describes} for ${what}${sampleText(found)}.`,
+      );
     }
   });
   return warnings;
@@ -80,7 +89,8 @@ function operationView(step: PlannedStep, preflight: PreflightResult | undefined
 }
 
 function assertMaterialized(table: DatatableRow): void {
-  if (!table.is_materialized) throw new ConflictError(`The table "${table.name}" is not materialized; change its schema with PATCH until it is.`);
+  if (!table.is_materialized)
+    throw new ConflictError(`The table "${table.name}" is not materialized; change its schema with PATCH until it is.`);
 }
 
 /** Previewing scans the table (the preflight), so it is for those who may change the schema. */
@@ -109,7 +119,9 @@ export async function validateSchema(db: Queryable, site: Tenant, caller: Princi
     const unmaterialized = analyzed.compiled.foreignKeys
       .map((fk) => appTables.find((t) => t.name === fk.reference.resource && t.name !== table.name))
       .filter((t): t is DatatableRow => t !== undefined && !t.is_materialized);
-    const warnings = [...new Set(unmaterialized.map((t) => t.name))].map((name) => `The foreign key target table "${name}" is not materialized; materialize it first.`);
+    const warnings = [...new Set(unmaterialized.map((t) => t.name))].map(
+      (name) => `The foreign key target table "${name}" is not materialized; materialize it first.`,
+    );
     return { valid: true, errors: [], warnings };
   }
   try {
@@ -135,7 +147,13 @@ export type MigrationOutcome = { done: true; table: DatatableRow } | { done: fal
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'ROLLED_BACK']);
 
 /** Waits for the operation to end within the budget: on the local execution, else by reading its row. */
-async function awaitOperation(db: Queryable, site: Tenant, revisionId: string, finished: Promise<unknown> | undefined, waitMs: number): Promise<MigrationRow> {
+async function awaitOperation(
+  db: Queryable,
+  site: Tenant,
+  revisionId: string,
+  finished: Promise<unknown> | undefined,
+  waitMs: number,
+): Promise<MigrationRow> {
   const deadline = Date.now() + waitMs;
   if (waitMs === 0) {
     // No budget: answer with the operation as it stands, whatever the runner has done meanwhile.
@@ -157,12 +175,18 @@ async function awaitOperation(db: Queryable, site: Tenant, revisionId: string, f
 export function failureError(op: MigrationRow): Error {
   const message = op.error_message ?? 'The schema migration failed.';
   const extras = { operation: op.revision_id };
+  // Applied but not validated (its revert failed too): whatever the error, the change is in place,
+  // and the message says how to undo it; a 409 would read as "nothing changed, send it again".
+  if (op.applied_at !== null) return new BusinessLogicError(message, { extras });
   switch (op.error_code) {
     case 'StaleSchemaError':
       return new ConflictError(`${message} Read the table again and send the change on its current schema.`, { extras });
     case 'LockTimeoutError':
     case 'MigrationBusyError':
-      return new ConflictError('The table is busy (its lock could not be taken in time); try again shortly.', { extras, headers: { 'Retry-After': '1' } });
+      return new ConflictError('The table is busy (its lock could not be taken in time); try again shortly.', {
+        extras,
+        headers: { 'Retry-After': '1' },
+      });
     case 'StatementTimeoutError':
       return new BusinessLogicError(`A DDL statement took longer than its time limit (30 seconds): ${message}`, { extras });
     default:
@@ -175,7 +199,14 @@ export function failureError(op: MigrationRow): Error {
  * Refusals come before anything is recorded: an invalid schema, rows that would break a step,
  * unsafe steps without `allow_data_loss` (400 with the warnings at the top level).
  */
-export async function recordMigration(db: Queryable, site: Tenant, callerId: number, table: DatatableRow, newSchema: unknown, allowDataLoss: boolean): Promise<string> {
+export async function recordMigration(
+  db: Queryable,
+  site: Tenant,
+  callerId: number,
+  table: DatatableRow,
+  newSchema: unknown,
+  allowDataLoss: boolean,
+): Promise<string> {
   const plan = await planChange(db, site, table, newSchema);
   const preflights = await runPreflights(db, plan.before.descriptor, plan.steps);
   const warnings = warningsOf(plan.steps, preflights);
@@ -197,7 +228,16 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
     revisionId,
     parent: await lastRevision(db, site, table.id),
     steps: plan.steps,
-    operations: plan.steps.map((s) => ({ op: s.type, column: s.column, object: s.object ?? null, class: s.class, is_safe: s.is_safe, phase: s.phase, sql: s.sql, rollback_sql: s.rollback_sql })),
+    operations: plan.steps.map((s) => ({
+      op: s.type,
+      column: s.column,
+      object: s.object ?? null,
+      class: s.class,
+      is_safe: s.is_safe,
+      phase: s.phase,
+      sql: s.sql,
+      rollback_sql: s.rollback_sql,
+    })),
     executedSql: executed.map((s) => `${s};`).join('\n'),
     rollbackSql: rollback.map((s) => `${s};`).join('\n'),
     baseHash: table.schema_hash,
@@ -211,7 +251,7 @@ export async function recordMigration(db: Queryable, site: Tenant, callerId: num
 
 /** Migrates a materialized table: recorded, run by the state machine, awaited within the budget. */
 export async function migrateTable(
-  db: Queryable,
+  db: Database,
   settings: MigrationSettings,
   site: Tenant,
   caller: Principal,

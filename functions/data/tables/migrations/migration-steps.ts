@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * instant: catalog only. online: a constraint added NOT VALID then validated, or an index built
+ * instant: catalog only. online: a constraint added NOT VALID in the migration's transaction and
+ * validated after it (SHARE UPDATE EXCLUSIVE: reads and writes go on), or an index built
  * CONCURRENTLY. data-dependent: reads or rewrites every row and may fail on the data. breaking:
  * loses or refuses data (needs `allow_data_loss`). destructive: removes stored data.
  */
@@ -48,6 +49,13 @@ export interface PlannedStep {
   /** `concurrent` steps run before the transaction, outside it (CREATE INDEX CONCURRENTLY). */
   phase: 'transaction' | 'concurrent';
   sql: string[];
+  /**
+   * Statements run after the transaction has committed, each in a short transaction of its own:
+   * VALIDATE CONSTRAINT of what `sql` added NOT VALID (and, for a NOT NULL, the SET NOT NULL the
+   * validated CHECK makes scan-free). New writes are checked from the commit on; a failure here
+   * reverts the whole migration.
+   */
+  validate_sql?: string[];
   rollback_sql: string[];
   warning?: string;
   preflight?: Preflight;
@@ -57,6 +65,19 @@ export interface PlannedStep {
   tombstone?: { sweep_sql: string[]; rollback_after_sweep: string[] };
 }
 
+/** Column types a value of the key type converts into without loss or failure (both planners). */
+export const WIDENINGS: Readonly<Record<string, readonly string[]>> = {
+  integer: ['bigint', 'double precision', 'text'],
+  bigint: ['double precision', 'text'],
+  'double precision': ['text'],
+  boolean: ['text'],
+  uuid: ['text'],
+  date: ['text', 'timestamptz'],
+  time: ['text'],
+  timestamptz: ['text'],
+  interval: ['text'],
+};
+
 /** Dropped columns are renamed under this prefix until the retention window has passed. */
 export const TOMBSTONE_PREFIX = '_tomb_';
 
@@ -65,8 +86,16 @@ export function tombstoneName(baseHash: string, column: string): string {
   return `${TOMBSTONE_PREFIX}${createHash('sha256').update(`${baseHash}:${column}`).digest('hex').slice(0, 24)}`;
 }
 
-/** The statements of a plan in the order they run, and its rollback in reverse. */
+/** The steps in the order their `sql` runs: CONCURRENTLY builds first, then the transaction's. */
+export function executionOrder<T extends Pick<PlannedStep, 'phase'>>(steps: readonly T[]): T[] {
+  return [...steps.filter((s) => s.phase === 'concurrent'), ...steps.filter((s) => s.phase === 'transaction')];
+}
+
+/** The statements of a plan in the order they run (validations last), and its rollback in reverse. */
 export function planSql(steps: readonly PlannedStep[]): { executed: string[]; rollback: string[] } {
-  const ordered = [...steps.filter((s) => s.phase === 'concurrent'), ...steps.filter((s) => s.phase === 'transaction')];
-  return { executed: ordered.flatMap((s) => s.sql), rollback: [...ordered].reverse().flatMap((s) => s.rollback_sql) };
+  const ordered = executionOrder(steps);
+  return {
+    executed: [...ordered.flatMap((s) => s.sql), ...ordered.flatMap((s) => s.validate_sql ?? [])],
+    rollback: [...ordered].reverse().flatMap((s) => s.rollback_sql),
+  };
 }

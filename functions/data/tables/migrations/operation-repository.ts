@@ -59,7 +59,12 @@ export async function insertMigration(
       ${JSON.stringify(values.previousSchema)}::jsonb, ${JSON.stringify(values.targetSchema)}::jsonb, ${JSON.stringify(values.steps)}::jsonb)`);
 }
 
-export async function findMigration(db: Queryable, site: Site, revisionId: string, options: { forUpdate?: boolean } = {}): Promise<MigrationRow | undefined> {
+export async function findMigration(
+  db: Queryable,
+  site: Site,
+  revisionId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<MigrationRow | undefined> {
   const lock = options.forUpdate ? sql` for update` : sql``;
   const [row] = await db.rows<MigrationRow>(
     sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')} where revision_id = ${revisionId}${lock}`,
@@ -99,17 +104,29 @@ export async function markRolledBack(db: Queryable, site: Site, revisionId: stri
 }
 
 /** The table's operations, newest first, and how many there are. */
-export async function operationPage(db: Queryable, site: Site, tableId: number, limit: number, offset: number): Promise<{ count: number; rows: MigrationRow[] }> {
-  const [counted] = await db.rows<{ n: number }>(sql`select count(*)::int as n from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`);
+export async function operationPage(
+  db: Queryable,
+  site: Site,
+  tableId: number,
+  limit: number,
+  offset: number,
+): Promise<{ count: number; rows: MigrationRow[] }> {
+  const [counted] = await db.rows<{ n: number }>(
+    sql`select count(*)::int as n from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`,
+  );
   const rows = await db.rows<MigrationRow>(sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')}
     where datatable_id = ${tableId} order by id desc limit ${limit} offset ${offset}`);
   return { count: counted?.n ?? 0, rows };
 }
 
-/** The newest successful ALTER_TABLE of the table: the only one a rollback may reverse. */
+/**
+ * The newest applied ALTER_TABLE of the table: the only one a rollback may reverse. Applied: SUCCESS,
+ * or FAILED with its change still in place (a validation and its revert failed).
+ */
 export async function latestAppliedMigration(db: Queryable, site: Site, tableId: number): Promise<string | undefined> {
   const [row] = await db.rows<{ revision_id: string }>(sql`select revision_id from ${tenantTable(site, 'schema_operations')}
-    where datatable_id = ${tableId} and status = 'SUCCESS' and operation_type = 'ALTER_TABLE' order by id desc limit 1`);
+    where datatable_id = ${tableId} and operation_type = 'ALTER_TABLE' and (status = 'SUCCESS' or (status = 'FAILED' and applied_at is not null))
+    order by id desc limit 1`);
   return row?.revision_id;
 }
 
@@ -118,8 +135,20 @@ export async function markApplied(db: Queryable, site: Site, revisionId: string)
   await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = clock_timestamp() where revision_id = ${revisionId}`);
 }
 
+/** A reverted migration: its change is out again (inside the revert's transaction). */
+export async function markUnapplied(db: Queryable, site: Site, revisionId: string): Promise<void> {
+  await db.run(sql`update ${tenantTable(site, 'schema_operations')} set applied_at = null where revision_id = ${revisionId}`);
+}
+
 /** Sets the table's schema and hash (inside the migration's transaction). */
-export async function setTableSchema(db: Queryable, site: Site, tableId: number, schema: unknown, hash: string, userId: number | null): Promise<void> {
+export async function setTableSchema(
+  db: Queryable,
+  site: Site,
+  tableId: number,
+  schema: unknown,
+  hash: string,
+  userId: number | null,
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'datatables')}
     set json_schema = ${JSON.stringify(schema)}::jsonb, schema_hash = ${hash}, modified_by = coalesce(${userId}, modified_by), updated_at = now()
     where id = ${tableId}`);
