@@ -5,12 +5,21 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { eventsRoutes } from './events/routes.ts';
+import { hostingRoutes } from './hosting/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
 /** Outside services a group's Lambda needs beyond the database and the signing key. */
-export type GroupCapability = 'email' | 'secrets-key' | 'object-store' | 'document-library' | 'schema-migrations';
+export type GroupCapability =
+  | 'email'
+  | 'secrets-key'
+  | 'object-store'
+  | 'document-library'
+  | 'schema-migrations'
+  | 'hosted-builds'
+  | 'user-events';
 
 export interface EndpointGroup {
   name: string;
@@ -34,8 +43,9 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'console',
     entry: 'functions/console/handler.ts',
     routes: consoleRoutes,
-    // Invitations are mailed; secret values are encrypted with the secrets key.
-    uses: ['email', 'secrets-key'],
+    // Invitations are mailed; secret values are encrypted with the secrets key; creating a user
+    // through a site fires its user events.
+    uses: ['email', 'secrets-key', 'user-events'],
     loadHandler: async () => (await import('./console/handler.ts')).handler,
   },
   {
@@ -45,6 +55,21 @@ export const endpointGroups: readonly EndpointGroup[] = [
     // A schema PATCH starts the schema-migration state machine.
     uses: ['schema-migrations'],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
+  },
+  {
+    name: 'events',
+    entry: 'functions/events/handler.ts',
+    routes: eventsRoutes,
+    uses: [],
+    loadHandler: async () => (await import('./events/handler.ts')).handler,
+  },
+  {
+    name: 'hosting',
+    entry: 'functions/hosting/handler.ts',
+    routes: hostingRoutes,
+    // Build files: a folder locally, the builds bucket behind CloudFront when deployed.
+    uses: ['hosted-builds'],
+    loadHandler: async () => (await import('./hosting/handler.ts')).handler,
   },
   {
     name: 'roles',

@@ -1,16 +1,32 @@
-// How a group's Lambda entry is bundled. CDK's NodejsFunction and the bundle benchmark both use
-// these options, so what is measured is what is deployed.
+// How a Lambda entry is bundled. CDK (TesseraFunction), the bundle benchmark and the bundle tests all
+// call `buildLambdaBundle`, so what is measured and tested is what is deployed.
+//
+// The bundle is split: `index.mjs` holds what importing the handler runs, and every module reached
+// only through `await import(...)` (the database driver, the AWS SDK clients and the credential
+// providers a Lambda never uses, the password dictionaries) is a chunk file beside it that Node reads
+// when that import first runs. A cold start therefore parses only the code it executes.
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import type { GroupCapability } from '#functions/groups.ts';
-export const LAMBDA_NODE_TARGET = 'node22';
+
+/** The deployed functions run on `nodejs22.x` (TesseraFunction); esbuild writes syntax it runs natively. */
+const LAMBDA_NODE_TARGET = 'node22';
 
 /** PGlite (27 MB) is the embedded database of the dev server and tests; Lambdas never load it. */
-export const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite'];
+const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite'];
 
-/** ESM bundles still meet CommonJS dependencies that call `require`; give them one. */
-export const LAMBDA_ESM_BANNER =
+/** ESM bundles still meet CommonJS dependencies that call `require`; give every output file one. */
+const LAMBDA_ESM_BANNER =
   "import { createRequire as __tesseraCreateRequire } from 'node:module'; const require = __tesseraCreateRequire(import.meta.url);";
 
-/** Options in esbuild's own terms (the bundle benchmark calls esbuild directly). */
+/** The file the Lambda runtime imports (handler `index.handler`). */
+export const LAMBDA_ENTRY_FILE = 'index.mjs';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Options in esbuild's own terms, less the entry, the output folder and the defines. */
 export const lambdaEsbuildOptions = {
   bundle: true,
   platform: 'node',
@@ -18,11 +34,18 @@ export const lambdaEsbuildOptions = {
   target: LAMBDA_NODE_TARGET,
   minify: true,
   sourcemap: false,
+  // Lazily imported modules become chunks. They sit in the same folder as index.mjs (not a
+  // subfolder), so `import.meta.url` means the same folder in every one of them: the migrate
+  // function finds `migrations/` beside itself whichever chunk asks.
+  splitting: true,
+  entryNames: 'index',
+  chunkNames: '[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
   mainFields: ['module', 'main'],
   external: LAMBDA_EXTERNAL_MODULES,
   banner: { js: LAMBDA_ESM_BANNER },
   legalComments: 'none',
-} as const;
+} as const satisfies BuildOptions;
 
 /**
  * Constants esbuild writes into a group's bundle: the code of a capability the group does not use
@@ -37,5 +60,79 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
     ...(uses.includes('email') ? {} : { 'process.env.TESSERA_BUNDLE_EMAIL': excluded }),
     // No Lambda runs a state machine in-process: Step Functions does (aws-local-stepfunctions is local only).
     'process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS': excluded,
+  };
+}
+
+export interface LambdaBundleRequest {
+  /** Source of the handler, relative to the repository root or absolute. */
+  entry: string;
+  /** Folder to write index.mjs and its chunks into; it should be empty. */
+  outdir: string;
+  define?: Record<string, string>;
+}
+
+interface BundleFile {
+  /** Relative to the bundle folder. */
+  name: string;
+  bytes: number;
+  /** Read when index.mjs is imported (index.mjs itself and the chunks it imports statically). */
+  loadedOnImport: boolean;
+  /** Source files bundled into it (paths relative to the repository root) with their bytes in it. */
+  inputs: Array<{ path: string; bytes: number }>;
+}
+
+export interface LambdaBundle {
+  outdir: string;
+  files: BundleFile[];
+  /** What a cold import reads and compiles: index.mjs and its static imports. */
+  importBytes: number;
+  /** Every file of the bundle, chunks only loaded on demand included. */
+  totalBytes: number;
+  metafile: Metafile;
+}
+
+/** Bundles `entry` into `outdir` (synchronously: CDK's local bundling hook is synchronous). */
+export function buildLambdaBundle(request: LambdaBundleRequest): LambdaBundle {
+  const result = buildSync({
+    ...lambdaEsbuildOptions,
+    mainFields: [...lambdaEsbuildOptions.mainFields], // the same list; esbuild's type wants it mutable
+    external: [...lambdaEsbuildOptions.external],
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [path.resolve(REPO_ROOT, request.entry)],
+    outdir: request.outdir,
+    define: request.define ?? {},
+    metafile: true,
+    logLevel: 'error',
+  });
+  const metafile = result.metafile!;
+  const outputs = metafile.outputs;
+  const outputPath = (name: string) => path.resolve(REPO_ROOT, name);
+  const entryOutput = Object.keys(outputs).find(
+    (name) => path.basename(name) === LAMBDA_ENTRY_FILE && outputs[name]!.entryPoint !== undefined,
+  );
+  if (entryOutput === undefined) throw new Error(`esbuild wrote no ${LAMBDA_ENTRY_FILE} for ${request.entry}`);
+  const loaded = new Set<string>();
+  const pending = [entryOutput];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (loaded.has(name)) continue;
+    loaded.add(name);
+    for (const imported of outputs[name]!.imports) {
+      if (imported.kind === 'import-statement' && outputs[imported.path] !== undefined) pending.push(imported.path);
+    }
+  }
+  const files = Object.keys(outputs).map((name) => ({
+    name: path.relative(request.outdir, outputPath(name)),
+    bytes: statSync(outputPath(name)).size,
+    loadedOnImport: loaded.has(name),
+    inputs: Object.entries(outputs[name]!.inputs).map(([input, { bytesInOutput }]) => ({ path: input, bytes: bytesInOutput })),
+  }));
+  const sum = (list: BundleFile[]) => list.reduce((total, file) => total + file.bytes, 0);
+  return {
+    outdir: request.outdir,
+    files,
+    importBytes: sum(files.filter((file) => file.loadedOnImport)),
+    totalBytes: sum(files),
+    metafile,
   };
 }

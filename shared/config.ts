@@ -1,20 +1,16 @@
 // Every setting of the platform, read from the environment once and validated, so a bad value
 // stops the process at start-up with a message naming the variable instead of failing later.
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
-const commaList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0),
-  );
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 const seconds = z.coerce.number().int().positive();
 
@@ -94,7 +90,12 @@ const settingsSchema = z.object({
   S3_FORCE_PATH_STYLE: booleanFlag.default(false),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  PRESIGNED_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(900),
+  PRESIGNED_URL_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(900),
   DIRECT_TRANSFER_MAX_BYTES: z.coerce.number().int().positive().optional(),
   GRAPH_API_URL: z.string().url().default('https://graph.microsoft.com/v1.0'),
   GRAPH_TOKEN_URL: z.string().url().optional(),
@@ -111,9 +112,45 @@ const settingsSchema = z.object({
   SCHEMA_MIGRATION_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   SCHEMA_MIGRATION_WAIT_MS: z.coerce.number().int().min(0).max(28_000).default(25_000),
   SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
-  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce.number().int().min(0).default(7 * 24 * 3600),
+  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(7 * 24 * 3600),
   SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+  PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
+  PRE_EVENT_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  POST_EVENT_QUEUE_URL: z.string().url().optional(),
+  HOSTED_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a lower-case domain name')
+    .default('localhost'),
+  HOSTED_SITE_URL: z
+    .string()
+    .refine((value) => /^https?:\/\/\{host\}(:\d+)?\/?$/.test(value), 'must be http(s)://{host} with an optional port')
+    .optional(),
+  HOSTING_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
+    .optional(),
+  HOSTING_MAX_ARCHIVE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
+  HOSTING_MAX_ENTRIES: z.coerce.number().int().positive().default(10_000),
+  HOSTING_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
+  HOSTING_MAX_TOTAL_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(250 * 1024 * 1024),
+  HOSTING_MAX_COMPRESSION_RATIO: z.coerce.number().positive().default(100),
   RATE_LIMIT_ENABLED: booleanFlag.default(true),
   RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(30),
@@ -195,6 +232,33 @@ export interface Config {
   outboundAllowPrivateNetworks: boolean;
   /** Request limits of DECISIONS (the console and the general statement); undefined when switched off. */
   rateLimit?: RateLimitConfig;
+  hosting: HostingConfig;
+  /** How long a PRE event's subscribers may take, all together, inside the request that fires it. */
+  preEventBudgetMs: number;
+  /** Deployed: the PRE-event Express state machine and the POST-event queue; unset runs both in-process. */
+  preEventStateMachineArn?: string;
+  postEventQueueUrl?: string;
+}
+
+/** Frontend workers: where builds are served and kept, and what an uploaded archive may hold. */
+export interface HostingConfig {
+  /** Internal workers answer on `<prefix><subdomain>.<hostedDomain>`; `localhost` locally. */
+  hostedDomain: string;
+  /** Base of a worker's `web_url`; `{host}` stands for its full domain. */
+  siteUrl: string;
+  /** Build files: a folder locally (DATA_DIR/builds), the builds bucket behind CloudFront when deployed. */
+  store: FilesystemStoreConfig | S3StoreConfig;
+  limits: ArchiveLimits;
+}
+
+/** Checked while an archive streams in; the first one broken refuses the whole archive. */
+export interface ArchiveLimits {
+  archiveBytes: number;
+  entries: number;
+  fileBytes: number;
+  totalBytes: number;
+  /** Unpacked bytes per archive byte, for the whole archive and for each zip entry. */
+  compressionRatio: number;
 }
 
 /** Requests allowed per window; the windows themselves are fixed (a minute, an hour). */
@@ -255,9 +319,7 @@ export class ConfigError extends Error {
 /** Reads and validates the settings; throws a ConfigError naming every bad variable at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
-    Object.keys(settingsSchema.shape).flatMap((key) =>
-      env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]],
-    ),
+    Object.keys(settingsSchema.shape).flatMap((key) => (env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]])),
   );
   const parsed = settingsSchema.safeParse(present);
   if (!parsed.success) {
@@ -307,14 +369,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordScryptCost: s.PASSWORD_SCRYPT_COST,
     logLevel: s.LOG_LEVEL,
     requestLog: s.REQUEST_LOG,
-    schemaMigrations: { stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN, waitMs: s.SCHEMA_MIGRATION_WAIT_MS, lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS, tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000, ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS },
+    schemaMigrations: {
+      stateMachineArn: s.SCHEMA_MIGRATION_STATE_MACHINE_ARN,
+      waitMs: s.SCHEMA_MIGRATION_WAIT_MS,
+      lockTimeoutMs: s.SCHEMA_LOCK_TIMEOUT_MS,
+      tombstoneRetentionMs: s.SCHEMA_TOMBSTONE_RETENTION_SECONDS * 1000,
+      ddlTimeoutMs: s.SCHEMA_DDL_TIMEOUT_MS,
+    },
     objectStore: objectStoreOf(s, env),
     transfers: {
       presignedUrlTtlSeconds: s.PRESIGNED_URL_TTL_SECONDS,
-      directMaxBytes: s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
+      directMaxBytes:
+        s.DIRECT_TRANSFER_MAX_BYTES ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? undefined : LAMBDA_DIRECT_TRANSFER_MAX_BYTES),
     },
     documentLibrary,
     outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+    hosting: hostingOf(s, env),
+    preEventBudgetMs: s.PRE_EVENT_BUDGET_MS,
+    preEventStateMachineArn: s.PRE_EVENT_STATE_MACHINE_ARN,
+    postEventQueueUrl: s.POST_EVENT_QUEUE_URL,
     rateLimit: s.RATE_LIMIT_ENABLED
       ? {
           consolePerMinute: s.RATE_LIMIT_CONSOLE_PER_MINUTE,
@@ -328,13 +401,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+function hostingOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): HostingConfig {
+  return {
+    hostedDomain: s.HOSTED_DOMAIN,
+    siteUrl: (s.HOSTED_SITE_URL ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? `http://{host}:${s.PORT}` : 'https://{host}')).replace(
+      /\/+$/,
+      '',
+    ),
+    store:
+      s.HOSTING_BUCKET === undefined
+        ? { backend: 'filesystem', root: path.join(s.DATA_DIR, 'builds') }
+        : s3StoreOf(s, env, s.HOSTING_BUCKET),
+    limits: {
+      archiveBytes: s.HOSTING_MAX_ARCHIVE_BYTES,
+      entries: s.HOSTING_MAX_ENTRIES,
+      fileBytes: s.HOSTING_MAX_FILE_BYTES,
+      totalBytes: s.HOSTING_MAX_TOTAL_BYTES,
+      compressionRatio: s.HOSTING_MAX_COMPRESSION_RATIO,
+    },
+  };
+}
+
 function objectStoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): Config['objectStore'] {
   if (s.OBJECT_STORE === 'filesystem' || s.S3_BUCKET === undefined) {
     return { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') };
   }
+  return s3StoreOf(s, env, s.S3_BUCKET);
+}
+
+/** A bucket reached with the S3_* settings (endpoint, region, keys). */
+function s3StoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv, bucket: string): S3StoreConfig {
   return {
     backend: 's3',
-    bucket: s.S3_BUCKET,
+    bucket,
     // Lambda sets AWS_REGION; the SDK would read it too, but the presigned URLs need it known here.
     region: s.S3_REGION ?? env.AWS_REGION ?? 'us-east-1',
     endpoint: s.S3_ENDPOINT,

@@ -125,6 +125,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** The spec's 409 for a resource that may exist once (an event subscription of a function). */
+export class DuplicateEntryError extends AppError {
+  constructor(message = 'Duplicate resource', options: AppErrorOptions = {}) {
+    super(409, 'DUPLICATE_ENTRY', message, options);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(message = 'Request body is too large', options: AppErrorOptions = {}) {
     super(413, 'PAYLOAD_TOO_LARGE', message, options);

@@ -1,5 +1,5 @@
 // The JWT endpoints: obtain (plain and console form), refresh, verify and blacklist.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '#shared/http/route.ts';
 import { blacklistTokens, obtainTokens, refreshTokens, verifyToken } from './token-service.ts';
 

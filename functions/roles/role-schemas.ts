@@ -1,6 +1,6 @@
 // Input of the role endpoints (zod): names and descriptions within the spec's limits, slugs as
 // text, 1-100 roles and usernames in bulk requests, datetimes with an offset, fixed ordering lists.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const slug = z.string().min(1).max(255);

@@ -1,6 +1,6 @@
 // Input of the social app endpoints (zod). Required fields are checked by the rules (all at once,
 // with the spec's "This field is required."), so here every field is optional and only typed.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 export const socialAppParams = z.object({ id: z.string().regex(/^\d{1,9}$/, 'A social app id is a whole number.').transform(Number) });

@@ -10,8 +10,10 @@ import type { Construct } from 'constructs';
 import type { EndpointGroup } from '#functions/groups.ts';
 import { capabilityDefines } from '#infra/bundling.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
+import type { HostingStack } from './hosting-stack.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
 import { SchemaMigration } from './schema-migration.ts';
+import { UserEvents } from './user-events.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -21,6 +23,8 @@ export interface ApiStackProps extends StackProps {
   secretsKey: ISecret;
   /** The bucket of object bytes, for the groups that use the object store. */
   objects: IBucket;
+  /** The builds bucket, for the groups that serve frontend builds. */
+  hosting: Pick<HostingStack, 'builds'>;
   settings: DeploySettings;
   groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[];
 }
@@ -46,6 +50,7 @@ export class ApiStack extends Stack {
   /** The Lambda of each endpoint group, by group name. */
   readonly functions: ReadonlyMap<string, TesseraFunction>;
   readonly schemaMigration: SchemaMigration;
+  readonly userEvents: UserEvents;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -64,7 +69,12 @@ export class ApiStack extends Stack {
       throttlingBurstLimit: STAGE_THROTTLE.burstLimit,
     };
 
-    this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', { vpc: props.vpc, database: props.database, settings: props.settings });
+    this.schemaMigration = new SchemaMigration(this, 'SchemaMigration', {
+      vpc: props.vpc,
+      database: props.database,
+      settings: props.settings,
+    });
+    this.userEvents = new UserEvents(this, 'UserEvents', { vpc: props.vpc, database: props.database, settings: props.settings });
 
     const functions = new Map<string, TesseraFunction>();
     for (const group of props.groups) {
@@ -86,10 +96,12 @@ export class ApiStack extends Stack {
       if (group.uses.includes('secrets-key')) fn.bindSecretsKey(props.secretsKey);
       if (group.uses.includes('email')) fn.bindEmail(props.settings);
       if (group.uses.includes('object-store')) fn.bindObjectStore(props.objects);
+      if (group.uses.includes('hosted-builds')) fn.bindHostedBuilds(props.hosting.builds, props.settings.hostedDomain);
       if (group.uses.includes('document-library') && props.settings.documentLibrary !== undefined) {
         fn.bindDocumentLibrary(props.settings.documentLibrary);
       }
       if (group.uses.includes('schema-migrations')) this.schemaMigration.grantStart(fn);
+      if (group.uses.includes('user-events')) this.userEvents.grantPublish(fn);
       functions.set(group.name, fn);
 
       // One invoke permission per function for the whole API rather than one per route, which

@@ -1,14 +1,13 @@
 // The deploy-time migration: functions/migrate/handler.ts run by a Trigger once the database and its
 // proxy exist. Its bundle carries the platform migrations as `migrations/` beside `index.mjs`, so a
 // new migration changes the bundle, which re-runs the trigger on the next deploy.
-import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
-import { TesseraFunction, tesseraBundling, type DatabaseAccess } from './tessera-function.ts';
+import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
 export const MIGRATE_ENTRY = 'functions/migrate/handler.ts';
 /** Source of the platform migrations, relative to the repository root. */
@@ -45,16 +44,7 @@ export class DatabaseMigration extends Construct {
         ADMIN_USERNAME: props.settings.adminUsername,
         ADMIN_EMAIL: props.settings.adminEmail,
       }),
-      bundling: {
-        ...tesseraBundling,
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [
-            `cp -R "${path.posix.join(inputDir, PLATFORM_MIGRATIONS_SOURCE)}" "${path.posix.join(outputDir, 'migrations')}"`,
-          ],
-        },
-      },
+      bundling: { copy: [{ from: PLATFORM_MIGRATIONS_SOURCE, to: 'migrations' }] },
     })
       .bindDatabase(props.database)
       .bindSigningKey(props.signingKey, { write: true })

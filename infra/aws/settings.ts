@@ -21,6 +21,10 @@ export interface DeploySettings {
   consoleUrl?: string;
   /** The Microsoft Graph app behind document-library buckets; unset, such buckets are refused. */
   documentLibrary?: DocumentLibrarySettings;
+  /** Becomes HOSTED_DOMAIN: internal frontend workers answer on `<prefix><subdomain>.<hostedDomain>`. */
+  hostedDomain?: string;
+  /** A wildcard certificate for `*.<hostedDomain>` in us-east-1 (complete ARN), for the sites' distribution. */
+  hostedCertificateArn?: string;
 }
 
 export interface DocumentLibrarySettings {
@@ -46,7 +50,9 @@ function documentLibrarySettings(node: Node): DocumentLibrarySettings | undefine
   const missing = Object.entries(DOCUMENT_LIBRARY_CONTEXT).filter(([field]) => given[field] === undefined);
   if (missing.length === Object.keys(DOCUMENT_LIBRARY_CONTEXT).length) return undefined;
   if (missing.length > 0) {
-    throw new Error(`Document library: context ${missing.map(([, key]) => key).join(', ')} must be set with the other tessera:graph* values`);
+    throw new Error(
+      `Document library: context ${missing.map(([, key]) => key).join(', ')} must be set with the other tessera:graph* values`,
+    );
   }
   return { ...(given as Omit<DocumentLibrarySettings, 'sitePath'>), sitePath: stringContext(node, 'tessera:graphSitePath') };
 }
@@ -74,12 +80,12 @@ export function deploySettings(node: Node): DeploySettings {
     emailFrom: stringContext(node, 'tessera:emailFrom'),
     consoleUrl: stringContext(node, 'tessera:consoleUrl'),
     documentLibrary: documentLibrarySettings(node),
+    hostedDomain: stringContext(node, 'tessera:hostedDomain'),
+    hostedCertificateArn: stringContext(node, 'tessera:hostedCertificateArn'),
   };
 }
 
 /** Environment entries for the settings that were given; absent ones keep the code's defaults. */
 export function definedEnvironment(entries: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(entries).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
+  return Object.fromEntries(Object.entries(entries).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

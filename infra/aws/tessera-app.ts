@@ -5,6 +5,7 @@ import type { App } from 'aws-cdk-lib';
 import { endpointGroups, type EndpointGroup } from '#functions/groups.ts';
 import { ApiStack } from './api-stack.ts';
 import { DataStack } from './data-stack.ts';
+import { HostingStack } from './hosting-stack.ts';
 import { NetworkStack } from './network-stack.ts';
 import { deploySettings } from './settings.ts';
 import { StorageStack } from './storage-stack.ts';
@@ -13,6 +14,7 @@ export interface TesseraStacks {
   network: NetworkStack;
   data: DataStack;
   storage: StorageStack;
+  hosting: HostingStack;
   api: ApiStack;
 }
 
@@ -28,14 +30,16 @@ export function buildTesseraApp(
   const network = new NetworkStack(app, 'TesseraNetwork');
   const data = new DataStack(app, 'TesseraData', { vpc: network.vpc, settings });
   const storage = new StorageStack(app, 'TesseraStorage', { settings });
+  const hosting = new HostingStack(app, 'TesseraHosting', { settings });
   const api = new ApiStack(app, 'TesseraApi', {
     vpc: network.vpc,
     database: data.database,
     signingKey: data.secrets.signingKey,
     secretsKey: data.secrets.secretsKey,
     objects: storage.objects,
+    hosting,
     settings,
     groups,
   });
-  return { network, data, storage, api };
+  return { network, data, storage, hosting, api };
 }

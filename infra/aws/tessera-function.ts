@@ -1,19 +1,22 @@
-// Our Lambda function: bundled by esbuild with the options in ../bundling.ts (what the bundle
-// benchmark measures is what is deployed), arm64 on Node 22, Powertools environment, a log group
-// kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
+// Our Lambda function: bundled by `buildLambdaBundle` (../bundling.ts; what the bundle benchmark
+// measures and the bundle tests run is what is deployed), arm64 on Node 22, Powertools environment,
+// a log group kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
+import { cpSync } from 'node:fs';
 import path from 'node:path';
-import { Annotations, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, type FunctionOptions } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { lambdaEsbuildOptions } from '#infra/bundling.ts';
+import { buildLambdaBundle, LAMBDA_ENTRY_FILE } from '#infra/bundling.ts';
 import { REPO_ROOT, type DocumentLibrarySettings, type LogLevel } from './settings.ts';
+
+/** The runtime the bundles are built for (`LAMBDA_NODE_TARGET`); it also ships an AWS SDK v3, which we do not use. */
+const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
 
 /** What a function needs to reach the database: the proxy, the credentials it fronts, the name. */
 export interface DatabaseAccess {
@@ -28,49 +31,65 @@ export const LAMBDA_DATABASE_POOL_MAX = 2;
 /** API Gateway gives up on a request after about 30 seconds; an API function stops before that. */
 export const API_FUNCTION_TIMEOUT = Duration.seconds(29);
 
-export const tesseraBundling: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: lambdaEsbuildOptions.target,
-  minify: lambdaEsbuildOptions.minify,
-  sourceMap: lambdaEsbuildOptions.sourcemap,
-  mainFields: [...lambdaEsbuildOptions.mainFields],
-  // Replaces CDK's default (`@aws-sdk/*` external): the SDK clients are bundled, as measured.
-  externalModules: [...lambdaEsbuildOptions.external],
-  banner: lambdaEsbuildOptions.banner.js,
-  esbuildArgs: { '--legal-comments': lambdaEsbuildOptions.legalComments },
-};
+/** How a function's entry becomes its code. */
+interface TesseraBundling {
+  /** esbuild defines: capabilities compiled out of the bundle (`capabilityDefines`). */
+  define?: Record<string, string>;
+  /** Folders or files of the repository copied beside index.mjs, as `{ from: repo path, to: name }`. */
+  copy?: ReadonlyArray<{ from: string; to: string }>;
+}
 
-export interface TesseraFunctionProps extends NodejsFunctionProps {
+/**
+ * The entry bundled on this machine by esbuild (no Docker) into index.mjs and its chunks. When a
+ * synth skips bundling (tests), CDK never calls `tryBundle` and hashes the asset's construct path.
+ */
+function bundledCode(entry: string, bundling: TesseraBundling): Code {
+  return Code.fromAsset(REPO_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: LAMBDA_RUNTIME.bundlingImage, // never pulled: local bundling always succeeds or throws
+      // Unused by local bundling, but CDK caches a bundle under the JSON of these options, where
+      // `local` (a function) vanishes: without it two functions of one folder share one bundle.
+      environment: { TESSERA_BUNDLE: JSON.stringify({ entry, ...bundling }) },
+      local: {
+        tryBundle(outputDir: string): boolean {
+          buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define });
+          for (const { from, to } of bundling.copy ?? []) {
+            cpSync(path.resolve(REPO_ROOT, from), path.join(outputDir, to), { recursive: true });
+          }
+          return true;
+        },
+      },
+    },
+  });
+}
+
+export interface TesseraFunctionProps extends FunctionOptions {
   /** Source of the entry, relative to the repository root (or absolute). */
   entry: string;
   /** POWERTOOLS_SERVICE_NAME of the function's logs. */
   serviceName: string;
   logLevel: LogLevel;
+  bundling?: TesseraBundling;
 }
 
-export class TesseraFunction extends NodejsFunction {
+export class TesseraFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: TesseraFunctionProps) {
-    const { serviceName, logLevel, ...functionProps } = props;
-    const defaults: NodejsFunctionProps = {
-      runtime: Runtime.NODEJS_22_X,
+    const { serviceName, logLevel, entry, bundling, ...functionProps } = props;
+    super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 1024,
       timeout: API_FUNCTION_TIMEOUT,
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      ...functionProps,
+      runtime: LAMBDA_RUNTIME,
+      handler: `${path.basename(LAMBDA_ENTRY_FILE, '.mjs')}.handler`,
+      code: bundledCode(entry, bundling ?? {}),
       logGroup:
         props.logGroup ??
         new LogGroup(scope, `${id}LogGroup`, {
           retention: RetentionDays.ONE_MONTH,
           removalPolicy: RemovalPolicy.DESTROY,
         }),
-    };
-    super(scope, id, {
-      ...defaults,
-      ...functionProps,
-      entry: path.resolve(REPO_ROOT, props.entry),
-      // Merged rather than replaced, so a caller adding a hook or a variable keeps our defaults.
-      bundling: { ...tesseraBundling, ...props.bundling },
       environment: { POWERTOOLS_SERVICE_NAME: serviceName, LOG_LEVEL: logLevel, ...props.environment },
     });
   }
@@ -116,9 +135,7 @@ export class TesseraFunction extends NodejsFunction {
     this.addEnvironment(variable, secret.secretArn);
     secret.grantRead(this);
     if (options.write === true) {
-      this.addToRolePolicy(
-        new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }),
-      );
+      this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:PutSecretValue'], resources: [secret.secretArn] }));
       secret.encryptionKey?.grantEncrypt(this);
     }
     return this;
@@ -147,6 +164,24 @@ export class TesseraFunction extends NodejsFunction {
   bindObjectStore(bucket: IBucket): this {
     this.addEnvironment('OBJECT_STORE', 's3');
     this.addEnvironment('S3_BUCKET', bucket.bucketName);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    return this;
+  }
+
+  /**
+   * Frontend builds: the builds bucket (files of every build) and the hosted domain the workers'
+   * subdomains live under. (Writing the CloudFront KeyValueStore on activation is not wired yet, so
+   * the function gets no rights on it.)
+   */
+  bindHostedBuilds(bucket: IBucket, hostedDomain: string | undefined): this {
+    this.addEnvironment('HOSTING_BUCKET', bucket.bucketName);
+    if (hostedDomain !== undefined) this.addEnvironment('HOSTED_DOMAIN', hostedDomain);
     this.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],

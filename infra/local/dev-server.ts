@@ -13,7 +13,9 @@ import { MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';
 import { systemLog, describeError } from '#shared/logger.ts';
+import { getRuntime } from '#shared/runtime/runtime.ts';
 import { gatewayEvent, lambdaContext } from './gateway-event.ts';
+import { hostedHostOf, serveHostedBuild } from './hosted-builds.ts';
 
 interface LoadedGroup {
   name: string;
@@ -118,6 +120,12 @@ function groupFor(groups: LoadedGroup[], path: string): LoadedGroup {
 async function serve(groups: LoadedGroup[], request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = request.url ?? '/';
   const path = url.split('?', 1)[0]!;
+  // A worker's host serves its build, as CloudFront does deployed; its /api/ paths stay the API's.
+  if (!path.startsWith('/api/')) {
+    const runtime = await getRuntime();
+    const host = hostedHostOf(request, runtime.config.hosting.hostedDomain);
+    if (host !== undefined && (await serveHostedBuild(runtime, host, request, response))) return;
+  }
   const method = (request.method ?? 'GET').toUpperCase();
   const group = groupFor(groups, path);
   const requestStream = streamsBody(group, method, path) ? bodyStream(request) : undefined;

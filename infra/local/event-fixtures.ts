@@ -4,7 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `events-fixtures/` at the repository root, whatever the working directory. */
 export const FIXTURES_ROOT = fileURLToPath(new URL('../../events-fixtures/', import.meta.url));

@@ -43,10 +43,7 @@ export const users = platform.table(
     // Tokens issued before this instant are refused: set on password change and on soft delete.
     tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
   },
-  (table) => [
-    uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
-    index('users_date_joined_idx').on(table.dateJoined),
-  ],
+  (table) => [uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`), index('users_date_joined_idx').on(table.dateJoined)],
 );
 
 export const permissions = platform.table('permissions', {
@@ -336,3 +333,25 @@ export const socialLoginStates = platform.table('social_login_states', {
   nonce: varchar('nonce', { length: 128 }).notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+/**
+ * The hosted subdomain registry: every frontend worker's full domain, across all sites, so a domain
+ * is taken once platform-wide, and the host → active build mapping that serving reads (the dev
+ * server here, the CloudFront KeyValueStore deployed). `buildPrefix` is null until a build is active.
+ */
+export const hostedDomains = platform.table(
+  'hosted_domains',
+  {
+    /** Lower-case host name without port: `<prefix><subdomain>.<hosted or customer domain>`. */
+    fullDomain: varchar('full_domain', { length: 253 }).primaryKey(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    workerSlug: varchar('worker_slug', { length: 100 }).notNull(),
+    workerName: varchar('worker_name', { length: 255 }).notNull(),
+    /** Where the active build's files start in the builds store: `<site uuid>/<build uuid>`. */
+    buildPrefix: varchar('build_prefix', { length: 100 }),
+    ...timestamps,
+  },
+  (table) => [uniqueIndex('hosted_domains_site_worker_key').on(table.siteId, table.workerSlug)],
+);

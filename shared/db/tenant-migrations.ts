@@ -353,4 +353,75 @@ export const tenantMigrations: readonly TenantMigration[] = [
       sql`create index social_accounts_user on ${schema}.social_accounts (user_id)`,
     ],
   },
+  {
+    version: 15,
+    name: 'frontend workers and their builds; functions, invocations and event subscribers',
+    statements: (schema) => [
+      // full_domain is also claimed in platform.hosted_domains, which keeps it unique across sites.
+      sql`create table ${schema}.frontend_workers (
+        id serial primary key,
+        slug varchar(100) not null unique,
+        name varchar(255) not null,
+        subdomain varchar(63) not null,
+        is_internal boolean not null default true,
+        domain varchar(253),
+        full_domain varchar(253) not null unique,
+        app_id integer references ${schema}.apps (id) on delete set null,
+        active_build_uuid uuid,
+        created_by integer,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      // files lists the stored paths of the build, so a delete can name every key it owns.
+      sql`create table ${schema}.frontend_worker_builds (
+        id serial primary key,
+        uuid uuid not null unique default gen_random_uuid(),
+        worker_id integer not null references ${schema}.frontend_workers (id) on delete cascade,
+        file_count integer not null,
+        total_bytes bigint not null,
+        files jsonb not null,
+        created_by integer,
+        created_at timestamptz not null default now()
+      )`,
+      sql`create index frontend_worker_builds_worker on ${schema}.frontend_worker_builds (worker_id, created_at)`,
+      // signing_secret keys the HMAC of every webhook call; the function's owner reads it to verify them.
+      sql`create table ${schema}.functions (
+        id serial primary key,
+        app_id integer not null references ${schema}.apps (id) on delete cascade,
+        name varchar(255) not null,
+        slug varchar(100) not null,
+        execution_mode varchar(20) not null default 'webhook',
+        webhook_url text not null,
+        signing_secret varchar(100) not null,
+        timeout_seconds integer not null default 300,
+        is_active boolean not null default true,
+        created_by integer,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        unique (app_id, slug)
+      )`,
+      sql`create table ${schema}.function_invocations (
+        id serial primary key,
+        invocation_id uuid not null unique,
+        task_id varchar(100) not null,
+        function_id integer not null references ${schema}.functions (id) on delete cascade,
+        event varchar(100) not null,
+        status varchar(20) not null,
+        attempts integer not null default 0,
+        started_at timestamptz,
+        completed_at timestamptz,
+        error text,
+        created_at timestamptz not null default now()
+      )`,
+      sql`create index function_invocations_function on ${schema}.function_invocations (function_id, created_at)`,
+      sql`create table ${schema}.event_subscribers (
+        id serial primary key,
+        event varchar(100) not null,
+        function_id integer not null references ${schema}.functions (id) on delete cascade,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        unique (event, function_id)
+      )`,
+    ],
+  },
 ];

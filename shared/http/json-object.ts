@@ -2,7 +2,7 @@
 // fresh `{}`, where a `"__proto__"` member sets the copy's prototype instead of becoming a key: the
 // member vanishes and the request is answered as if it had not been sent. This schema checks the
 // shape and passes the parsed object on untouched, so such a key reaches the service's own check.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type JsonObject = Record<string, unknown>;
 

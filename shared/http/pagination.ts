@@ -1,6 +1,6 @@
 // Page parameters of the console lists (DECISIONS): page ≥ 1 default 1; page_size default 20,
 // values over the maximum are clamped; anything that is not a whole number is a 400.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface PageRequest {
   page: number;

@@ -1,6 +1,6 @@
 // Query parameter shapes shared by the list endpoints: orderings over a fixed set of fields and
 // boolean flags, each a 400 naming the parameter when malformed.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Turns `ordering=-name,slug` into terms over a fixed set of fields; anything else is a 400. */
 export function orderingQuery<F extends string>(fields: readonly F[], aliases: Record<string, F> = {}) {

@@ -1,5 +1,6 @@
 // Turns zod failures into the spec's field errors: `{field: ['This field is required.']}`.
-import { z, type ZodError, type ZodType } from 'zod';
+import * as z from 'zod';
+import type { ZodError, ZodType } from 'zod';
 import { addFieldMessages, ValidationError, type FieldErrors } from '#shared/errors.ts';
 
 // Missing members read as Django REST framework clients expect them to.

@@ -23,7 +23,15 @@ const FILE_STREAM_BUFFER = { highWaterMark: 1024 * 1024 };
  * every system call is dear (as on these virtual machines) a download served from the page cache
  * ran about a tenth faster than with 1 MiB chunks. A download holds at most two chunks in memory.
  */
-const FILE_READ_BUFFER = { highWaterMark: 4 * 1024 * 1024 };
+const FILE_READ_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A smaller object is read in one chunk of its own size: a 4 MiB buffer allocated (and zeroed) for a
+ * 200 KB file cost a static site's assets three quarters of their throughput (hosting benchmark).
+ */
+function readBuffer(bytes: number): { highWaterMark: number } {
+  return { highWaterMark: Math.max(16 * 1024, Math.min(FILE_READ_BUFFER_BYTES, bytes)) };
+}
 
 /** Storage keys are the service's own: path segments of safe characters, never `.` or `..`. */
 const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
@@ -97,10 +105,14 @@ export class FilesystemObjectStore implements ObjectStore {
     }
     try {
       const info = infoOf(await handle.stat());
-      if (range === undefined) return { ...info, body: handle.createReadStream(FILE_READ_BUFFER) };
+      if (range === undefined) return { ...info, body: handle.createReadStream(readBuffer(info.size)) };
       if (range.start >= info.size) throw new RangeNotSatisfiableError(info.size);
       const served = { start: range.start, end: Math.min(range.end, info.size - 1) };
-      return { ...info, body: handle.createReadStream({ ...FILE_READ_BUFFER, start: served.start, end: served.end }), range: served };
+      return {
+        ...info,
+        body: handle.createReadStream({ ...readBuffer(served.end - served.start + 1), start: served.start, end: served.end }),
+        range: served,
+      };
     } catch (error) {
       await handle.close();
       throw error;

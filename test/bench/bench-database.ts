@@ -14,6 +14,8 @@ export interface BenchDatabase {
   label: string;
   /** The folder for DATA_DIR (signing keys, and PGlite's files). */
   dataDir: string;
+  /** The fresh PostgreSQL database's URL, for other processes; undefined on PGlite. */
+  url?: string;
   dispose(): Promise<void>;
 }
 
@@ -42,12 +44,14 @@ export async function openBenchDatabase(poolMax: number): Promise<BenchDatabase>
   const name = `tessera_bench_${randomBytes(5).toString('hex')}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   await admin.unsafe(`create database "${name}"`);
-  const db = await connectPostgres({ url: withDatabaseName(serverUrl, name), poolMax });
+  const url = withDatabaseName(serverUrl, name);
+  const db = await connectPostgres({ url, poolMax });
   const [version] = await admin<{ server_version: string }[]>`show server_version`;
   return {
     db,
     label: `PostgreSQL ${version?.server_version ?? '?'}, database ${name} (pool of ${poolMax})`,
     dataDir,
+    url,
     dispose: async () => {
       await db.close();
       await admin.unsafe(`drop database if exists "${name}" with (force)`);

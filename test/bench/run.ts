@@ -22,37 +22,50 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'data-list',
-    summary: 'req/s of a two-filter, sorted, paged record list over 100k rows through the dev server vs a bare node:http server with the same statement',
+    summary:
+      'req/s of a two-filter, sorted, paged record list over 100k rows through the dev server vs a bare node:http server with the same statement',
     run: async () => (await import('./data-list.ts')).benchDataList(),
   },
   {
     name: 'bulk-create',
-    summary: 'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
+    summary:
+      'rows/s of POSTing 10k records in one request through the dev server vs a raw INSERT … SELECT FROM jsonb_to_recordset of the same rows',
     run: async () => (await import('./bulk-create.ts')).benchBulkCreate(),
   },
   {
     name: 'data-search',
-    summary: 'p50/p95 latency of ?search=<word> over 100k rows, sequential requests through the dev server vs the same statement run directly',
+    summary:
+      'p50/p95 latency of ?search=<word> over 100k rows, sequential requests through the dev server vs the same statement run directly',
     run: async () => (await import('./data-search.ts')).benchDataSearch(),
   },
   {
     name: 'storage-transfer',
-    summary: 'MB/s of a 50 MB PUT and GET through the dev server vs writing and reading the bytes on disk, and the server\'s peak RSS growth',
+    summary:
+      "MB/s of a 50 MB PUT and GET through the dev server vs writing and reading the bytes on disk, and the server's peak RSS growth",
     run: async () => (await import('./storage-transfer.ts')).benchStorageTransfer(),
   },
   {
     name: 'schema',
-    summary: 'ms of a PATCH adding a nullable column and of one renaming a column on a 1M-row table (target < 200 ms), and the NOT NULL preflight over 1M rows',
+    summary:
+      'ms of a PATCH adding a nullable column and of one renaming a column on a 1M-row table (target < 200 ms), and the NOT NULL preflight over 1M rows',
     run: async () => (await import('./schema-migration.ts')).benchSchemaMigration(),
   },
   {
     name: 'patterns',
-    summary: 'µs per value of user patterns (a+)+$, (a|aa)+$, (.*a){20} on the linear-time engine at 100 to 100k characters, vs V8 RegExp on short values',
+    summary:
+      'µs per value of user patterns (a+)+$, (a|aa)+$, (.*a){20} on the linear-time engine at 100 to 100k characters, vs V8 RegExp on short values',
     run: async () => (await import('./patterns.ts')).benchPatterns(),
   },
   {
+    name: 'hosting',
+    summary:
+      'req/s of a 200 KB asset of an active build from its subdomain on the dev server vs a bare node:http static server reading the same file',
+    run: async () => (await import('./hosting.ts')).benchHosting(),
+  },
+  {
     name: 'bundles',
-    summary: 'Lambda bundle size and cold import time per endpoint group vs a trivial ESM file',
+    summary:
+      'Lambda bundle bytes read on import (target ≤ 1 MB), cold import and import + first request (target ≤ 100 ms) per endpoint group',
     run: async () => (await import('./bundles.ts')).benchBundles(),
   },
 ];

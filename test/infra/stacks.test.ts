@@ -25,8 +25,8 @@ beforeAll(() => {
 const idOf = (construct: { node: { defaultChild?: unknown } }, stack: { getLogicalId(element: never): string }): string =>
   stack.getLogicalId(construct.node.defaultChild as never);
 
-/** The schema-migration state machine's task Lambda lives in the API stack but serves no routes. */
-const TASK_SERVICES = ['tessera-schema-migration'];
+/** Lambdas in the API stack that serve no routes: the schema-migration tasks, the user-event runner and consumer. */
+const TASK_SERVICES = ['tessera-schema-migration', 'tessera-event-runner', 'tessera-event-consumer'];
 
 function apiFunctionsByGroup(): Map<string, { id: string; fn: Resource }> {
   return new Map(
@@ -47,7 +47,11 @@ function secretIdsWith(action: string, statements: PolicyStatement[]): string[] 
 describe('Lambda functions', () => {
   it('deploys one function per endpoint group and the migrate function', () => {
     expect([...apiFunctionsByGroup().keys()].sort()).toEqual(endpointGroups.map((group) => group.name).sort());
-    expect(Object.values(tesseraFunctions(synthesized.api)).map(serviceNameOf).filter((name) => TASK_SERVICES.includes(name))).toEqual(TASK_SERVICES);
+    expect(
+      Object.values(tesseraFunctions(synthesized.api))
+        .map(serviceNameOf)
+        .filter((name) => TASK_SERVICES.includes(name)),
+    ).toEqual(TASK_SERVICES);
     expect(Object.values(tesseraFunctions(synthesized.data)).map(serviceNameOf)).toEqual(['tessera-migrate']);
   });
 
@@ -78,7 +82,9 @@ describe('Lambda functions', () => {
     const custom = synthesizeTessera({ 'tessera:platformDomain': 'tessera.example.org', 'tessera:logLevel': 'WARN' });
     for (const fn of Object.values(tesseraFunctions(custom.api))) {
       // The migration task Lambda answers no HTTP request: it needs the log level, not the domain.
-      const expected = TASK_SERVICES.includes(serviceNameOf(fn)) ? { LOG_LEVEL: 'WARN' } : { PLATFORM_DOMAIN: 'tessera.example.org', LOG_LEVEL: 'WARN' };
+      const expected = TASK_SERVICES.includes(serviceNameOf(fn))
+        ? { LOG_LEVEL: 'WARN' }
+        : { PLATFORM_DOMAIN: 'tessera.example.org', LOG_LEVEL: 'WARN' };
       expect(fn.Properties!.Environment).toEqual({ Variables: expect.objectContaining(expected) });
     }
   });
@@ -104,7 +110,9 @@ describe('database', () => {
     expect(proxies).toHaveLength(1);
     expect(proxies[0]!.Properties).toMatchObject({ EngineFamily: 'POSTGRESQL', RequireTLS: true });
     const [auth] = proxies[0]!.Properties!.Auth as Array<{ SecretArn: unknown }>;
-    expect(referencedId(auth!.SecretArn, synthesized.data)).toBe(referencedId(data.resolve(data.database.secret.secretArn), synthesized.data));
+    expect(referencedId(auth!.SecretArn, synthesized.data)).toBe(
+      referencedId(data.resolve(data.database.secret.secretArn), synthesized.data),
+    );
   });
 
   it('lets the API functions reach the proxy on the PostgreSQL port', () => {
@@ -172,7 +180,9 @@ describe('HTTP API', () => {
   it('leaves CORS to the functions, which answer preflights as the dev server does', () => {
     const [api] = Object.values(resourcesOf(synthesized.api, 'AWS::ApiGatewayV2::Api'));
     expect(api!.Properties!.CorsConfiguration).toBeUndefined();
-    const routeKeys = Object.values(resourcesOf(synthesized.api, 'AWS::ApiGatewayV2::Route')).map((route) => route.Properties!.RouteKey as string);
+    const routeKeys = Object.values(resourcesOf(synthesized.api, 'AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties!.RouteKey as string,
+    );
     expect(routeKeys.every((key) => key.startsWith('ANY '))).toBe(true);
   });
 });
@@ -188,7 +198,16 @@ describe('IAM', () => {
       const expected = [data.database.secret, data.secrets.signingKey];
       if (group.uses.includes('secrets-key')) expected.push(data.secrets.secretsKey);
       expect(secretIdsWith('secretsmanager:GetSecretValue', statements)).toEqual(idsOf(expected));
-      expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:') && action !== 'secretsmanager:GetSecretValue' && action !== 'secretsmanager:DescribeSecret')).toEqual([]);
+      expect(
+        statements
+          .flatMap(actionsOf)
+          .filter(
+            (action) =>
+              action.startsWith('secretsmanager:') &&
+              action !== 'secretsmanager:GetSecretValue' &&
+              action !== 'secretsmanager:DescribeSecret',
+          ),
+      ).toEqual([]);
     }
   });
 

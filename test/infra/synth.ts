@@ -12,6 +12,7 @@ export interface SynthesizedApp {
   stacks: TesseraStacks;
   data: Template;
   storage: Template;
+  hosting: Template;
   api: Template;
   network: Template;
 }
@@ -23,16 +24,14 @@ function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-export function synthesizeTessera(
-  context: Record<string, unknown> = {},
-  groups?: Parameters<typeof buildTesseraApp>[1],
-): SynthesizedApp {
+export function synthesizeTessera(context: Record<string, unknown> = {}, groups?: Parameters<typeof buildTesseraApp>[1]): SynthesizedApp {
   const app = new App({ context: { ...cdkJsonContext(), ...context, 'aws:cdk:bundling-stacks': [] } });
   const stacks = buildTesseraApp(app, groups);
   return {
     stacks,
     data: Template.fromStack(stacks.data),
     storage: Template.fromStack(stacks.storage),
+    hosting: Template.fromStack(stacks.hosting),
     api: Template.fromStack(stacks.api),
     network: Template.fromStack(stacks.network),
   };

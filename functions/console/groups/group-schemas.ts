@@ -1,5 +1,5 @@
 // Request shapes of the groups and permissions endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const groupName = z

@@ -1,5 +1,5 @@
 // Request shapes of the invitations endpoints, the public details and accept calls included.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { username } from '../users/user-schemas.ts';
 import { organizationPermissionNames, sitePermissionNames } from './member-schemas.ts';

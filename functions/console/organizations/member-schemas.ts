@@ -1,5 +1,5 @@
 // Request shapes of the members endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { ORGANIZATION_PERMISSIONS } from '../access/organization-access.ts';
 import { flagQuery, orderingQuery, tristateQuery } from '#shared/http/query-params.ts';

@@ -1,5 +1,5 @@
 // Request shapes of the organizations endpoints (organizations, members, invitations).
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { orderingQuery, tristateQuery } from '#shared/http/query-params.ts';
 

@@ -1,6 +1,6 @@
 // Request shapes of the profile endpoints. Only the caller's names and email can change here;
 // other members of a body sent back from GET (username, uuid, ...) are ignored.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
 

@@ -1,5 +1,5 @@
 // Request shapes of the secret types and secrets endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonObject } from '#shared/http/json-object.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 

@@ -1,5 +1,5 @@
 // Request shapes of the sites, domains and user↔site relation endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { isSitePermission, SITE_PERMISSIONS, type SitePermission } from '#shared/tenancy/site-access.ts';
 

@@ -2,13 +2,7 @@
 import { and, asc, eq, ne, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import {
-  organizationMembers,
-  organizations,
-  users,
-  type NewUserRow,
-  type UserRow,
-} from '#shared/db/platform-schema.ts';
+import { organizationMembers, organizations, users, type NewUserRow, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { looksLikeUuid, type UserOrdering, type UserOrderingField } from './user-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
@@ -48,13 +42,17 @@ function listWhere(filter: UserListFilter): SQL {
   const conditions: SQL[] = [];
   if (filter.onlyUserId !== undefined) conditions.push(sql`u.id = ${filter.onlyUserId}`);
   if (filter.organizationId !== undefined) {
-    conditions.push(sql`u.id in (select m.user_id from platform.organization_members m where m.organization_id = ${filter.organizationId})`);
+    conditions.push(
+      sql`u.id in (select m.user_id from platform.organization_members m where m.organization_id = ${filter.organizationId})`,
+    );
   }
   if (filter.isActive !== undefined) conditions.push(sql`u.is_active = ${filter.isActive}`);
   if (filter.isStaff !== undefined) conditions.push(sql`u.is_staff = ${filter.isStaff}`);
   if (filter.search !== undefined && filter.search !== '') {
     const pattern = containsPattern(filter.search);
-    conditions.push(sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`);
+    conditions.push(
+      sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
+    );
   }
   return conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
 }
@@ -69,7 +67,10 @@ export function userPageStatement(filter: UserListFilter): SQL {
   const { pageSize } = filter.page;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > LARGEST_PAGE_LITERAL) throw new Error(`page size ${pageSize} out of range`);
   const ordering = filter.ordering.length > 0 ? filter.ordering : [{ field: 'username' as const, descending: false }];
-  const orderBy = [...ordering.map(({ field, descending }) => `${ORDERING_COLUMNS[field]} ${descending ? 'desc' : 'asc'}`), 'u.id asc'].join(', ');
+  const orderBy = [
+    ...ordering.map(({ field, descending }) => `${ORDERING_COLUMNS[field]} ${descending ? 'desc' : 'asc'}`),
+    'u.id asc',
+  ].join(', ');
   return sql`select u.id, u.uuid, u.username, u.email, u.password_hash, u.first_name, u.last_name, u.is_active, u.is_staff,
       u.is_superuser, u.is_deleted, u.date_joined, u.last_login, u.deleted_at, u.tokens_valid_after, (count(*) over ())::int as total
     from platform.users u ${listWhere(filter)}
@@ -154,7 +155,10 @@ export async function findTakenIdentity(
   if (clauses.length === 0) return { usernameTaken: false, emailTaken: false };
   const others = exceptUserId === undefined ? undefined : ne(users.id, exceptUserId);
   const taken = await db.query((orm) =>
-    orm.select({ username: users.username, email: users.email }).from(users).where(and(or(...clauses), others)),
+    orm
+      .select({ username: users.username, email: users.email })
+      .from(users)
+      .where(and(or(...clauses), others)),
   );
   return {
     usernameTaken: taken.some((row) => row.username === candidate.username),
@@ -176,10 +180,7 @@ export async function updateUser(db: Queryable, userId: number, values: Partial<
 export async function softDeleteUser(db: Queryable, userId: number, at: Date): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query((orm) =>
-      orm
-        .update(users)
-        .set({ isDeleted: true, isActive: false, deletedAt: at, tokensValidAfter: at })
-        .where(eq(users.id, userId)),
+      orm.update(users).set({ isDeleted: true, isActive: false, deletedAt: at, tokensValidAfter: at }).where(eq(users.id, userId)),
     );
     await tx.query((orm) => orm.delete(organizationMembers).where(eq(organizationMembers.userId, userId)));
   });

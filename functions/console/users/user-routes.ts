@@ -4,6 +4,7 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
+import { userCreationEvents } from './user-events.ts';
 import { userDetailRecord, userRecord } from './user-representation.ts';
 import { createUserBody, listUsersQuery, patchUserBody, replaceUserBody, userParams, type UserChanges } from './user-schemas.ts';
 import {
@@ -52,7 +53,7 @@ export const createUserRoute = defineRoute({
   body: createUserBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { body }) => userRecord(await createUser(ports(ctx), ctx.user, body)),
+  handler: async (ctx, { body }) => userRecord(await createUser(ports(ctx), ctx.user, body, await userCreationEvents(ctx))),
 });
 
 export const getUserRoute = defineRoute({

@@ -1,5 +1,5 @@
 // Request shapes of the users endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,24 +68,25 @@ export interface UserOrdering {
   descending: boolean;
 }
 
-const ordering = z
-  .string()
-  .transform((value, ctx): UserOrdering[] => {
-    const terms = value.split(',').map((term) => term.trim()).filter((term) => term !== '');
-    const parsed: UserOrdering[] = [];
-    for (const term of terms) {
-      const field = term.replace(/^-/, '');
-      if (!(USER_ORDERING_FIELDS as readonly string[]).includes(field)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `Unknown ordering field "${field}". Choose from: ${USER_ORDERING_FIELDS.join(', ')}.`,
-        });
-        return z.NEVER;
-      }
-      parsed.push({ field: field as UserOrderingField, descending: term.startsWith('-') });
+const ordering = z.string().transform((value, ctx): UserOrdering[] => {
+  const terms = value
+    .split(',')
+    .map((term) => term.trim())
+    .filter((term) => term !== '');
+  const parsed: UserOrdering[] = [];
+  for (const term of terms) {
+    const field = term.replace(/^-/, '');
+    if (!(USER_ORDERING_FIELDS as readonly string[]).includes(field)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Unknown ordering field "${field}". Choose from: ${USER_ORDERING_FIELDS.join(', ')}.`,
+      });
+      return z.NEVER;
     }
-    return parsed;
-  });
+    parsed.push({ field: field as UserOrderingField, descending: term.startsWith('-') });
+  }
+  return parsed;
+});
 
 export const listUsersQuery = z.object({
   search: z.string().trim().max(200).optional(),

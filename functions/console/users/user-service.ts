@@ -123,14 +123,31 @@ function assertMayGrantFlags(caller: Principal, changes: { is_staff?: boolean; i
   }
 }
 
-export async function createUser(ports: UserServicePorts, caller: Principal, body: CreateUserBody): Promise<UserRow> {
+/**
+ * The user events of the site the user is created through (spec, Events): `before` gets the
+ * validated data (never the password) and throws to abort; `after` gets the saved user.
+ */
+export interface UserCreationEvents {
+  before(data: Record<string, unknown>): Promise<void>;
+  after(user: UserRow): Promise<void>;
+}
+
+export async function createUser(
+  ports: UserServicePorts,
+  caller: Principal,
+  body: CreateUserBody,
+  events?: UserCreationEvents,
+): Promise<UserRow> {
   assertMayGrantFlags(caller, body);
   await assertAcceptable(ports, body, {
     value: body.password,
     owner: { username: body.username, email: body.email, firstName: body.first_name, lastName: body.last_name },
   });
+  const { password: _password, ...validated } = body;
+  await events?.before(validated);
+  let user: UserRow;
   try {
-    return await insertUser(ports.db, {
+    user = await insertUser(ports.db, {
       username: body.username,
       email: body.email,
       passwordHash: await hashPassword(body.password, ports.passwordCost),
@@ -143,6 +160,8 @@ export async function createUser(ports: UserServicePorts, caller: Principal, bod
   } catch (error) {
     throw asIdentityError(error);
   }
+  await events?.after(user);
+  return user;
 }
 
 /** The rules of PUT and PATCH; `changes` holds only what the caller sent. */
@@ -164,12 +183,7 @@ function assertMayChange(caller: Principal, target: UserRow, changes: UserChange
   }
 }
 
-export async function changeUser(
-  ports: UserServicePorts,
-  caller: Principal,
-  target: UserRow,
-  changes: UserChanges,
-): Promise<UserRow> {
+export async function changeUser(ports: UserServicePorts, caller: Principal, target: UserRow, changes: UserChanges): Promise<UserRow> {
   assertMayChange(caller, target, changes);
   if (Object.values(changes).every((value) => value === undefined)) return target;
   await assertAcceptable(

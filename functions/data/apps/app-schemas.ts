@@ -1,5 +1,5 @@
 // Request shapes of the apps and datasources endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonObject } from '#shared/http/json-object.ts';
 
 const name = z.string().trim().min(1, 'This field may not be blank.').max(255, 'Ensure this field has no more than 255 characters.');

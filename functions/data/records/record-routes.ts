@@ -1,5 +1,5 @@
 // The record endpoints of a materialized table: parse, find the table, call the record service.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { JsonText, noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';

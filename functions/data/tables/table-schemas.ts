@@ -1,7 +1,7 @@
 // Request shapes of the datatables endpoints. The Table Schema itself is checked by table-schema.ts
 // so that its errors come back as `{json_schema: [...]}`.
 import { SAFE_IDENTIFIER } from '#shared/db/sql-identifiers.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonObject } from '#shared/http/json-object.ts';
 
 const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');

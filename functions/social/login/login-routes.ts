@@ -1,7 +1,7 @@
 // Programmatic social sign-in (DECISIONS): GET /api/auth/{provider}/redirect/ answers 302 to the
 // provider (or 200 {authorization_url, state} to Accept: application/json); POST
 // /api/auth/{provider}/token/ exchanges {code, state, redirect_uri} for {access, refresh, user}.
-import { z } from 'zod';
+import * as z from 'zod';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { socialScope } from '../social-scope.ts';

@@ -1,5 +1,5 @@
 // Request shapes of the bucket endpoints.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { orderingQuery } from '#shared/http/query-params.ts';
 import { isMimePattern } from '../mime-rules.ts';

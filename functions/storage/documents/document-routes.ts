@@ -2,7 +2,7 @@
 // browsers to, with the loader's ticket redemption. View is open to anonymous callers (public
 // objects); edit needs a signed-in caller. The loader routes are public and host-independent: the
 // ticket names the site.
-import { z } from 'zod';
+import * as z from 'zod';
 import { outcome, type Outcome } from '#shared/http/answers.ts';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';

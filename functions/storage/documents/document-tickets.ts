@@ -2,7 +2,7 @@
 // platform's token key, that says which grant to perform for whom; it lives two minutes, rides in the
 // URL fragment (never sent to a server, so never in logs or Referer headers), and is redeemed once:
 // redeeming records its id in the token blacklist, so a copied ticket cannot be replayed.
-import { z } from 'zod';
+import * as z from 'zod';
 import { revokedTokens } from '#shared/db/platform-schema.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { TokenIssuer } from '#shared/auth/tokens.ts';

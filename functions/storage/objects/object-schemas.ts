@@ -1,6 +1,6 @@
 // Request shapes of the object endpoints. Paths in bodies are plain strings here; the services
 // normalise and check them (object-keys.ts) so every way in refuses the same things.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery, orderingQuery } from '#shared/http/query-params.ts';
 import { bucketParams, choice, VISIBILITIES } from '../buckets/bucket-schemas.ts';

@@ -14,7 +14,7 @@ import { canWrite } from './object-access.ts';
 import { lastSegment, normalizeFilename, normalizeObjectPath } from './object-keys.ts';
 import { findObject, type ObjectRow } from './object-repository.ts';
 import { batchMetadataField, batchPathsField, metadataField, type ObjectParams } from './object-schemas.ts';
-import { isMultipart, readMultipart, type FilePart, type MultipartLimits } from './multipart.ts';
+import { isMultipart, readMultipart, type FilePart, type MultipartLimits } from '#shared/http/multipart.ts';
 import {
   abandon,
   assertDirectUpload,

@@ -1,6 +1,6 @@
 // Request shapes of the schema-evolution endpoints. The schemas themselves are checked by the
 // Table Schema compiler so that their problems come back in the spec's words.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const jsonSchema = z.record(z.string(), z.json(), { message: 'The table schema must be a JSON object.' });
 const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);

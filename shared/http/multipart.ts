@@ -5,7 +5,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { BadRequestError, ValidationError } from '#shared/errors.ts';
-import type { StreamedBody } from '#shared/http/body-streams.ts';
+import type { StreamedBody } from './body-streams.ts';
 
 export interface FilePart {
   field: string;
@@ -38,7 +38,11 @@ export function isMultipart(contentType: string | undefined): boolean {
  * and every consumer settled; rejects with a 400 for a malformed body or one past the limits,
  * also only after every consumer settled (so a caller can clean up what they stored).
  */
-export function readMultipart<T>(body: StreamedBody, limits: MultipartLimits, onFile: (part: FilePart) => Promise<T>): Promise<MultipartResult<T>> {
+export function readMultipart<T>(
+  body: StreamedBody,
+  limits: MultipartLimits,
+  onFile: (part: FilePart) => Promise<T>,
+): Promise<MultipartResult<T>> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

@@ -1,0 +1,105 @@
+// The rules of an app's functions: create (with a fresh signing secret), read, change, delete, and
+// list their invocation records. A webhook URL naming a refused address is a 400 at once; names
+// that resolve to one are refused when the call is made.
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '#shared/auth/principal.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import { assertWebhookUrl } from '#shared/events/webhook-call.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
+import {
+  deleteFunction,
+  findApp,
+  findFunction,
+  functionSlugsLike,
+  insertFunction,
+  listFunctions,
+  listInvocations,
+  updateFunction,
+  type AppRef,
+  type FunctionRow,
+} from './function-repository.ts';
+import type { CreateFunctionBody, PatchFunctionBody } from './function-schemas.ts';
+
+export interface FunctionsEnv {
+  db: Queryable;
+  site: Tenant;
+  user: Principal;
+  allowPrivateNetworks: boolean;
+}
+
+async function appOf(env: FunctionsEnv, appSlug: string): Promise<AppRef> {
+  const app = await findApp(env.db, env.site, appSlug);
+  if (app === undefined) throw new NotFoundError('App not found.');
+  return app;
+}
+
+async function functionOf(env: FunctionsEnv, appSlug: string, slug: string): Promise<FunctionRow> {
+  const app = await appOf(env, appSlug);
+  const fn = await findFunction(env.db, env.site, app.id, slug);
+  if (fn === undefined) throw new NotFoundError('Function not found.');
+  return fn;
+}
+
+function checkWebhookUrl(env: FunctionsEnv, url: string): void {
+  try {
+    assertWebhookUrl(url, env.allowPrivateNetworks);
+  } catch (error) {
+    throw ValidationError.forFields({ webhook_url: [(error as Error).message] });
+  }
+}
+
+export async function listAppFunctions(env: FunctionsEnv, appSlug: string, page: PageRequest) {
+  const app = await appOf(env, appSlug);
+  return listFunctions(env.db, env.site, app.id, page);
+}
+
+export const getFunction = functionOf;
+
+export async function createFunction(env: FunctionsEnv, appSlug: string, body: CreateFunctionBody): Promise<FunctionRow> {
+  const app = await appOf(env, appSlug);
+  checkWebhookUrl(env, body.webhook_url);
+  if (body.slug !== undefined && (await findFunction(env.db, env.site, app.id, body.slug)) !== undefined) {
+    throw ValidationError.forFields({ slug: ['A function with this slug already exists in the app.'] });
+  }
+  const slug =
+    body.slug ??
+    (await uniqueSlug(slugFrom(body.name, 100) || 'function', (base) => functionSlugsLike(env.db, env.site, app.id, base), {
+      maxLength: 100,
+    }));
+  await insertFunction(env.db, env.site, {
+    appId: app.id,
+    name: body.name,
+    slug,
+    webhookUrl: body.webhook_url,
+    signingSecret: `whsec_${randomBytes(32).toString('base64url')}`,
+    timeoutSeconds: body.timeout_seconds,
+    isActive: body.is_active,
+    createdBy: env.user.id,
+  });
+  return (await findFunction(env.db, env.site, app.id, slug))!;
+}
+
+export async function patchFunction(env: FunctionsEnv, appSlug: string, slug: string, body: PatchFunctionBody): Promise<FunctionRow> {
+  const fn = await functionOf(env, appSlug, slug);
+  if (body.webhook_url !== undefined) checkWebhookUrl(env, body.webhook_url);
+  await updateFunction(env.db, env.site, fn.id, {
+    name: body.name ?? fn.name,
+    webhookUrl: body.webhook_url ?? fn.webhookUrl,
+    timeoutSeconds: body.timeout_seconds ?? fn.timeoutSeconds,
+    isActive: body.is_active ?? fn.isActive,
+  });
+  return (await findFunction(env.db, env.site, fn.appId, slug))!;
+}
+
+export async function removeFunction(env: FunctionsEnv, appSlug: string, slug: string): Promise<void> {
+  const fn = await functionOf(env, appSlug, slug);
+  await deleteFunction(env.db, env.site, fn.id);
+}
+
+export async function functionInvocations(env: FunctionsEnv, appSlug: string, slug: string, page: PageRequest) {
+  const fn = await functionOf(env, appSlug, slug);
+  return listInvocations(env.db, env.site, fn.id, page);
+}

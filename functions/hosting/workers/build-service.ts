@@ -1,0 +1,69 @@
+// A worker's builds: list them, upload a new one (it becomes the active build), and activate an
+// earlier or later one (roll back or forward). Activation moves the host → build mapping.
+import { NotFoundError } from '#shared/errors.ts';
+import { buildPrefixOf } from '#shared/hosting/build-keys.ts';
+import { forgetHostedDomains } from '#shared/hosting/hosted-domains.ts';
+import type { HostingEnv } from '../hosting-env.ts';
+import { discardBuild, type BuildForm } from './build-upload.ts';
+import {
+  findBuild,
+  insertBuild,
+  listBuilds,
+  lockWorker,
+  pointDomainAt,
+  setActiveBuild,
+  type BuildRow,
+  type WorkerRow,
+} from './worker-repository.ts';
+import { getWorker, workerNotFound } from './worker-service.ts';
+
+export interface WorkerBuild {
+  worker: WorkerRow;
+  build: BuildRow;
+}
+
+export async function listWorkerBuilds(env: HostingEnv, slug: string): Promise<{ worker: WorkerRow; builds: BuildRow[] }> {
+  const worker = await getWorker(env, slug);
+  return { worker, builds: await listBuilds(env.db, env.site, worker.id) };
+}
+
+/** Records an unpacked build and makes it the active one. */
+export async function addBuild(env: HostingEnv, slug: string, form: BuildForm): Promise<WorkerBuild> {
+  const { build } = form;
+  let outcome: WorkerBuild;
+  try {
+    outcome = await env.db.transaction(async (tx) => {
+      const worker = await lockWorker(tx, env.site, slug);
+      if (worker === undefined) throw workerNotFound();
+      const row = await insertBuild(tx, env.site, {
+        uuid: build.uuid,
+        workerId: worker.id,
+        files: build.files,
+        totalBytes: build.totalBytes,
+        createdBy: env.user.id,
+      });
+      await setActiveBuild(tx, env.site, worker.id, build.uuid);
+      await pointDomainAt(tx, env.site.siteId, slug, build.prefix);
+      return { worker: { ...worker, activeBuildUuid: build.uuid }, build: row };
+    });
+  } catch (error) {
+    await discardBuild(env, build);
+    throw error;
+  }
+  forgetHostedDomains([outcome.worker.fullDomain]);
+  return outcome;
+}
+
+export async function activateBuild(env: HostingEnv, slug: string, buildUuid: string): Promise<WorkerBuild> {
+  const outcome = await env.db.transaction(async (tx) => {
+    const worker = await lockWorker(tx, env.site, slug);
+    if (worker === undefined) throw workerNotFound();
+    const build = await findBuild(tx, env.site, worker.id, buildUuid);
+    if (build === undefined) throw new NotFoundError('Build not found.');
+    await setActiveBuild(tx, env.site, worker.id, build.uuid);
+    await pointDomainAt(tx, env.site.siteId, slug, buildPrefixOf(env.site.uuid, build.uuid));
+    return { worker: { ...worker, activeBuildUuid: build.uuid }, build };
+  });
+  forgetHostedDomains([outcome.worker.fullDomain]);
+  return outcome;
+}

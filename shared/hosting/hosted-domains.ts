@@ -1,0 +1,34 @@
+// Which build a host serves: the hosted domain registry's `build_prefix` for a full domain, read
+// by whoever serves builds (the dev server). Answers are kept a few seconds, and the hosting
+// service forgets a domain as soon as it changes (activation, subdomain change, delete), so in this
+// process a change shows at once; deployed, the same mapping lives in the CloudFront KeyValueStore.
+import { sql } from '#shared/db/sql.ts';
+import type { Queryable } from '#shared/db/database.ts';
+
+const KEEP_MS = 5_000;
+
+interface Remembered {
+  buildPrefix: string | undefined;
+  until: number;
+}
+
+const remembered = new Map<string, Remembered>();
+
+/** The active build's prefix in the builds store, or undefined when the host serves no build. */
+export async function activeBuildPrefix(db: Queryable, host: string): Promise<string | undefined> {
+  const now = Date.now();
+  const known = remembered.get(host);
+  if (known !== undefined && known.until > now) return known.buildPrefix;
+  const [row] = await db.rows<{ build_prefix: string | null }>(
+    sql`select build_prefix from platform.hosted_domains where full_domain = ${host}`,
+  );
+  const buildPrefix = row?.build_prefix ?? undefined;
+  if (remembered.size > 10_000) remembered.clear();
+  remembered.set(host, { buildPrefix, until: now + KEEP_MS });
+  return buildPrefix;
+}
+
+/** Called after a change to these domains is committed. */
+export function forgetHostedDomains(hosts: readonly string[]): void {
+  for (const host of hosts) remembered.delete(host);
+}
