@@ -134,3 +134,14 @@ export async function lockAdminMemberships(db: Queryable, organizationId: number
     order by id for update`);
   return rows.map((row) => Number(row.id));
 }
+
+/** Those of `userIds` who belong to an organization in which `callerId` is an admin or the owner. */
+export async function usersAdministeredBy(db: Queryable, callerId: number, userIds: readonly number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db.rows<{ user_id: number }>(sql`
+    select distinct theirs.user_id from platform.organization_members theirs
+    join platform.organization_members mine
+      on mine.organization_id = theirs.organization_id and mine.user_id = ${callerId} and (mine.is_admin or mine.is_owner)
+    where theirs.user_id = any(${sql.param(userIds.map(String))}::int[])`);
+  return new Set(rows.map((row) => Number(row.user_id)));
+}

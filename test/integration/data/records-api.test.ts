@@ -20,8 +20,25 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   let app: TestApp;
   let admin: string;
   let tenant: Record<string, string>;
-  const DATA = '/api/apps/shop/datatables/products/data/';
   const call = (method: string, path: string, body?: unknown, token = admin) => app.request(method, path, { token, body, headers: tenant });
+  const SEED = [
+    { sku: 'H-1', name: 'Hammer', price: 12.5, category: 'tools' },
+    { sku: 'S-1', name: 'Saw', price: 30, category: 'tools' },
+    { sku: 'B-1', name: 'Ball', price: 3, category: 'toys' },
+    { sku: 'K-1', name: 'Kite', price: 15, category: 'toys' },
+  ];
+  let tables = 0;
+
+  /** A products table of the test's own, so no test depends on what another did; its records path. */
+  async function productsTable(options: { materialize?: boolean; seed?: boolean } = {}): Promise<string> {
+    tables += 1;
+    const name = `products_${tables}`;
+    expect((await call('POST', '/api/apps/shop/datasources/main/datatables/', { name, json_schema: PRODUCTS })).status).toBe(201);
+    if (options.materialize !== false) expect((await call('POST', `/api/apps/shop/datatables/${name}/materialize/`)).status).toBe(200);
+    const data = `/api/apps/shop/datatables/${name}/data/`;
+    if (options.materialize !== false && options.seed !== false) expect((await call('POST', data, SEED)).status).toBe(201);
+    return data;
+  }
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -29,20 +46,22 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
     tenant = (await createSite(app, admin, 'Records Site')).headers;
     expect((await call('POST', '/api/apps/', { name: 'Shop' })).status).toBe(201);
     expect((await call('POST', '/api/apps/shop/datasources/', { name: 'Main', provider_type: provider })).status).toBe(201);
-    expect((await call('POST', '/api/apps/shop/datasources/main/datatables/', { name: 'products', json_schema: PRODUCTS })).status).toBe(201);
   });
   afterAll(async () => {
     await app.close();
   });
 
   it('refuses records on a table that is not materialized yet', async () => {
+    const DATA = await productsTable({ materialize: false });
+
     const answer = await call('GET', DATA);
+
     expect(answer.status).toBe(409);
     expect(answer.body).toMatchObject({ error: expect.any(String), code: 'CONFLICT' });
-    expect((await call('POST', '/api/apps/shop/datatables/products/materialize/')).status).toBe(200);
   });
 
   it('creates one record and many in one request, with generated ids', async () => {
+    const DATA = await productsTable({ seed: false });
     const one = await call('POST', DATA, { sku: 'H-1', name: 'Hammer', price: 12.5, category: 'tools' });
     expect(one.status).toBe(201);
     expect(one.body.data).toMatchObject({ sku: 'H-1', name: 'Hammer', price: 12.5 });
@@ -58,6 +77,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('lists with filters, sorting, pagination and total', async () => {
+    const DATA = await productsTable();
     const answer = await call('GET', `${DATA}?category=toys&price__gte=5&_sort=-price`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ total: 1, page: 1, page_size: 20 });
@@ -68,6 +88,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('searches the stored vector and aggregates', async () => {
+    const DATA = await productsTable();
     const found = await call('GET', `${DATA}?search=hammer`);
     expect(found.body.data.map((r: { sku: string }) => r.sku)).toEqual(['H-1']);
     expect(found.body.data[0].rank).toBeGreaterThan(0);
@@ -79,6 +100,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('answers bad input with 400 naming it, in the data error shape', async () => {
+    const DATA = await productsTable();
     const unknownField = await call('GET', `${DATA}?colour=red`);
     expect(unknownField.status).toBe(400);
     expect(JSON.stringify(unknownField.body)).toContain('colour');
@@ -91,6 +113,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('reads, patches and deletes one record, with the 404 shape for a missing one', async () => {
+    const DATA = await productsTable();
     const list = await call('GET', `${DATA}?sku=H-1`);
     const id = list.body.data[0].id as string;
     expect((await call('GET', `${DATA}${id}/`)).body.data.sku).toBe('H-1');
@@ -103,6 +126,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('upserts with 201 when it inserts and 200 when it updates', async () => {
+    const DATA = await productsTable();
     const inserted = await call('POST', `${DATA}upsert/?unique_fields=sku`, { sku: 'D-1', name: 'Drill', price: 80 });
     expect(inserted.status).toBe(201);
     expect(inserted.body.created).toBe(true);
@@ -112,6 +136,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('answers SQL tricks in every query position over HTTP with 400 or correct results, table intact', async () => {
+    const DATA = await productsTable();
     const before = (await call('GET', `${DATA}?_sort=sku&page_size=100`)).body.data;
     const tricks = ["'", '"', "'; drop table shop_products; --", '") or 1=1 --', '1; select pg_sleep(5)', '%', '\\', '$1'];
     const attempts = tricks.flatMap((trick) => {
@@ -140,6 +165,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('deletes by ids and by filter, and refuses a delete without either', async () => {
+    const DATA = await productsTable();
     const kite = (await call('GET', `${DATA}?sku=K-1`)).body.data[0].id as string;
     const byIds = await call('DELETE', `${DATA}?ids=${kite}`);
     expect(byIds.body).toMatchObject({ deleted: 1 });
@@ -149,6 +175,7 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
   });
 
   it('lets a view_site user read but not write', async () => {
+    const DATA = await productsTable();
     await app.createUser(`viewer-${provider}`);
     const member = await app.request('POST', '/api/cloud/organizations/records-site-org/members/', {
       token: admin,
