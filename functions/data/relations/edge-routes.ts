@@ -1,6 +1,6 @@
 // The edges endpoints of a hierarchy table: list with filters, create a batch, update one, delete by
 // ids. Parse, call the edges service, answer in the data service's shapes.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service.ts';

@@ -1,5 +1,5 @@
 // POST /api/apps/{target_app_slug}/datatables/import-reference/: one entry (201) or many (207).
-import { z } from 'zod';
+import * as z from 'zod';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';

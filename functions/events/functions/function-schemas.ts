@@ -1,5 +1,5 @@
 // Input shapes of the functions endpoints (DECISIONS: Events and functions).
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const webhookUrl = z

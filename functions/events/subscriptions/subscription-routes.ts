@@ -1,6 +1,6 @@
 // The events endpoints (spec, Events; Envelope B): the event list, subscribe and unsubscribe on the
 // site, and an app's subscribers of one event.
-import { z } from 'zod';
+import * as z from 'zod';
 import { SYSTEM_EVENTS } from '#shared/events/event-names.ts';
 import { outcome } from '#shared/http/answers.ts';
 import { defineRoute } from '#shared/http/route.ts';

@@ -1,6 +1,6 @@
 // Input shapes of the frontend worker endpoints: the create form's fields, the PATCH body, list
 // and availability queries, path parameters.
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery } from '#shared/http/query-params.ts';
 
