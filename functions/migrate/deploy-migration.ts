@@ -36,7 +36,9 @@ export async function runDeployMigration(config: Config, ports: DeployMigrationP
   const secretsKey = await ensureSecretsKey(secretsKeyId, ports.secrets);
   await prepareDatabase(ports.db, ports.migrationsDir);
   // The key as just ensured, read through the same port.
-  await sealLegacySocialSecrets(ports.db, async () => parseSecretsKey(await ports.secrets.read(secretsKeyId), 'SECRETS_ENCRYPTION_KEY_SECRET_ARN'));
+  await sealLegacySocialSecrets(ports.db, async () =>
+    parseSecretsKey(await ports.secrets.read(secretsKeyId), 'SECRETS_ENCRYPTION_KEY_SECRET_ARN'),
+  );
   const { username, created } = await ensureSuperuser(ports.db, config);
   return { signingKey, secretsKey, superuser: { username, created } };
 }

@@ -28,7 +28,11 @@ export interface SiteRoleWithAppRoles {
 }
 
 async function withAppRoles(db: Queryable, site: Tenant, roles: SiteRoleRow[]): Promise<SiteRoleWithAppRoles[]> {
-  const linked = await appRolesOfSiteRoles(db, site, roles.map((role) => role.id));
+  const linked = await appRolesOfSiteRoles(
+    db,
+    site,
+    roles.map((role) => role.id),
+  );
   return roles.map((role) => ({ role, appRoles: linked.filter((appRole) => appRole.site_role_id === role.id) }));
 }
 

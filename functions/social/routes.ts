@@ -2,7 +2,13 @@
 // sign-in through those providers.
 import type { AnyRoute } from '#shared/http/route.ts';
 import { socialRedirectRoute, socialTokenRoute } from './login/login-routes.ts';
-import { changeSocialAppRoute, createSocialAppRoute, deleteSocialAppRoute, getSocialAppRoute, listSocialAppsRoute } from './social-app-routes.ts';
+import {
+  changeSocialAppRoute,
+  createSocialAppRoute,
+  deleteSocialAppRoute,
+  getSocialAppRoute,
+  listSocialAppsRoute,
+} from './social-app-routes.ts';
 
 export const socialRoutes: readonly AnyRoute[] = [
   listSocialAppsRoute,

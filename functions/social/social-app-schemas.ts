@@ -3,7 +3,12 @@
 import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
-export const socialAppParams = z.object({ id: z.string().regex(/^\d{1,9}$/, 'A social app id is a whole number.').transform(Number) });
+export const socialAppParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,9}$/, 'A social app id is a whole number.')
+    .transform(Number),
+});
 
 export const socialAppBody = z.object({
   provider: z.string().max(50).optional(),

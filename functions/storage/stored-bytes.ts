@@ -59,7 +59,10 @@ export async function flushDiscards(db: Queryable, store: ObjectStore, site: Sch
   for (;;) {
     const queued = await queuedDiscards(db, site, bucketId, DELETE_BATCH_SIZE);
     if (queued.length === 0) return;
-    await removeFromStore(store, queued.map((row) => row.storage_key));
+    await removeFromStore(
+      store,
+      queued.map((row) => row.storage_key),
+    );
     await deleteQueuedDiscards(db, site, queued);
     if (queued.length < DELETE_BATCH_SIZE) return;
   }

@@ -41,7 +41,9 @@ async function placeholderValue(source: PlaceholderSource, name: string, argumen
     case 'unique':
       return randomBytes(4).toString('hex');
     default:
-      throw new FixtureError(`Unknown placeholder {{${name}${argument === undefined ? '' : `:${argument}`}}}. Known:\n  ${PLACEHOLDER_HELP.join('\n  ')}`);
+      throw new FixtureError(
+        `Unknown placeholder {{${name}${argument === undefined ? '' : `:${argument}`}}}. Known:\n  ${PLACEHOLDER_HELP.join('\n  ')}`,
+      );
   }
 }
 

@@ -22,7 +22,9 @@ async function main(): Promise<void> {
   if (superuser.generatedPassword !== undefined) {
     lines.push(`  generated password: ${superuser.generatedPassword}  (also saved in ${superuser.passwordFile}; shown once)`);
   }
-  lines.push(`  try: curl -s -X POST ${server.url}/api/auth/jwt/token/ -H 'Content-Type: application/json' -d '{"username":"${superuser.username}","password":"…"}'`);
+  lines.push(
+    `  try: curl -s -X POST ${server.url}/api/auth/jwt/token/ -H 'Content-Type: application/json' -d '{"username":"${superuser.username}","password":"…"}'`,
+  );
   console.log(lines.join('\n'));
   const stop = async (): Promise<void> => {
     await server.close();

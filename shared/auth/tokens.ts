@@ -87,7 +87,11 @@ export class TokenIssuer {
   ) {}
 
   /** Signs `payload` for `subject`, valid for `ttlSeconds` from now, with a fresh `jti`. */
-  private async sign(payload: JWTPayload, subject: string, ttlSeconds: number): Promise<{ token: string; tokenId: string; issuedAt: Date; expiresAt: Date }> {
+  private async sign(
+    payload: JWTPayload,
+    subject: string,
+    ttlSeconds: number,
+  ): Promise<{ token: string; tokenId: string; issuedAt: Date; expiresAt: Date }> {
     const issuedAtMs = this.now().getTime();
     const issuedAtSeconds = Math.floor(issuedAtMs / 1000);
     const tokenId = randomUUID();
@@ -164,7 +168,12 @@ export class TokenIssuer {
    * Signs a ticket for `purpose`. Its `token_type` is the purpose, so it is never accepted as an
    * access or refresh token, and a ticket of one purpose never passes for another.
    */
-  async issueTicket(purpose: string, subject: string, claims: Record<string, unknown>, ttlSeconds: number): Promise<{ token: string; claims: TicketClaims }> {
+  async issueTicket(
+    purpose: string,
+    subject: string,
+    claims: Record<string, unknown>,
+    ttlSeconds: number,
+  ): Promise<{ token: string; claims: TicketClaims }> {
     const { token, tokenId, expiresAt } = await this.sign({ ...claims, token_type: purpose }, subject, ttlSeconds);
     return { token, claims: { subject, tokenId, expiresAt, claims } };
   }

@@ -17,11 +17,7 @@ function sortedMigrations(migrations: readonly TenantMigration[]): TenantMigrati
   return sorted;
 }
 
-async function applyPending(
-  tx: Queryable,
-  schema: SQL,
-  migrations: readonly TenantMigration[],
-): Promise<number[]> {
+async function applyPending(tx: Queryable, schema: SQL, migrations: readonly TenantMigration[]): Promise<number[]> {
   const appliedRows = await tx.rows<{ version: number }>(sql`select version from ${schema}._migrations`);
   const applied = new Set(appliedRows.map((row) => Number(row.version)));
   const newlyApplied: number[] = [];
@@ -30,9 +26,7 @@ async function applyPending(
     for (const statement of migration.statements(schema)) {
       await tx.run(statement);
     }
-    await tx.run(
-      sql`insert into ${schema}._migrations (version, name) values (${migration.version}, ${migration.name})`,
-    );
+    await tx.run(sql`insert into ${schema}._migrations (version, name) values (${migration.version}, ${migration.name})`);
     newlyApplied.push(migration.version);
   }
   return newlyApplied;

@@ -33,7 +33,11 @@ export function openStreamingChannel(event: ApiEvent, request?: Readable): void 
 }
 
 /** The body of a `streamBody` route: the caller's stream, else a stream over the event's body. */
-export function streamedBodyOf(event: ApiEvent, rawBody: Buffer | undefined, headers: Readonly<Record<string, string | undefined>>): StreamedBody {
+export function streamedBodyOf(
+  event: ApiEvent,
+  rawBody: Buffer | undefined,
+  headers: Readonly<Record<string, string | undefined>>,
+): StreamedBody {
   const contentType = headers['content-type'];
   const channelStream = channels.get(event)?.request;
   if (channelStream !== undefined) {
@@ -52,7 +56,11 @@ export const MAX_BUFFERED_REPLY_BYTES = LAMBDA_DIRECT_TRANSFER_MAX_BYTES;
  * Where a stream reply's bytes go: handed to the streaming caller (answers undefined: the result
  * carries no body), or collected into a buffer for the gateway (refused past the Lambda limit).
  */
-export async function deliverReplyStream(event: ApiEvent, stream: Readable, declaredLength: number | undefined): Promise<Buffer | undefined> {
+export async function deliverReplyStream(
+  event: ApiEvent,
+  stream: Readable,
+  declaredLength: number | undefined,
+): Promise<Buffer | undefined> {
   const channel = channels.get(event);
   if (channel !== undefined) {
     channel.reply = stream;

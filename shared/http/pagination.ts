@@ -7,10 +7,7 @@ export interface PageRequest {
   pageSize: number;
 }
 
-const wholeNumber = z
-  .string()
-  .regex(/^\d+$/, 'A whole number is required.')
-  .transform(Number);
+const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);
 
 export function pageQuery(defaultSize = 20, maxSize = 100) {
   return {

@@ -6,7 +6,10 @@ import * as z from 'zod';
 export function orderingQuery<F extends string>(fields: readonly F[], aliases: Record<string, F> = {}) {
   return z.string().transform((value, ctx): Array<{ field: F; descending: boolean }> => {
     const parsed: Array<{ field: F; descending: boolean }> = [];
-    for (const term of value.split(',').map((item) => item.trim()).filter((item) => item !== '')) {
+    for (const term of value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '')) {
       const name = term.replace(/^-/, '');
       const field = (fields as readonly string[]).includes(name) ? (name as F) : aliases[name];
       if (field === undefined) {

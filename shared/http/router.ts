@@ -81,9 +81,7 @@ export class Router {
   private readonly compiled: CompiledPath[];
 
   constructor(readonly routes: readonly AnyRoute[]) {
-    this.compiled = routes
-      .flatMap((route) => servedPaths(route).map((path) => compile(route, path)))
-      .sort(compareRank);
+    this.compiled = routes.flatMap((route) => servedPaths(route).map((path) => compile(route, path))).sort(compareRank);
   }
 
   private readonly candidatesBySlashes = new Map<number, CompiledPath[]>();

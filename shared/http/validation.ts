@@ -5,8 +5,7 @@ import { addFieldMessages, ValidationError, type FieldErrors } from '#shared/err
 
 // Missing members read as Django REST framework clients expect them to.
 z.config({
-  customError: (issue) =>
-    issue.code === 'invalid_type' && issue.input === undefined ? 'This field is required.' : undefined,
+  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'This field is required.' : undefined),
 });
 
 export function fieldErrorsOf(error: ZodError, prefix?: string): FieldErrors {

@@ -22,7 +22,8 @@ function bigLiterals(text: string): Array<[number, number]> {
       index += 1;
       while (index < text.length && /[0-9.eE+-]/.test(text[index]!)) index += 1;
       const literal = text.slice(start, index);
-      if (/^-?\d+$/.test(literal) && literal.replace('-', '').length >= UNSAFE_DIGITS && !Number.isSafeInteger(Number(literal))) found.push([start, index]);
+      if (/^-?\d+$/.test(literal) && literal.replace('-', '').length >= UNSAFE_DIGITS && !Number.isSafeInteger(Number(literal)))
+        found.push([start, index]);
     } else {
       index += 1;
     }

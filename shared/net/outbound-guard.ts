@@ -44,7 +44,8 @@ export function isPrivateAddress(address: string): boolean {
 
 /** Throws 400 when the URL is not http(s) or its host resolves to a refused address. */
 export async function assertOutboundAllowed(url: URL, allowPrivate: boolean): Promise<void> {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new BadRequestError(`Outbound URL scheme "${url.protocol}" is not allowed.`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new BadRequestError(`Outbound URL scheme "${url.protocol}" is not allowed.`);
   if (allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((entry) => entry.address);

@@ -52,7 +52,8 @@ export function countersFor(config: RateLimitConfig, request: CountedRequest, ca
   const counters: Counter[] = [];
   if (request.statement === 'console') {
     counters.push({ key: `console:${id}`, limit: config.consolePerMinute, windowSeconds: MINUTE });
-    if (WRITES.has(request.method)) counters.push({ key: `console-write:${id}`, limit: config.consoleWritesPerMinute, windowSeconds: MINUTE });
+    if (WRITES.has(request.method))
+      counters.push({ key: `console-write:${id}`, limit: config.consoleWritesPerMinute, windowSeconds: MINUTE });
   } else if ('user' in caller) {
     counters.push({ key: `general:${id}`, limit: config.authenticatedPerHour, windowSeconds: HOUR });
   } else {

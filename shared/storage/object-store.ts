@@ -96,8 +96,5 @@ export interface ObjectStore {
   presignUpload?(key: string, contentType: string, options: PresignUploadOptions): Promise<PresignedUpload>;
 
   /** A URL the client GETs the bytes from directly (deployed mode, for large downloads). */
-  presignDownload?(
-    key: string,
-    options: PresignOptions & { filename: string; contentType: string; attachment: boolean },
-  ): Promise<string>;
+  presignDownload?(key: string, options: PresignOptions & { filename: string; contentType: string; attachment: boolean }): Promise<string>;
 }

@@ -24,7 +24,10 @@ export function hostName(host: string): string {
 
 export async function tenantBySlug(db: Queryable, slug: string): Promise<Tenant | undefined> {
   const [tenant] = await db.query((orm) =>
-    orm.select(tenantColumns).from(sites).where(and(eq(sites.slug, slug), eq(sites.isActive, true))),
+    orm
+      .select(tenantColumns)
+      .from(sites)
+      .where(and(eq(sites.slug, slug), eq(sites.isActive, true))),
   );
   return tenant;
 }

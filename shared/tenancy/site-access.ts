@@ -82,11 +82,7 @@ export function rememberStanding(site: object, userId: number, standing: SiteSta
   knownStandings.set(site, byUser);
 }
 
-export async function siteStanding(
-  db: Queryable,
-  site: { siteId: number; organizationId: number },
-  userId: number,
-): Promise<SiteStanding> {
+export async function siteStanding(db: Queryable, site: { siteId: number; organizationId: number }, userId: number): Promise<SiteStanding> {
   const known = knownStandings.get(site)?.get(userId);
   if (known !== undefined) return known;
   const [row] = await db.rows<StandingRow & Record<string, unknown>>(sql`

@@ -6,9 +6,7 @@ import slugifyLibrary from 'slugify';
 const slugify = slugifyLibrary as unknown as (text: string, options: { lower: boolean; strict: boolean; trim: boolean }) => string;
 
 export function slugFrom(name: string, maxLength = 50): string {
-  const slug = slugify(name, { lower: true, strict: true, trim: true })
-    .slice(0, maxLength)
-    .replace(/-+$/, '');
+  const slug = slugify(name, { lower: true, strict: true, trim: true }).slice(0, maxLength).replace(/-+$/, '');
   return slug;
 }
 

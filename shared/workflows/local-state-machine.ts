@@ -40,7 +40,11 @@ type Machine = InstanceType<Library['StateMachine']>;
 const machines = new Map<string, Machine>();
 
 /** Runs one execution to its end; a failed execution is an outcome, not a thrown error. */
-export async function runLocalStateMachine(definition: unknown, input: Record<string, unknown>, options: LocalRunOptions): Promise<ExecutionOutcome> {
+export async function runLocalStateMachine(
+  definition: unknown,
+  input: Record<string, unknown>,
+  options: LocalRunOptions,
+): Promise<ExecutionOutcome> {
   polyfillWithResolvers();
   const { StateMachine, ExecutionError } = await import('aws-local-stepfunctions');
   const key = JSON.stringify(definition);
@@ -51,11 +55,16 @@ export async function runLocalStateMachine(definition: unknown, input: Record<st
     machines.set(key, machine);
   }
   const retryIntervalOverrides =
-    options.retryIntervalMs === undefined ? undefined : Object.fromEntries(retryStates(definition).map((name) => [name, options.retryIntervalMs!]));
+    options.retryIntervalMs === undefined
+      ? undefined
+      : Object.fromEntries(retryStates(definition).map((name) => [name, options.retryIntervalMs!]));
   const execution = machine.run(input as Parameters<typeof machine.run>[0], {
     overrides: {
       taskResourceLocalHandlers: Object.fromEntries(
-        Object.entries(options.handlers).map(([state, handler]) => [state, async (value: unknown) => (await handler(value as Record<string, unknown>)) as never]),
+        Object.entries(options.handlers).map(([state, handler]) => [
+          state,
+          async (value: unknown) => (await handler(value as Record<string, unknown>)) as never,
+        ]),
       ),
       ...(retryIntervalOverrides ? { retryIntervalOverrides } : {}),
     },

@@ -40,7 +40,11 @@ export async function benchBulkCreate(): Promise<void> {
 
     const runPlatform = async () => {
       const started = performance.now();
-      const response = await fetch(`${platform.url}${path}`, { method: 'POST', headers: { ...platform.headers, 'content-type': 'application/json' }, body });
+      const response = await fetch(`${platform.url}${path}`, {
+        method: 'POST',
+        headers: { ...platform.headers, 'content-type': 'application/json' },
+        body,
+      });
       const text = await response.text();
       const seconds = (performance.now() - started) / 1000;
       if (response.status !== 201) throw new Error(`platform: ${response.status} ${text.slice(0, 400)}`);
@@ -57,7 +61,9 @@ export async function benchBulkCreate(): Promise<void> {
     ] as const;
 
     note(`database: ${platform.database.label}; the dev server in this process (pid ${process.pid}), client: fetch in the same process`);
-    note(`table ${physical} (same schema and index as data-list); body ${ROWS} records, ${body.length} bytes (${fixed(body.length / 1024 / 1024, 2)} MB of the 6 MB cap)`);
+    note(
+      `table ${physical} (same schema and index as data-list); body ${ROWS} records, ${body.length} bytes (${fixed(body.length / 1024 / 1024, 2)} MB of the 6 MB cap)`,
+    );
     // One warm-up each (JIT, plan caches), then measured runs into an emptied table, alternating order.
     let answerBytes = 0;
     for (const side of sides) {
@@ -81,13 +87,20 @@ export async function benchBulkCreate(): Promise<void> {
     const rows: string[][] = [];
     for (const side of sides) {
       const list = seconds.get(side.name)!;
-      rows.push([side.name, list.map((value) => fixed(value * 1000, 0)).join(' '), fixed(median(list) * 1000, 0), fixed(ROWS / median(list), 0)]);
+      rows.push([
+        side.name,
+        list.map((value) => fixed(value * 1000, 0)).join(' '),
+        fixed(median(list) * 1000, 0),
+        fixed(ROWS / median(list), 0),
+      ]);
     }
     table(['side', 'runs (ms)', 'median ms', 'rows/s (median)'], rows);
     const platformSeconds = median(seconds.get(sides[0].name)!);
     const baselineSeconds = median(seconds.get(sides[1].name)!);
     note(`ratio platform / baseline (rows/s): ${ratioAgainst(baselineSeconds / platformSeconds, TARGET_RATIO, true)}`);
-    note(`the platform adds ${fixed((platformSeconds - baselineSeconds) * 1000, 0)} ms per ${ROWS / 1000}k rows (${fixed(((platformSeconds - baselineSeconds) * 1e6) / ROWS, 2)} µs per row)`);
+    note(
+      `the platform adds ${fixed((platformSeconds - baselineSeconds) * 1000, 0)} ms per ${ROWS / 1000}k rows (${fixed(((platformSeconds - baselineSeconds) * 1e6) / ROWS, 2)} µs per row)`,
+    );
   } finally {
     await platform.close();
   }

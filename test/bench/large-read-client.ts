@@ -17,7 +17,12 @@ export interface Downloaded {
 }
 
 /** GETs `objectPath` from `url`'s host and port with `Connection: close`; reads the whole body. */
-export function downloadWithLargeReads(url: string, headers: Record<string, string>, objectPath: string, hashed: boolean): Promise<Downloaded> {
+export function downloadWithLargeReads(
+  url: string,
+  headers: Record<string, string>,
+  objectPath: string,
+  hashed: boolean,
+): Promise<Downloaded> {
   const { hostname, port } = new URL(url);
   const hash = hashed ? createHash('sha256') : undefined;
   return new Promise((resolve, reject) => {
@@ -56,7 +61,12 @@ export function downloadWithLargeReads(url: string, headers: Record<string, stri
       },
     });
     socket.on('connect', () => {
-      const lines = [`GET ${objectPath} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+      const lines = [
+        `GET ${objectPath} HTTP/1.1`,
+        `Host: ${hostname}:${port}`,
+        'Connection: close',
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      ];
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     });
     socket.on('error', reject);

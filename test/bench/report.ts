@@ -30,9 +30,7 @@ export function note(text: string): void {
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-      .join('  ');
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   console.log(`   ${line(header)}`);
   for (const row of rows) console.log(`   ${line(row)}`);
 }

@@ -28,7 +28,8 @@ const benchmarks: Benchmark[] = [
   },
   {
     name: 'relations',
-    summary: 'req/s of populate (2 levels, 100 parents), a related filter and descendants to depth 10 over 100k nodes through the dev server vs hand-written SQL on bare node:http',
+    summary:
+      'req/s of populate (2 levels, 100 parents), a related filter and descendants to depth 10 over 100k nodes through the dev server vs hand-written SQL on bare node:http',
     run: async () => (await import('./relations.ts')).benchRelations(),
   },
   {

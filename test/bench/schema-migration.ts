@@ -29,8 +29,10 @@ export async function benchSchemaMigration(): Promise<void> {
     const { physical } = await platform.createTable(TABLE, SCHEMA);
     const seeded = performance.now();
     // Every tenth row has no name: the NOT NULL preflight has something to find.
-    await platform.db.run(sql.raw(`insert into ${physical} (name, score)
-      select case when n % 10 = 0 then null else 'person ' || n end, n % 1000 from generate_series(1, ${ROWS}) as n`));
+    await platform.db.run(
+      sql.raw(`insert into ${physical} (name, score)
+      select case when n % 10 = 0 then null else 'person ' || n end, n % 1000 from generate_series(1, ${ROWS}) as n`),
+    );
     await platform.db.run(sql.raw(`analyze ${physical}`));
     note(`database: ${platform.database.label}`);
     note(`table ${physical}: ${ROWS} rows seeded in ${fixed((performance.now() - seeded) / 1000)} s`);
@@ -51,7 +53,13 @@ export async function benchSchemaMigration(): Promise<void> {
     const rows: string[][] = [];
     const report = (what: string, runs: { ms: number; heldMs: number }[]) => {
       const ms = runs.map((r) => r.ms);
-      rows.push([what, fixed(median(ms)), fixed(Math.max(...ms)), String(Math.max(...runs.map((r) => r.heldMs))), Math.max(...ms) < TARGET_MS ? 'met' : 'MISSED']);
+      rows.push([
+        what,
+        fixed(median(ms)),
+        fixed(Math.max(...ms)),
+        String(Math.max(...runs.map((r) => r.heldMs))),
+        Math.max(...ms) < TARGET_MS ? 'met' : 'MISSED',
+      ]);
     };
     // The process's first migration also loads the local ASL runner (aws-local-stepfunctions).
     report('first migration of the process (add column, cold)', [await migrate([...fields, { name: 'extra_0', type: 'string' }])]);
@@ -61,18 +69,32 @@ export async function benchSchemaMigration(): Promise<void> {
     const renamed = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       const from = round === 1 ? 'name' : `name_${round - 1}`;
-      renamed.push(await migrate(fields.map((f) => (f.name === from ? { name: `name_${round}`, type: f.type, 'x-rename-from': from } : { name: f.name, type: f.type }))));
+      renamed.push(
+        await migrate(
+          fields.map((f) =>
+            f.name === from ? { name: `name_${round}`, type: f.type, 'x-rename-from': from } : { name: f.name, type: f.type },
+          ),
+        ),
+      );
     }
     report('rename column (x-rename-from)', renamed);
     table(['PATCH', 'median ms', 'max ms', 'operation ms (max)', `< ${TARGET_MS} ms`], rows);
-    note(`operation ms: claim to record of the migration, an upper bound on its ACCESS EXCLUSIVE lock; lock_timeout is ${lockTimeoutMs} ms`);
+    note(
+      `operation ms: claim to record of the migration, an upper bound on its ACCESS EXCLUSIVE lock; lock_timeout is ${lockTimeoutMs} ms`,
+    );
 
     const nameField = fields.find((f) => f.name.startsWith('name'))!.name;
-    const required = fields.map((f) => (f.name === nameField ? { name: f.name, type: f.type, constraints: { required: true } } : { name: f.name, type: f.type }));
+    const required = fields.map((f) =>
+      f.name === nameField ? { name: f.name, type: f.type, constraints: { required: true } } : { name: f.name, type: f.type },
+    );
     const started = performance.now();
     const preview = await platform.callAsAdmin('POST', `${path}preview-changes/`, { new_schema: { ...SCHEMA, fields: required } });
     const previewMs = performance.now() - started;
-    const body = preview.body as { operations: { type: string; preflight?: { violating_rows: number; sample_ids: unknown[] } }[]; estimated_duration_ms: number; is_safe: boolean };
+    const body = preview.body as {
+      operations: { type: string; preflight?: { violating_rows: number; sample_ids: unknown[] } }[];
+      estimated_duration_ms: number;
+      is_safe: boolean;
+    };
     const step = body.operations.find((o) => o.type === 'set_not_null');
     note(
       `preflight of NOT NULL on "${nameField}" over ${ROWS} rows: ${step?.preflight?.violating_rows} violating rows (samples ${JSON.stringify(step?.preflight?.sample_ids)}), ` +

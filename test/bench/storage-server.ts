@@ -35,7 +35,8 @@ export type ServerAnswer = { type: 'marked'; rss: number } | { type: 'peak'; rss
 
 const SAMPLE_MS = 5;
 
-async function call(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field
+async function call(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field
   const response = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const answer = (await response.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
   if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(answer)}`);
@@ -69,10 +70,12 @@ async function main(): Promise<void> {
       void pipeline(request, createWriteStream(file, chunks)).then(done(201), done(500));
       return;
     }
-    void stat(file).then(({ size }) => {
-      response.writeHead(200, { 'content-length': size });
-      return pipeline(createReadStream(file, { highWaterMark: 4 * 1024 * 1024 }), response);
-    }).catch(done(500));
+    void stat(file)
+      .then(({ size }) => {
+        response.writeHead(200, { 'content-length': size });
+        return pipeline(createReadStream(file, { highWaterMark: 4 * 1024 * 1024 }), response);
+      })
+      .catch(done(500));
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 

@@ -68,7 +68,13 @@ function upload(url: string, headers: Record<string, string>, objectPath: string
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { hostname, port, path: objectPath, method: 'PUT', headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(OBJECT_BYTES) } },
+      {
+        hostname,
+        port,
+        path: objectPath,
+        method: 'PUT',
+        headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(OBJECT_BYTES) },
+      },
       (incoming) => {
         incoming.resume();
         incoming.on('end', () => resolve(incoming.statusCode ?? 0));
@@ -112,7 +118,9 @@ export async function benchStorageTransfer(): Promise<void> {
   // A 50 MB transfer takes tens of milliseconds here, where the host's other tenants move it by half:
   // three times the usual rounds (9 by default) keep the medians steady, for about a second each.
   const rounds = 3 * benchSettings().rounds;
-  heading(`storage-transfer: ${OBJECT_BYTES / MB} MB through the dev server (PUT and GET) vs the same bytes written and read on disk directly`);
+  heading(
+    `storage-transfer: ${OBJECT_BYTES / MB} MB through the dev server (PUT and GET) vs the same bytes written and read on disk directly`,
+  );
   const work = await mkdtemp(path.join(tmpdir(), 'tessera-bench-storage-'));
   const server = await startServer();
   const { url, headers, objects, bareUrl } = server.ready;
@@ -122,8 +130,12 @@ export async function benchStorageTransfer(): Promise<void> {
     await writeFile(source, content);
     const expected = createHash('sha256').update(content).digest('hex');
     const heapFlags = process.execArgv.filter((flag) => flag.includes('space-size')).join(' ') || 'none';
-    note(`database: ${server.ready.database}; dev server in a child process (pid ${server.ready.pid}, V8 heap flags: ${heapFlags}, as \`npm start\` gives it), client and disk baseline in this one`);
-    note(`object: ${OBJECT_BYTES} random bytes, file chunks as the filesystem store's (1 MiB writes, 4 MiB reads); ${WARM_UP_ROUNDS} warm-up rounds (whose downloads are checked by SHA-256), then ${rounds} rounds, medians; downloads read by a client with 4 MiB socket reads (large-read-client.ts)`);
+    note(
+      `database: ${server.ready.database}; dev server in a child process (pid ${server.ready.pid}, V8 heap flags: ${heapFlags}, as \`npm start\` gives it), client and disk baseline in this one`,
+    );
+    note(
+      `object: ${OBJECT_BYTES} random bytes, file chunks as the filesystem store's (1 MiB writes, 4 MiB reads); ${WARM_UP_ROUNDS} warm-up rounds (whose downloads are checked by SHA-256), then ${rounds} rounds, medians; downloads read by a client with 4 MiB socket reads (large-read-client.ts)`,
+    );
 
     const samples = () => ({ seconds: [] as number[], rssGrowth: [] as number[] });
     const results = {
@@ -172,14 +184,16 @@ export async function benchStorageTransfer(): Promise<void> {
         await evict();
         await measure(from.platform, counted, async () => {
           const fetched = await downloadWithLargeReads(url, headers, objectPath, !counted);
-          if (fetched.status !== 200 || fetched.bytes !== OBJECT_BYTES) throw new Error(`download answered ${fetched.status} with ${fetched.bytes} bytes`);
+          if (fetched.status !== 200 || fetched.bytes !== OBJECT_BYTES)
+            throw new Error(`download answered ${fetched.status} with ${fetched.bytes} bytes`);
           if (!counted && fetched.digest !== expected) throw new Error('the downloaded bytes differ from the uploaded ones');
         });
         await evict();
         await measure(from.bare, counted, async () => void (await downloadWithLargeReads(bareUrl, {}, barePath, false)));
       };
       await reads({ disk: results.diskRead, platform: results.download, bare: results.bareDownload }, async () => undefined);
-      if (canDropCache) await reads({ disk: results.coldDiskRead, platform: results.coldDownload, bare: results.coldBareDownload }, dropPageCache);
+      if (canDropCache)
+        await reads({ disk: results.coldDiskRead, platform: results.coldDownload, bare: results.coldBareDownload }, dropPageCache);
       await rm(copy);
     }
     const mbps = (of: Samples) => OBJECT_BYTES / MB / median(of.seconds);
@@ -198,9 +212,14 @@ export async function benchStorageTransfer(): Promise<void> {
       row('download (GET), from disk', results.coldDownload, results.coldDiskRead, results.coldBareDownload),
       row('download (GET), page cache', results.download, results.diskRead, results.bareDownload),
     ];
-    table(['transfer', 'platform MB/s', 'disk MB/s', 'ratio', 'server peak RSS growth', 'bare node:http MB/s', 'platform / bare'], canDropCache ? rows : [rows[0]!, rows[2]!]);
+    table(
+      ['transfer', 'platform MB/s', 'disk MB/s', 'ratio', 'server peak RSS growth', 'bare node:http MB/s', 'platform / bare'],
+      canDropCache ? rows : [rows[0]!, rows[2]!],
+    );
     note(`RSS growth target < 64 MB (largest of ${rounds} rounds); disk: a file-to-file stream copy and a stream read in this process`);
-    note(`server RSS: ${fixed(server.ready.rss / MB)} MB when ready, ${fixed(highestRss / MB)} MB at most over the whole run (warm-ups included)`);
+    note(
+      `server RSS: ${fixed(server.ready.rss / MB)} MB when ready, ${fixed(highestRss / MB)} MB at most over the whole run (warm-ups included)`,
+    );
     note(
       canDropCache
         ? 'from disk: the page cache dropped (sync; vm.drop_caches) before each read, on both sides; page cache: the same reads with the bytes in memory, where the disk read is a memory copy'

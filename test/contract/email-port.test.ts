@@ -79,7 +79,9 @@ describe.each(harnesses)('email port: $name adapter', (harness) => {
 
   it('delivers one mail with sender, recipient, subject, text and html', async () => {
     await harness.sender().send(message);
-    expect(await harness.delivered()).toEqual([{ from: FROM, to: [message.to], subject: message.subject, text: message.text, html: message.html }]);
+    expect(await harness.delivered()).toEqual([
+      { from: FROM, to: [message.to], subject: message.subject, text: message.text, html: message.html },
+    ]);
   });
 
   it('delivers a text-only mail without an html part', async () => {

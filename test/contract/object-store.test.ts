@@ -15,7 +15,12 @@ import { loadConfig } from '#shared/config.ts';
 import { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
 import { BadRequestError } from '#shared/errors.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
-import { ObjectMissingError, ObjectTooLargeError, RangeNotSatisfiableError, StorageUnavailableError } from '#shared/storage/storage-errors.ts';
+import {
+  ObjectMissingError,
+  ObjectTooLargeError,
+  RangeNotSatisfiableError,
+  StorageUnavailableError,
+} from '#shared/storage/storage-errors.ts';
 import { FilesystemObjectStore } from '#shared/storage/filesystem-object-store.ts';
 import { startGraphStandIn, type GraphStandIn } from '#test/support/graph-stand-in.ts';
 import type { ProbeInput, ProbeResult, ProbeTarget } from '#test/support/object-store-memory-probe.ts';
@@ -181,7 +186,7 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
       expect(sha256(after)).toBe(sha256(replacement));
     });
 
-    it('stores an empty body (refusing empty files is the service\'s rule, not the store\'s)', async () => {
+    it("stores an empty body (refusing empty files is the service's rule, not the store's)", async () => {
       const stored = await store.put(key('empty'), Buffer.alloc(0), { contentType: 'text/plain' });
       expect(stored.size).toBe(0);
       expect(await bytesOf((await store.get(key('empty'))).body)).toEqual(Buffer.alloc(0));
@@ -297,7 +302,9 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
       ['shorter', 10, 12],
       ['longer', 14, 12],
     ])('refuses a body %s than its declared length with BadRequestError and stores nothing', async (_name, actual, declared) => {
-      const error = await rejection(store.put(key('length'), streamOf(patterned(actual)), { contentType: 'text/plain', contentLength: declared }));
+      const error = await rejection(
+        store.put(key('length'), streamOf(patterned(actual)), { contentType: 'text/plain', contentLength: declared }),
+      );
       expect(error).toBeInstanceOf(BadRequestError);
       expect(await store.head(key('length'))).toBeUndefined();
       expect(await harness.strays()).toBe(0);

@@ -46,7 +46,8 @@ function stopServer(server: RunningServer): Promise<number | null> {
   });
 }
 
-async function json(response: Response): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field
+async function json(response: Response): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field
   return response.json();
 }
 

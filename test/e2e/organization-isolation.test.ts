@@ -37,7 +37,10 @@ describe('organization isolation', () => {
     const org = created.body.data as { slug: string; uuid: string };
     // Adding an existing user directly needs authority over them: the superuser's.
     await ok(
-      app.request('POST', `/api/cloud/organizations/${org.slug}/members/`, { token: await app.adminToken(), body: { user_slug: `${name}-member` } }),
+      app.request('POST', `/api/cloud/organizations/${org.slug}/members/`, {
+        token: await app.adminToken(),
+        body: { user_slug: `${name}-member` },
+      }),
       201,
     );
     const site = (
@@ -64,7 +67,11 @@ describe('organization isolation', () => {
     ).body as { uuid?: string; data?: { uuid: string } };
     const secretValue = `${name}-top-secret-value`;
     await ok(
-      app.request('POST', '/api/secrets/', { ...asAdmin, headers: { 'x-tenant': site.slug }, body: { key: 'API_KEY', value: secretValue } }),
+      app.request('POST', '/api/secrets/', {
+        ...asAdmin,
+        headers: { 'x-tenant': site.slug },
+        body: { key: 'API_KEY', value: secretValue },
+      }),
       201,
     );
     return {
@@ -82,7 +89,9 @@ describe('organization isolation', () => {
   async function snapshot(side: Side): Promise<string> {
     const db = app.runtime.db;
     const [org] = await db.rows<{ id: number }>(sql`select id from platform.organizations where slug = ${side.org.slug}`);
-    const [site] = await db.rows<{ schema_name: string; id: number }>(sql`select id, schema_name from platform.sites where slug = ${side.site.slug}`);
+    const [site] = await db.rows<{ schema_name: string; id: number }>(
+      sql`select id, schema_name from platform.sites where slug = ${side.site.slug}`,
+    );
     const parts = await Promise.all([
       db.rows(sql`select * from platform.organizations where id = ${org!.id}`),
       db.rows(sql`select * from platform.organization_members where organization_id = ${org!.id} order by id`),
@@ -90,7 +99,9 @@ describe('organization isolation', () => {
       db.rows(sql`select * from platform.sites where organization_id = ${org!.id} order by id`),
       db.rows(sql`select * from platform.domains where site_id = ${site!.id} order by id`),
       db.rows(sql`select site_id, user_id, permission_id from platform.site_user_permissions where site_id = ${site!.id} order by 1, 2, 3`),
-      db.rows(sql`select * from platform.users where id in (select user_id from platform.organization_members where organization_id = ${org!.id}) order by id`),
+      db.rows(
+        sql`select * from platform.users where id in (select user_id from platform.organization_members where organization_id = ${org!.id}) order by id`,
+      ),
       db.rows(sql`select table_name from information_schema.tables where table_schema = ${site!.schema_name} order by 1`),
     ]);
     return JSON.stringify(parts);
@@ -165,7 +176,12 @@ describe('organization isolation', () => {
       { method: 'DELETE', path: '/api/secrets/API_KEY/', headers: { 'x-tenant': beta.site.slug } },
       { method: 'GET', path: '/api/secrets/API_KEY/history/', headers: { 'x-tenant': beta.site.slug } },
       { method: 'GET', path: '/api/secret-types/', headers: { 'x-tenant': beta.site.slug } },
-      { method: 'POST', path: '/api/secret-types/', headers: { 'x-tenant': beta.site.slug }, body: { slug: 'planted', name: 'Planted', schema: {} } },
+      {
+        method: 'POST',
+        path: '/api/secret-types/',
+        headers: { 'x-tenant': beta.site.slug },
+        body: { slug: 'planted', name: 'Planted', schema: {} },
+      },
     );
     return attempts;
   }
@@ -179,8 +195,14 @@ describe('organization isolation', () => {
     for (const attempt of attemptsOnBeta()) {
       const answer = await app.request(attempt.method, attempt.path, { token: token(), body: attempt.body, headers: attempt.headers });
       const text = JSON.stringify(answer.body);
-      if (![403, 404].includes(answer.status)) leaks.push(`${attempt.method} ${attempt.path} ${JSON.stringify(attempt.headers ?? {})} → ${answer.status} ${text.slice(0, 200)}`);
-      if (text.includes(beta.secretValue) || text.includes('beta-member@example.com') || text.includes(beta.site.uuid) || text.includes(beta.org.uuid)) {
+      if (![403, 404].includes(answer.status))
+        leaks.push(`${attempt.method} ${attempt.path} ${JSON.stringify(attempt.headers ?? {})} → ${answer.status} ${text.slice(0, 200)}`);
+      if (
+        text.includes(beta.secretValue) ||
+        text.includes('beta-member@example.com') ||
+        text.includes(beta.site.uuid) ||
+        text.includes(beta.org.uuid)
+      ) {
         leaks.push(`${attempt.method} ${attempt.path} leaked data: ${text.slice(0, 200)}`);
       }
     }

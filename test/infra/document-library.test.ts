@@ -17,7 +17,8 @@ function functionsByService(context: Record<string, string>) {
     service: serviceNameOf(fn),
     variables: (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables,
     secretReads: statementsOfFunction(api, id).filter(
-      (statement) => actionsOf(statement).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource).includes(SECRET_ARN),
+      (statement) =>
+        actionsOf(statement).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource).includes(SECRET_ARN),
     ),
   }));
 }
@@ -47,6 +48,8 @@ describe('document library deployment', () => {
   });
 
   it('refuses a partial Graph context, naming what is missing', () => {
-    expect(() => synthesizeTessera({ 'tessera:graphClientId': 'graph-client-id' })).toThrow(/tessera:graphTenantId.*tessera:graphSiteHostname/);
+    expect(() => synthesizeTessera({ 'tessera:graphClientId': 'graph-client-id' })).toThrow(
+      /tessera:graphTenantId.*tessera:graphSiteHostname/,
+    );
   });
 });

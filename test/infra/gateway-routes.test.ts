@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpointGroups } from '#functions/groups.ts';
 import { selectRoute } from '#infra/aws/gateway-route-selection.ts';
-import {
-  gatewayRoutes,
-  routeBase,
-  RouteKeyConflictError,
-  sampleRequest,
-  type RoutedGroup,
-} from '#infra/aws/gateway-routes.ts';
+import { gatewayRoutes, routeBase, RouteKeyConflictError, sampleRequest, type RoutedGroup } from '#infra/aws/gateway-routes.ts';
 import { servedPaths } from '#shared/http/route.ts';
 
 const group = (name: string, ...paths: Array<string | { path: string; consoleAlias: true }>): RoutedGroup => ({
@@ -69,9 +63,7 @@ describe('gateway route keys', () => {
   });
 
   it('leaves out keys that the same group already covers with a greedy route', () => {
-    const keys = keysOf([
-      group('auth', '/api/auth/jwt/token/', '/api/auth/jwt/token/refresh/', '/api/auth/jwt/token/{id}/'),
-    ]);
+    const keys = keysOf([group('auth', '/api/auth/jwt/token/', '/api/auth/jwt/token/refresh/', '/api/auth/jwt/token/{id}/')]);
     expect(keys).toEqual(['ANY /api/auth/jwt/token', 'ANY /api/auth/jwt/token/{proxy+}']);
   });
 

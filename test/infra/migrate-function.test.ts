@@ -97,7 +97,9 @@ describe('deploy migration', () => {
     const db = await freshDatabase();
     const secrets = fakeSecrets(placeholders());
     await runDeployMigration(config, { db, secrets });
-    await db.run(sql`insert into platform.social_apps (provider, name, client_id, secret) values ('google', 'Old', 'old-client', 'old-plain-secret')`);
+    await db.run(
+      sql`insert into platform.social_apps (provider, name, client_id, secret) values ('google', 'Old', 'old-client', 'old-plain-secret')`,
+    );
     // Act
     await runDeployMigration(config, { db, secrets });
     // Assess

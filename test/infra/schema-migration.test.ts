@@ -3,14 +3,23 @@
 // task Lambda; only the data group's function may start it, and only it learns the ARN).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actionsOf, resourcesOf, serviceNameOf, statementsOfFunction, synthesizeTessera, tesseraFunctions, type SynthesizedApp } from './synth.ts';
+import {
+  actionsOf,
+  resourcesOf,
+  serviceNameOf,
+  statementsOfFunction,
+  synthesizeTessera,
+  tesseraFunctions,
+  type SynthesizedApp,
+} from './synth.ts';
 
 let synthesized: SynthesizedApp;
 beforeAll(() => {
   synthesized = synthesizeTessera();
 });
 
-const functionIdOf = (service: string) => Object.entries(tesseraFunctions(synthesized.api)).find(([, fn]) => serviceNameOf(fn) === service)![0];
+const functionIdOf = (service: string) =>
+  Object.entries(tesseraFunctions(synthesized.api)).find(([, fn]) => serviceNameOf(fn) === service)![0];
 
 describe('schema-migration state machine', () => {
   it('deploys the ASL file from infra/state-machines with the task function substituted', () => {
@@ -19,7 +28,9 @@ describe('schema-migration state machine', () => {
     const props = machines[0]!.Properties!;
     const file = readFileSync(new URL('../../infra/state-machines/schema-migration.asl.json', import.meta.url), 'utf8');
     expect(JSON.parse(props.DefinitionString as string)).toEqual(JSON.parse(file));
-    expect(props.DefinitionSubstitutions).toEqual({ MigrationTaskFunctionArn: { 'Fn::GetAtt': [functionIdOf('tessera-schema-migration'), 'Arn'] } });
+    expect(props.DefinitionSubstitutions).toEqual({
+      MigrationTaskFunctionArn: { 'Fn::GetAtt': [functionIdOf('tessera-schema-migration'), 'Arn'] },
+    });
     expect(props.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
   });
 
@@ -28,7 +39,9 @@ describe('schema-migration state machine', () => {
     const roleId = (machine!.Properties!.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const statements = Object.values(resourcesOf(synthesized.api, 'AWS::IAM::Policy'))
       .filter((policy) => (policy.Properties!.Roles as Array<{ Ref: string }>).some((role) => role.Ref === roleId))
-      .flatMap((policy) => (policy.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement);
+      .flatMap(
+        (policy) => (policy.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement,
+      );
     const invoke = statements.filter((s) => actionsOf(s as never).includes('lambda:InvokeFunction'));
     const task = functionIdOf('tessera-schema-migration');
     expect(JSON.stringify(invoke.map((s) => s.Resource))).toContain(task);
@@ -56,6 +69,11 @@ describe('schema-migration state machine', () => {
     expect(rules).toHaveLength(1);
     const props = rules[0]!.Properties!;
     expect(props.ScheduleExpression).toBe('rate(6 hours)');
-    expect(props.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [functionIdOf('tessera-schema-migration'), 'Arn'] }, Input: JSON.stringify({ task: 'sweepAll' }) })]);
+    expect(props.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [functionIdOf('tessera-schema-migration'), 'Arn'] },
+        Input: JSON.stringify({ task: 'sweepAll' }),
+      }),
+    ]);
   });
 });

@@ -135,10 +135,18 @@ describe('functions that use the object store', () => {
     for (const group of groups) {
       const s3Statements = statementsOfFunction(synthesized.api, functionIdOf(group.name))
         .filter((statement) => actionsOf(statement).some((action) => action.startsWith('s3:')))
-        .map((statement) => ({ effect: statement.Effect, actions: actionsOf(statement).sort(), resource: bucketResource(statement.Resource) }));
+        .map((statement) => ({
+          effect: statement.Effect,
+          actions: actionsOf(statement).sort(),
+          resource: bucketResource(statement.Resource),
+        }));
       const expected = group.uses.includes('object-store')
         ? [
-            { effect: 'Allow', actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'], resource: `${bucketId}/*` },
+            {
+              effect: 'Allow',
+              actions: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+              resource: `${bucketId}/*`,
+            },
             { effect: 'Allow', actions: ['s3:ListBucket'], resource: bucketId },
           ]
         : [];

@@ -9,15 +9,16 @@ import { testDriver } from '#test/support/test-database.ts';
 describe(`tenant resolution on ${testDriver}`, () => {
   let app: TestApp;
   const token: Record<string, string> = {};
-  const config = (who: string, headers: Record<string, string>) =>
-    app.request('GET', '/api/sites/config/', { token: token[who], headers });
+  const config = (who: string, headers: Record<string, string>) => app.request('GET', '/api/sites/config/', { token: token[who], headers });
 
   beforeAll(async () => {
     app = await startTestApp();
     const names = ['tn-admin', 'tn-viewer', 'tn-plain', 'tn-stranger'];
     for (const name of names) await app.createUser(name);
     const db = app.runtime.db;
-    await db.run(sql`insert into platform.organizations (name, slug) values ('Tenant Org', 'tenant-org'), ('Stranger Org', 'stranger-org')`);
+    await db.run(
+      sql`insert into platform.organizations (name, slug) values ('Tenant Org', 'tenant-org'), ('Stranger Org', 'stranger-org')`,
+    );
     await db.run(sql`
       insert into platform.organization_members (organization_id, user_id, is_admin)
       select o.id, u.id, u.username in ('tn-admin', 'tn-stranger') from platform.organizations o, platform.users u
@@ -60,7 +61,7 @@ describe(`tenant resolution on ${testDriver}`, () => {
     ]);
   });
 
-  it("resolves the site from the Host header of its primary domain, port and case ignored", async () => {
+  it('resolves the site from the Host header of its primary domain, port and case ignored', async () => {
     const answer = await config('tn-viewer', { host: 'Portal.LOCALHOST:8000' });
 
     expect(answer.status).toBe(200);
@@ -112,7 +113,10 @@ describe(`tenant resolution on ${testDriver}`, () => {
   });
 
   it('stops resolving a deactivated site or domain', async () => {
-    await app.request('PATCH', '/api/cloud/sites/portal/domains/portal-example-org/', { token: token['tn-admin'], body: { is_active: false } });
+    await app.request('PATCH', '/api/cloud/sites/portal/domains/portal-example-org/', {
+      token: token['tn-admin'],
+      body: { is_active: false },
+    });
     const byInactiveDomain = await config('tn-admin', { host: 'portal.example.org' });
     await app.request('PUT', '/api/cloud/sites/portal/', { token: token['tn-admin'], body: { is_active: false } });
     const byInactiveSite = await config('tn-admin', { 'x-tenant': 'portal' });
@@ -122,7 +126,7 @@ describe(`tenant resolution on ${testDriver}`, () => {
     expect(byInactiveSite.status).toBe(404);
   });
 
-  it("runs against the schema recorded on the site row, whatever the slug looks like", async () => {
+  it('runs against the schema recorded on the site row, whatever the slug looks like', async () => {
     // A record whose schema name differs from the slug-derived one: resolution must follow the record.
     await app.runtime.db.run(sql`update platform.sites set schema_name = 'site_portal_moved' where slug = 'portal'`);
     try {

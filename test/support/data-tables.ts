@@ -50,7 +50,9 @@ export async function createDataTable(db: Queryable, table: TableDescriptor): Pr
   columns.push(sql`primary key (${sql.join(table.primaryKey.map(identifier), sql`, `)})`);
   await db.run(sql`create table ${name} (${sql.join(columns, sql`, `)})`);
   if (table.search) {
-    await db.run(sql`create index ${identifier(`${table.tableName}_search_idx`)} on ${name} using gin (${identifier(SEARCH_VECTOR_FIELD)})`);
+    await db.run(
+      sql`create index ${identifier(`${table.tableName}_search_idx`)} on ${name} using gin (${identifier(SEARCH_VECTOR_FIELD)})`,
+    );
   }
   if (table.provider === 'jsonb') {
     for (const field of table.fields) {
@@ -61,4 +63,3 @@ export async function createDataTable(db: Queryable, table: TableDescriptor): Pr
     }
   }
 }
-

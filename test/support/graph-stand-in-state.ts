@@ -116,7 +116,8 @@ export class StandInState {
 
   removeItem(item: StandInItem): void {
     for (const other of [...this.items.values()]) {
-      if (other.driveId === item.driveId && (other.path === item.path || other.path.startsWith(`${item.path}/`))) this.items.delete(other.id);
+      if (other.driveId === item.driveId && (other.path === item.path || other.path.startsWith(`${item.path}/`)))
+        this.items.delete(other.id);
     }
   }
 
@@ -144,7 +145,13 @@ export class StandInState {
       webUrl: this.webUrlOf(item),
       parentReference: { driveId: item.driveId },
       ...(item.folder
-        ? { folder: { childCount: [...this.items.values()].filter((other) => other.driveId === item.driveId && other.path.startsWith(`${item.path}/`)).length } }
+        ? {
+            folder: {
+              childCount: [...this.items.values()].filter(
+                (other) => other.driveId === item.driveId && other.path.startsWith(`${item.path}/`),
+              ).length,
+            },
+          }
         : {
             file: { mimeType: MIME_BY_EXTENSION[extension] ?? 'application/octet-stream' },
             '@microsoft.graph.downloadUrl': `${this.baseUrl}/download/${item.id}?token=${item.downloadToken}`,
@@ -181,14 +188,24 @@ export class StandInState {
       existing.roles = [...new Set([...existing.roles, ...roles])];
       return existing;
     }
-    const permission: StandInPermission = { id: randomUUID(), itemId: item.id, itemPath: item.path, roles, email, requireSignIn, sendInvitation };
+    const permission: StandInPermission = {
+      id: randomUUID(),
+      itemId: item.id,
+      itemPath: item.path,
+      roles,
+      email,
+      requireSignIn,
+      sendInvitation,
+    };
     this.permissions.push(permission);
     return permission;
   }
 
   /** The app's sharing link of this type and scope: the existing one when there is one. */
   link(item: StandInItem, type: string, scope: string): { permission: StandInPermission; created: boolean } {
-    const existing = this.permissions.find((permission) => permission.itemId === item.id && permission.link?.type === type && permission.link.scope === scope);
+    const existing = this.permissions.find(
+      (permission) => permission.itemId === item.id && permission.link?.type === type && permission.link.scope === scope,
+    );
     if (existing !== undefined) return { permission: existing, created: false };
     const permission: StandInPermission = {
       id: randomUUID(),

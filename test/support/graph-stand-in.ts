@@ -57,7 +57,10 @@ export interface GraphStandIn {
   close(): Promise<void>;
 }
 
-const notFound = (message = 'The resource could not be found.'): Answer => ({ status: 404, body: { error: { code: 'itemNotFound', message } } });
+const notFound = (message = 'The resource could not be found.'): Answer => ({
+  status: 404,
+  body: { error: { code: 'itemNotFound', message } },
+});
 const badRequest = (message: string): Answer => ({ status: 400, body: { error: { code: 'invalidRequest', message } } });
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -107,13 +110,21 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
   }
 
   /** Everything under `/v1.0`, also the sub-requests of a batch. */
-  function graph(method: string, rawPath: string, query: URLSearchParams, body: Buffer, headers: Record<string, string | undefined>): Answer {
+  function graph(
+    method: string,
+    rawPath: string,
+    query: URLSearchParams,
+    body: Buffer,
+    headers: Record<string, string | undefined>,
+  ): Answer {
     const state = standIn.state;
     let m: RegExpExecArray | null;
     m = method === 'GET' ? /^\/sites\/([^/:]+):(\/.*)$/.exec(rawPath) : null;
     if (m) {
       const site = state.sites.find((s) => s.hostname === m![1] && s.path === decodePath(m![2]!));
-      return site === undefined ? notFound('Requested site could not be found') : { status: 200, body: { id: site.id, webUrl: `${baseUrl}${site.path}` } };
+      return site === undefined
+        ? notFound('Requested site could not be found')
+        : { status: 200, body: { id: site.id, webUrl: `${baseUrl}${site.path}` } };
     }
     m = method === 'GET' ? /^\/sites\/([^/]+)\/drive$/.exec(rawPath) : null;
     if (m) {
@@ -134,7 +145,14 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       if (method === 'POST' && action === 'createUploadSession') {
         const session = randomUUID();
         uploads.set(session, { driveId, path, received: [], next: 0 });
-        return { status: 200, body: { uploadUrl: `${baseUrl}/upload/${session}`, expirationDateTime: new Date(Date.now() + 3600_000).toISOString(), nextExpectedRanges: ['0-'] } };
+        return {
+          status: 200,
+          body: {
+            uploadUrl: `${baseUrl}/upload/${session}`,
+            expirationDateTime: new Date(Date.now() + 3600_000).toISOString(),
+            nextExpectedRanges: ['0-'],
+          },
+        };
       }
       if (action !== undefined) return badRequest('Unsupported action');
       if (item === undefined) return notFound();
@@ -158,7 +176,8 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       const request = jsonOf(body);
       if (action === 'children') {
         const path = `${item.path === '/' ? '' : item.path}/${String(request.name)}`;
-        if (state.itemAt(driveId, path) !== undefined) return { status: 409, body: { error: { code: 'nameAlreadyExists', message: 'Name already exists' } } };
+        if (state.itemAt(driveId, path) !== undefined)
+          return { status: 409, body: { error: { code: 'nameAlreadyExists', message: 'Name already exists' } } };
         return { status: 201, body: state.representation(state.putItem(driveId, path, { folder: true }).item) };
       }
       if (action === 'copy') {
@@ -188,20 +207,33 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       const granted = recipients.map((recipient) =>
         state.grant(item, recipient.email!, request.roles as string[], request.requireSignIn === true, request.sendInvitation === true),
       );
-      return { status: 200, body: { value: granted.map((p) => ({ id: p.id, roles: p.roles, grantedToV2: { user: { email: p.email } } })) } };
+      return {
+        status: 200,
+        body: { value: granted.map((p) => ({ id: p.id, roles: p.roles, grantedToV2: { user: { email: p.email } } })) },
+      };
     }
     if (method === 'GET' && rawPath === '/users') {
       const literals = [...(query.get('$filter') ?? '').matchAll(/'((?:[^']|'')*)'/g)].map((found) => found[1]!.replaceAll("''", "'"));
       const emails = [...new Set(literals)];
       const found = emails.map((email) => state.lookUp(email)).filter((user) => user !== undefined);
-      return { status: 200, body: { value: found.map((user) => ({ id: user.id, mail: user.email, userPrincipalName: user.email, userType: user.userType })) } };
+      return {
+        status: 200,
+        body: { value: found.map((user) => ({ id: user.id, mail: user.email, userPrincipalName: user.email, userType: user.userType })) },
+      };
     }
     if (method === 'POST' && rawPath === '/invitations') {
       const request = jsonOf(body);
       const email = String(request.invitedUserEmailAddress);
       const hidden = standIn.guestPropagation === 'never' ? Number.MAX_SAFE_INTEGER : standIn.guestPropagation;
-      const user = state.users.find((candidate) => candidate.email.toLowerCase() === email.toLowerCase()) ?? state.addUser(email, 'Guest', hidden);
-      const invitation = { id: randomUUID(), invitedUserEmailAddress: email, sendInvitationMessage: request.sendInvitationMessage, inviteRedirectUrl: request.inviteRedirectUrl, invitedUserId: user.id };
+      const user =
+        state.users.find((candidate) => candidate.email.toLowerCase() === email.toLowerCase()) ?? state.addUser(email, 'Guest', hidden);
+      const invitation = {
+        id: randomUUID(),
+        invitedUserEmailAddress: email,
+        sendInvitationMessage: request.sendInvitationMessage,
+        inviteRedirectUrl: request.inviteRedirectUrl,
+        invitedUserId: user.id,
+      };
       state.invitations.push(invitation);
       return { status: 201, body: { ...invitation, invitedUser: { id: user.id }, status: 'PendingAcceptance' } };
     }
@@ -211,7 +243,14 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       const responses = requests.map((sub) => {
         const url = new URL(sub.url, 'http://batch');
         const subBody = sub.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(sub.body));
-        calls.push({ method: sub.method, path: `/v1.0${decodePath(url.pathname)}`, query: Object.fromEntries(url.searchParams), body: sub.body, authorized: true, inBatch: true });
+        calls.push({
+          method: sub.method,
+          path: `/v1.0${decodePath(url.pathname)}`,
+          query: Object.fromEntries(url.searchParams),
+          body: sub.body,
+          authorized: true,
+          inBatch: true,
+        });
         const answer = graph(sub.method, url.pathname, url.searchParams, subBody, headers);
         return { id: sub.id, status: answer.status, body: answer.body ?? null };
       });
@@ -221,7 +260,13 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
   }
 
   /** Upload sessions, download URLs and copy monitors: pre-authenticated, outside `/v1.0`. */
-  function preAuthenticated(method: string, rawPath: string, query: URLSearchParams, body: Buffer, headers: Record<string, string | undefined>): Answer | Buffer | { partial: Buffer; range: string; size: number } {
+  function preAuthenticated(
+    method: string,
+    rawPath: string,
+    query: URLSearchParams,
+    body: Buffer,
+    headers: Record<string, string | undefined>,
+  ): Answer | Buffer | { partial: Buffer; range: string; size: number } {
     const state = standIn.state;
     let m: RegExpExecArray | null;
     m = /^\/upload\/([^/]+)$/.exec(rawPath);
@@ -235,11 +280,16 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(headers['content-range'] ?? '');
       if (method !== 'PUT' || range === null) return badRequest('Content-Range is required');
       const [start, end, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
-      if (start !== session.next || end - start + 1 !== body.length) return { status: 416, body: { error: { code: 'invalidRange', message: 'Unexpected range' } } };
+      if (start !== session.next || end - start + 1 !== body.length)
+        return { status: 416, body: { error: { code: 'invalidRange', message: 'Unexpected range' } } };
       if (end + 1 < total && body.length % (320 * 1024) !== 0) return badRequest('Fragments must be multiples of 320 KiB');
       session.received.push(body);
       session.next = end + 1;
-      if (session.next < total) return { status: 202, body: { expirationDateTime: new Date(Date.now() + 3600_000).toISOString(), nextExpectedRanges: [`${session.next}-`] } };
+      if (session.next < total)
+        return {
+          status: 202,
+          body: { expirationDateTime: new Date(Date.now() + 3600_000).toISOString(), nextExpectedRanges: [`${session.next}-`] },
+        };
       uploads.delete(m[1]!);
       const { item, created } = state.putItem(session.driveId, session.path, { bytes: Buffer.concat(session.received) });
       return { status: created ? 201 : 200, body: state.representation(item) };
@@ -286,7 +336,11 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
     const failure = failures.find((candidate) => candidate.remaining > 0 && candidate.match.test(`${method} ${decodePath(url.pathname)}`));
     if (failure !== undefined) {
       failure.remaining -= 1;
-      send({ status: failure.status, headers: failure.headers, body: { error: { code: failure.status === 429 ? 'activityLimitReached' : 'serviceNotAvailable', message: 'Injected failure' } } });
+      send({
+        status: failure.status,
+        headers: failure.headers,
+        body: { error: { code: failure.status === 429 ? 'activityLimitReached' : 'serviceNotAvailable', message: 'Injected failure' } },
+      });
       return;
     }
     if (method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname)) {
@@ -307,7 +361,11 @@ export async function startGraphStandIn(): Promise<GraphStandIn> {
       response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.length, 'accept-ranges': 'bytes' });
       response.end(answer);
     } else if ('partial' in answer) {
-      response.writeHead(206, { 'content-type': 'application/octet-stream', 'content-length': answer.partial.length, 'content-range': answer.range });
+      response.writeHead(206, {
+        'content-type': 'application/octet-stream',
+        'content-length': answer.partial.length,
+        'content-range': answer.range,
+      });
       response.end(answer.partial);
     } else {
       send(answer);

@@ -66,7 +66,12 @@ export async function startOidcIssuer(redirectUris: string[]): Promise<OidcIssue
       accounts.set(accountId, current);
       const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       grant.addOIDCScope('openid email profile');
-      await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        request,
+        response,
+        { login: { accountId }, consent: { grantId: await grant.save() } },
+        { mergeWithLastSubmission: false },
+      );
     })().catch((error: unknown) => {
       response.statusCode = 500;
       response.end(String(error));

@@ -16,8 +16,16 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>);
     callback(): (request: IncomingMessage, response: ServerResponse) => void;
     interactionDetails(request: IncomingMessage, response: ServerResponse): Promise<InteractionDetails>;
-    interactionFinished(request: IncomingMessage, response: ServerResponse, result: Record<string, unknown>, options?: Record<string, unknown>): Promise<void>;
-    Grant: new (properties: { accountId: string; clientId: string }) => Grant;
+    interactionFinished(
+      request: IncomingMessage,
+      response: ServerResponse,
+      result: Record<string, unknown>,
+      options?: Record<string, unknown>,
+    ): Promise<void>;
+    Grant: new (properties: {
+      accountId: string;
+      clientId: string;
+    }) => Grant;
   }
 
   export default Provider;

@@ -71,13 +71,13 @@ async function bodyOf(incoming: IncomingMessage): Promise<string> {
 
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const unescapeXml = (text: string) => text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => XML_ENTITIES[name]!);
-const escapeXml = (text: string) => text.replace(/[&<>"']/g, (char) => `&${Object.entries(XML_ENTITIES).find(([, value]) => value === char)![0]};`);
+const escapeXml = (text: string) =>
+  text.replace(/[&<>"']/g, (char) => `&${Object.entries(XML_ENTITIES).find(([, value]) => value === char)![0]};`);
 
 function deleteRequestKeys(body: string): { keys: string[]; quiet: boolean } {
   const keys = [...body.matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => unescapeXml(match[1]!));
   return { keys, quiet: /<Quiet>\s*true\s*<\/Quiet>/i.test(body) };
 }
-
 
 function answerXml(response: ServerResponse, status: number, body = ''): void {
   response.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
@@ -111,7 +111,11 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
     deleteObjectsCalls += 1;
     const faulty = deleteFault !== undefined && deleteObjectsCalls > deleteFault.after;
     if (faulty && deleteFault?.keys === undefined) {
-      answerXml(response, 500, '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>Injected fault</Message></Error>');
+      answerXml(
+        response,
+        500,
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>Injected fault</Message></Error>',
+      );
       return 500;
     }
     const results: string[] = [];

@@ -42,7 +42,12 @@ export function sendBinary(baseUrl: string, method: string, path: string, option
         }
         const bytes = Buffer.concat(chunks);
         const isJson = (responseHeaders.get('content-type') ?? '').includes('json') && bytes.length > 0;
-        resolve({ status: incoming.statusCode ?? 0, headers: responseHeaders, bytes, json: isJson ? JSON.parse(bytes.toString('utf8')) : undefined });
+        resolve({
+          status: incoming.statusCode ?? 0,
+          headers: responseHeaders,
+          bytes,
+          json: isJson ? JSON.parse(bytes.toString('utf8')) : undefined,
+        });
       });
       incoming.on('error', reject);
     });
@@ -117,7 +122,13 @@ export async function createStorageSite(app: TestApp, token: string, name: strin
  * A new user who joins the site's organization and gets `permissions` on the site (none: a user
  * of the platform without access to the site); answers their access token.
  */
-export async function siteUser(app: TestApp, adminToken: string, site: StorageSite, username: string, permissions: string[]): Promise<string> {
+export async function siteUser(
+  app: TestApp,
+  adminToken: string,
+  site: StorageSite,
+  username: string,
+  permissions: string[],
+): Promise<string> {
   await app.createUser(username);
   if (permissions.length > 0) {
     const member = await app.request('POST', `/api/cloud/organizations/${site.organization}/members/`, {

@@ -23,7 +23,9 @@ describe('configuration', () => {
 
   it('builds public API URLs from the site slug and PLATFORM_DOMAIN unless PUBLIC_API_URL says otherwise', () => {
     expect(loadConfig({ PORT: '9000' }).publicApiUrl).toBe('http://{site}.localhost:9000');
-    expect(loadConfig({ PLATFORM_DOMAIN: 'example.com', AWS_LAMBDA_FUNCTION_NAME: 'storage' }).publicApiUrl).toBe('https://{site}.example.com');
+    expect(loadConfig({ PLATFORM_DOMAIN: 'example.com', AWS_LAMBDA_FUNCTION_NAME: 'storage' }).publicApiUrl).toBe(
+      'https://{site}.example.com',
+    );
     expect(loadConfig({ PUBLIC_API_URL: 'https://api.example.com/v1/' }).publicApiUrl).toBe('https://api.example.com/v1');
     expect(() => loadConfig({ PUBLIC_API_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_API_URL/);
     expect(() => loadConfig({ PUBLIC_API_URL: 'not a url' })).toThrow(/PUBLIC_API_URL/);
@@ -72,12 +74,17 @@ describe('configuration', () => {
 
     it('limits direct transfers to 4 MiB inside Lambda unless told otherwise', () => {
       expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'tessera-storage' }).transfers.directMaxBytes).toBe(4 * 1024 * 1024);
-      expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'tessera-storage', DIRECT_TRANSFER_MAX_BYTES: '1000' }).transfers.directMaxBytes).toBe(1000);
+      expect(loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'tessera-storage', DIRECT_TRANSFER_MAX_BYTES: '1000' }).transfers.directMaxBytes).toBe(
+        1000,
+      );
     });
 
     it.each([
       [{ OBJECT_STORE: 's3' }, 'S3_BUCKET: required when OBJECT_STORE is s3'],
-      [{ OBJECT_STORE: 's3', S3_BUCKET: 'tessera-objects', S3_ACCESS_KEY_ID: 'key' }, 'S3_SECRET_ACCESS_KEY: required with the other S3 key variable'],
+      [
+        { OBJECT_STORE: 's3', S3_BUCKET: 'tessera-objects', S3_ACCESS_KEY_ID: 'key' },
+        'S3_SECRET_ACCESS_KEY: required with the other S3 key variable',
+      ],
       [{ OBJECT_STORE: 'azure' }, 'OBJECT_STORE'],
       [{ OBJECT_STORE: 's3', S3_BUCKET: 'Not_A_Bucket' }, 'S3_BUCKET: must be an S3 bucket name'],
       [{ PRESIGNED_URL_TTL_SECONDS: '5' }, 'PRESIGNED_URL_TTL_SECONDS'],

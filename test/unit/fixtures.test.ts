@@ -7,14 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointGroups } from '#functions/groups.ts';
 import type { AnyRoute } from '#shared/http/route.ts';
 import { Router } from '#shared/http/router.ts';
-import {
-  FIXTURES_ROOT,
-  FixtureError,
-  groupFixturesDir,
-  listFixtures,
-  readFixture,
-  resolveFixture,
-} from '#infra/local/event-fixtures.ts';
+import { FIXTURES_ROOT, FixtureError, groupFixturesDir, listFixtures, readFixture, resolveFixture } from '#infra/local/event-fixtures.ts';
 import { fillPlaceholders, type PlaceholderSource } from '#infra/local/fixture-placeholders.ts';
 
 interface LoadedFixture {
@@ -34,7 +27,9 @@ const fixtures: LoadedFixture[] = (
   await Promise.all(
     endpointGroups.map(async (group) =>
       Promise.all(
-        (await listFixtures(group.name)).map(async (name) => ({
+        (
+          await listFixtures(group.name)
+        ).map(async (name) => ({
           group: group.name,
           name,
           event: await readFixture(path.join(groupFixturesDir(group.name), `${name}.json`)),

@@ -46,10 +46,7 @@ export async function findOrganizationStanding(
           where mg.member_id = ${organizationMembers.id})`,
       })
       .from(organizations)
-      .leftJoin(
-        organizationMembers,
-        and(eq(organizationMembers.organizationId, organizations.id), eq(organizationMembers.userId, userId)),
-      )
+      .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, organizations.id), eq(organizationMembers.userId, userId)))
       .where(match),
   );
   if (row === undefined) return undefined;
@@ -82,7 +79,12 @@ export function managesOrganization(principal: Principal, standing: Organization
   const membership = standing.membership;
   if (principal.isSuperuser) return true;
   if (membership === undefined) return false;
-  return membership.isAdmin || membership.isOwner || hasPermission(principal, 'manage_organization') || membership.permissions.includes('manage_organization');
+  return (
+    membership.isAdmin ||
+    membership.isOwner ||
+    hasPermission(principal, 'manage_organization') ||
+    membership.permissions.includes('manage_organization')
+  );
 }
 
 /**

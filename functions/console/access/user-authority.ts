@@ -24,7 +24,11 @@ export async function administersUser(db: Queryable, caller: Principal, userId: 
  */
 export async function readableEmails(db: Queryable, caller: Principal, userIds: readonly number[]): Promise<Set<number>> {
   if (administersEveryone(caller) || hasPermission(caller, 'view_user')) return new Set(userIds);
-  const readable = await usersAdministeredBy(db, caller.id, userIds.filter((id) => id !== caller.id));
+  const readable = await usersAdministeredBy(
+    db,
+    caller.id,
+    userIds.filter((id) => id !== caller.id),
+  );
   if (userIds.includes(caller.id)) readable.add(caller.id);
   return readable;
 }

@@ -6,7 +6,14 @@ import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { groupRecord } from './group-representation.ts';
 import { groupBody, idParams, listGroupsQuery } from './group-schemas.ts';
-import { createGroup, listVisibleGroups, removeGroup, replaceGroupContents, visibleGroup, type GroupServicePorts } from './group-service.ts';
+import {
+  createGroup,
+  listVisibleGroups,
+  removeGroup,
+  replaceGroupContents,
+  visibleGroup,
+  type GroupServicePorts,
+} from './group-service.ts';
 
 export function groupPorts(ctx: RequestContext): GroupServicePorts {
   return { db: ctx.runtime.db };

@@ -2,11 +2,7 @@
 import * as z from 'zod';
 import { pageQuery } from '#shared/http/pagination.ts';
 
-const groupName = z
-  .string()
-  .trim()
-  .min(1, 'This field may not be blank.')
-  .max(150, 'Ensure this field has no more than 150 characters.');
+const groupName = z.string().trim().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.');
 
 const names = (what: string) =>
   z

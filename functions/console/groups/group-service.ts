@@ -38,7 +38,11 @@ function visibleToCaller(caller: Principal, group: GroupWithLists): GroupWithLis
   return { ...group, users: group.users.filter((username) => username === caller.username) };
 }
 
-export async function listVisibleGroups(ports: GroupServicePorts, caller: Principal, query: ListGroupsQuery): Promise<Page<GroupWithLists>> {
+export async function listVisibleGroups(
+  ports: GroupServicePorts,
+  caller: Principal,
+  query: ListGroupsQuery,
+): Promise<Page<GroupWithLists>> {
   const page = await listGroups(ports.db, { search: query.search, page: toPageRequest(query) });
   return { ...page, rows: page.rows.map((group) => visibleToCaller(caller, group)) };
 }

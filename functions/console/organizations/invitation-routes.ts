@@ -52,7 +52,11 @@ export const listInvitationsRoute = defineRoute({
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationInvitations(ports(ctx), ctx.user, params.org_slug, query);
     const now = new Date();
-    return paged(page.rows.map((view) => invitationRecord(view, now)), page.total, toPageRequest(query));
+    return paged(
+      page.rows.map((view) => invitationRecord(view, now)),
+      page.total,
+      toPageRequest(query),
+    );
   },
 });
 
@@ -66,7 +70,8 @@ export const createInvitationRoute = defineRoute({
   body: createInvitationBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => invitationRecord(await createInvitation(ports(ctx), ctx.user, params.org_slug, body), new Date()),
+  handler: async (ctx, { params, body }) =>
+    invitationRecord(await createInvitation(ports(ctx), ctx.user, params.org_slug, body), new Date()),
 });
 
 export const getInvitationRoute = defineRoute({
@@ -100,7 +105,8 @@ export const resendInvitationRoute = defineRoute({
   access: 'user',
   params: resendParams,
   envelope: 'bare',
-  handler: async (ctx, { params }) => invitationRecord(await resendInvitation(ports(ctx), ctx.user, params.org_slug, params.id), new Date()),
+  handler: async (ctx, { params }) =>
+    invitationRecord(await resendInvitation(ports(ctx), ctx.user, params.org_slug, params.id), new Date()),
 });
 
 export const invitationDetailsRoute = defineRoute({

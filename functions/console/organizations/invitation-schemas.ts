@@ -12,7 +12,10 @@ const groupIdentifier = z.union([z.number().int().positive(), z.string().trim().
 export const invitationConfig = z
   .object({
     group: z.array(groupIdentifier).max(100).optional(),
-    site: z.array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() })).max(100).optional(),
+    site: z
+      .array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() }))
+      .max(100)
+      .optional(),
   })
   .strict();
 export type InvitationConfig = z.infer<typeof invitationConfig>;

@@ -65,7 +65,10 @@ async function mailInvitation(ports: InvitationServicePorts, view: InvitationVie
 }
 
 /** Stored form of the config: group identifiers as given, sites with their permissions spelt out. */
-function normalizedConfig(config: InvitationConfig | undefined): { group: Array<number | string>; site: Array<{ slug: string; permissions: string[] }> } {
+function normalizedConfig(config: InvitationConfig | undefined): {
+  group: Array<number | string>;
+  site: Array<{ slug: string; permissions: string[] }>;
+} {
   return {
     group: [...new Set(config?.group ?? [])],
     site: (config?.site ?? []).map((site) => ({ slug: site.slug, permissions: sitePermissionsOrDefault(site.permissions) })),
@@ -131,7 +134,12 @@ export async function createInvitation(
   });
 }
 
-export async function listOrganizationInvitations(ports: InvitationServicePorts, caller: Principal, orgSlug: string, query: ListInvitationsQuery) {
+export async function listOrganizationInvitations(
+  ports: InvitationServicePorts,
+  caller: Principal,
+  orgSlug: string,
+  query: ListInvitationsQuery,
+) {
   const { organization } = await organizationForAction(ports.db, caller, orgSlug, 'invite_members');
   return listInvitations(ports.db, {
     organizationId: organization.id,
@@ -151,7 +159,12 @@ async function invitationOf(ports: InvitationServicePorts, caller: Principal, or
 
 export const getInvitation = invitationOf;
 
-export async function cancelInvitation(ports: InvitationServicePorts, caller: Principal, orgSlug: string, token: string): Promise<InvitationView> {
+export async function cancelInvitation(
+  ports: InvitationServicePorts,
+  caller: Principal,
+  orgSlug: string,
+  token: string,
+): Promise<InvitationView> {
   const view = await invitationOf(ports, caller, orgSlug, token);
   if (view.invitation.status === 'accepted') throw new ConflictError('An accepted invitation cannot be cancelled.');
   await updateInvitation(ports.db, view.invitation.id, { status: 'cancelled' });
@@ -159,7 +172,12 @@ export async function cancelInvitation(ports: InvitationServicePorts, caller: Pr
 }
 
 /** Mails the invitation again with a fresh expiry; accepted and cancelled ones stay closed. */
-export async function resendInvitation(ports: InvitationServicePorts, caller: Principal, orgSlug: string, token: string): Promise<InvitationView> {
+export async function resendInvitation(
+  ports: InvitationServicePorts,
+  caller: Principal,
+  orgSlug: string,
+  token: string,
+): Promise<InvitationView> {
   const view = await invitationOf(ports, caller, orgSlug, token);
   if (view.invitation.status === 'accepted' || view.invitation.status === 'cancelled') {
     throw new ConflictError(`A ${view.invitation.status} invitation cannot be resent.`, {
@@ -235,7 +253,12 @@ interface NewAccountPassword {
   hash: string | undefined;
 }
 
-async function newAccountPassword(ports: InvitationServicePorts, token: string, password: string, username: string | undefined): Promise<NewAccountPassword> {
+async function newAccountPassword(
+  ports: InvitationServicePorts,
+  token: string,
+  password: string,
+  username: string | undefined,
+): Promise<NewAccountPassword> {
   const view = await findInvitation(ports.db, token);
   if (view === undefined) throw new NotFoundError('Invitation not found.');
   const weaknesses = await passwordWeaknesses(password, { username, email: view.invitation.inviteeIdentifier });
@@ -282,7 +305,11 @@ export async function acceptInvitation(
     const config = normalizedConfig(view.invitation.invitationConfig as InvitationConfig);
     // Groups or sites removed since the invitation was sent are skipped, not an error for the invitee.
     const groups = await resolveGroups(tx, config.group, 'invitation_config.group', false);
-    await addMemberGroups(tx, member.id, groups.map((group) => group.id));
+    await addMemberGroups(
+      tx,
+      member.id,
+      groups.map((group) => group.id),
+    );
     const grants = await resolveSiteGrants(
       tx,
       organizationId,

@@ -69,8 +69,7 @@ export const changeMemberRoute = defineRoute({
   params: memberParams,
   body: changeMemberBody,
   envelope: 'bare',
-  handler: async (ctx, { params, body }) =>
-    memberRecord(await changeMember(ports(ctx), ctx.user, params.org_slug, params.username, body)),
+  handler: async (ctx, { params, body }) => memberRecord(await changeMember(ports(ctx), ctx.user, params.org_slug, params.username, body)),
 });
 
 export const removeMemberRoute = defineRoute({

@@ -4,7 +4,16 @@ import { pageQuery } from '#shared/http/pagination.ts';
 import { ORGANIZATION_PERMISSIONS } from '../access/organization-access.ts';
 import { flagQuery, orderingQuery, tristateQuery } from '#shared/http/query-params.ts';
 
-export const MEMBER_ORDERING_FIELDS = ['username', 'email', 'first_name', 'last_name', 'date_joined', 'is_admin', 'is_owner', 'created_at'] as const;
+export const MEMBER_ORDERING_FIELDS = [
+  'username',
+  'email',
+  'first_name',
+  'last_name',
+  'date_joined',
+  'is_admin',
+  'is_owner',
+  'created_at',
+] as const;
 export type MemberOrderingField = (typeof MEMBER_ORDERING_FIELDS)[number];
 
 export const listMembersQuery = z.object({
@@ -35,7 +44,10 @@ export const addMemberBody = z
     // Ids are PostgreSQL integers: a larger number is a 400 here, not an out-of-range error later.
     user_id: z.union([userIdentifier, z.number().int().positive().max(2_147_483_647)]).optional(),
     group_ids: groupIds.optional(),
-    sites: z.array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() })).max(100).optional(),
+    sites: z
+      .array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() }))
+      .max(100)
+      .optional(),
     is_admin: z.boolean().optional(),
     permissions: organizationPermissionNames.optional(),
   })
@@ -48,7 +60,10 @@ export type AddMemberBody = z.infer<typeof addMemberBody>;
 export const changeMemberBody = z.object({
   is_admin: z.boolean().optional(),
   groups: groupIds.optional(),
-  site: z.array(z.object({ uuid: z.string().uuid('Must be a valid UUID.'), permissions: sitePermissionNames.optional() })).max(100).optional(),
+  site: z
+    .array(z.object({ uuid: z.string().uuid('Must be a valid UUID.'), permissions: sitePermissionNames.optional() }))
+    .max(100)
+    .optional(),
   permissions: organizationPermissionNames.optional(),
 });
 export type ChangeMemberBody = z.infer<typeof changeMemberBody>;

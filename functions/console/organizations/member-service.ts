@@ -143,7 +143,11 @@ export async function addMember(ports: MemberServicePorts, caller: Principal, or
         permissions: [...new Set(body.permissions ?? [])],
         joinedVia: 'authorised',
       });
-      await addMemberGroups(tx, member.id, groups.map((group) => group.id));
+      await addMemberGroups(
+        tx,
+        member.id,
+        groups.map((group) => group.id),
+      );
       await addSiteGrants(tx, user.id, siteGrants);
     });
   } catch (error) {
@@ -187,7 +191,12 @@ export async function changeMember(
         permissions: changes.permissions === undefined ? undefined : [...new Set(changes.permissions)],
       });
     }
-    if (groups !== undefined) await replaceMemberGroups(tx, target.member.id, groups.map((group) => group.id));
+    if (groups !== undefined)
+      await replaceMemberGroups(
+        tx,
+        target.member.id,
+        groups.map((group) => group.id),
+      );
     if (siteGrants !== undefined) {
       // PUT replaces the member's permissions on this organization's sites, all at once.
       await removeSiteGrantsInOrganization(tx, organization.id, target.user.id);

@@ -45,8 +45,7 @@ export const createOrganizationRoute = defineRoute({
   envelope: 'A',
   message: 'Organization created successfully',
   status: 201,
-  handler: async (ctx, { body }) =>
-    organizationRecord(await createOrganization(ports(ctx), ctx.user, body)),
+  handler: async (ctx, { body }) => organizationRecord(await createOrganization(ports(ctx), ctx.user, body)),
 });
 
 export const getOrganizationRoute = defineRoute({
@@ -72,8 +71,7 @@ export const changeOrganizationRoute = defineRoute({
   body: changeOrganizationBody,
   envelope: 'A',
   message: 'Organization updated successfully',
-  handler: async (ctx, { params, body }) =>
-    organizationRecord(await changeOrganization(ports(ctx), ctx.user, params.org_slug, body)),
+  handler: async (ctx, { params, body }) => organizationRecord(await changeOrganization(ports(ctx), ctx.user, params.org_slug, body)),
 });
 
 export const deleteOrganizationRoute = defineRoute({

@@ -93,11 +93,7 @@ export async function changeOrganization(
   });
 }
 
-export async function organizationPrivileges(
-  ports: OrganizationServicePorts,
-  caller: Principal,
-  slugOrUuid: string,
-): Promise<string[]> {
+export async function organizationPrivileges(ports: OrganizationServicePorts, caller: Principal, slugOrUuid: string): Promise<string[]> {
   return organizationPermissions(caller, await visibleOrganization(ports.db, caller, slugOrUuid));
 }
 

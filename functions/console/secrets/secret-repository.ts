@@ -77,7 +77,11 @@ export async function findApp(db: Queryable, site: Site, slug: string): Promise<
 
 // ---- secret types ----
 
-export async function listSecretTypes(db: Queryable, site: Site, filter: { search?: string; page: PageRequest }): Promise<Page<SecretTypeRow>> {
+export async function listSecretTypes(
+  db: Queryable,
+  site: Site,
+  filter: { search?: string; page: PageRequest },
+): Promise<Page<SecretTypeRow>> {
   const where = filter.search
     ? sql`where slug ilike ${containsPattern(filter.search)} or name ilike ${containsPattern(filter.search)}`
     : sql``;
@@ -109,7 +113,12 @@ export async function insertSecretType(db: Queryable, site: Site, values: Secret
   return secretTypeOf(row!);
 }
 
-export async function updateSecretType(db: Queryable, site: Site, id: number, values: Omit<SecretTypeValues, 'slug'>): Promise<SecretTypeRow> {
+export async function updateSecretType(
+  db: Queryable,
+  site: Site,
+  id: number,
+  values: Omit<SecretTypeValues, 'slug'>,
+): Promise<SecretTypeRow> {
   const [row] = await db.rows(sql`
     update ${tenantTable(site, 'secret_types')}
     set name = ${values.name}, description = ${values.description}, schema = ${JSON.stringify(values.schema)}::jsonb, updated_at = now()
@@ -176,9 +185,7 @@ export async function listSecrets(db: Queryable, site: Site, filter: SecretListF
     where,
     sql`order by s.key, a.slug nulls first limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
   );
-  const [counted] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${tenantTable(site, 'secrets')} s ${where}`,
-  );
+  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'secrets')} s ${where}`);
   return { rows, total: Number(counted?.total ?? 0) };
 }
 
@@ -198,7 +205,15 @@ export interface Change {
   username: string;
 }
 
-async function recordHistory(tx: Queryable, site: Site, key: string, appId: number | null, version: number, action: HistoryRow['action'], by: Change) {
+async function recordHistory(
+  tx: Queryable,
+  site: Site,
+  key: string,
+  appId: number | null,
+  version: number,
+  action: HistoryRow['action'],
+  by: Change,
+) {
   await tx.run(sql`
     insert into ${tenantTable(site, 'secret_history')} (key, app_id, version, action, changed_by_id, changed_by)
     values (${key}, ${appId}, ${version}, ${action}, ${by.userId}, ${by.username})`);
@@ -261,7 +276,13 @@ export async function deleteSecret(db: Queryable, site: Site, existing: SecretRo
   });
 }
 
-export async function secretHistory(db: Queryable, site: Site, key: string, appId: number | null, page: PageRequest): Promise<Page<HistoryRow>> {
+export async function secretHistory(
+  db: Queryable,
+  site: Site,
+  key: string,
+  appId: number | null,
+  page: PageRequest,
+): Promise<Page<HistoryRow>> {
   const table = tenantTable(site, 'secret_history');
   const where = sql`where key = ${key} and ${scope(appId)}`;
   const rows = await db.rows(sql`

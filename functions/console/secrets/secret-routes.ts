@@ -4,14 +4,7 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { historyRecord, maskedSecretRecord, secretRecord } from './secret-representation.ts';
-import {
-  createSecretBody,
-  historyQuery,
-  listSecretsQuery,
-  replaceSecretBody,
-  secretParams,
-  secretScopeQuery,
-} from './secret-schemas.ts';
+import { createSecretBody, historyQuery, listSecretsQuery, replaceSecretBody, secretParams, secretScopeQuery } from './secret-schemas.ts';
 import { createSecret, historyOf, listMaskedSecrets, readSecret, removeSecret, replaceSecret } from './secret-service.ts';
 import { secretsPorts } from './secrets-ports.ts';
 

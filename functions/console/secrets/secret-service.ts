@@ -62,11 +62,14 @@ function assertSatisfies(type: SecretTypeRow | null, value: unknown): void {
   } catch (error) {
     // A schema saved before its patterns had to run on the linear-time engine: the type needs fixing.
     if (error instanceof InvalidSchemaError) {
-      throw ValidationError.forFields({ secret_type: [`The schema of secret type "${type.slug}" cannot be used: ${error.message} Replace the type's schema.`] });
+      throw ValidationError.forFields({
+        secret_type: [`The schema of secret type "${type.slug}" cannot be used: ${error.message} Replace the type's schema.`],
+      });
     }
     throw error;
   }
-  if (problems.length > 0) throw ValidationError.forFields({ value: problems }, `The value does not satisfy the schema of secret type "${type.slug}".`);
+  if (problems.length > 0)
+    throw ValidationError.forFields({ value: problems }, `The value does not satisfy the schema of secret type "${type.slug}".`);
 }
 
 function changer(caller: Principal) {
@@ -92,7 +95,13 @@ async function existingSecret(ports: SecretsPorts, site: Tenant, key: string, ap
 }
 
 /** With `?app=`, the app's secret when it has one, else the site-level secret of the same key. */
-export async function readSecret(ports: SecretsPorts, site: Tenant, caller: Principal, key: string, appSlug: string | undefined): Promise<OpenedSecret> {
+export async function readSecret(
+  ports: SecretsPorts,
+  site: Tenant,
+  caller: Principal,
+  key: string,
+  appSlug: string | undefined,
+): Promise<OpenedSecret> {
   await assertManagesSecrets(ports.db, site, caller);
   const app = await appByQuery(ports, site, appSlug);
   const secret =
@@ -153,7 +162,13 @@ export async function replaceSecret(
   return { secret: updated, value: body.value };
 }
 
-export async function removeSecret(ports: SecretsPorts, site: Tenant, caller: Principal, key: string, appSlug: string | undefined): Promise<void> {
+export async function removeSecret(
+  ports: SecretsPorts,
+  site: Tenant,
+  caller: Principal,
+  key: string,
+  appSlug: string | undefined,
+): Promise<void> {
   await assertManagesSecrets(ports.db, site, caller);
   const existing = await existingSecret(ports, site, key, appSlug);
   if (!(await deleteSecret(ports.db, site, existing, changer(caller)))) throw new NotFoundError('Secret not found.');

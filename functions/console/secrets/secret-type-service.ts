@@ -48,7 +48,12 @@ export async function existingType(ports: SecretTypeServicePorts, site: Tenant, 
   return type;
 }
 
-export async function createType(ports: SecretTypeServicePorts, site: Tenant, caller: Principal, body: CreateSecretTypeBody): Promise<SecretTypeRow> {
+export async function createType(
+  ports: SecretTypeServicePorts,
+  site: Tenant,
+  caller: Principal,
+  body: CreateSecretTypeBody,
+): Promise<SecretTypeRow> {
   await assertManagesSecrets(ports.db, site, caller);
   const schema = checkedSchema(body.schema ?? {});
   if ((await findSecretType(ports.db, site, body.slug)) !== undefined) throw ValidationError.forFields({ slug: [TAKEN_SLUG] });

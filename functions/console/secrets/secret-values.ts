@@ -16,7 +16,13 @@ function associatedData(site: SchemaScopedSite, key: string, appId: number | nul
   return `tessera-secret:v1:${site.schemaName}:${appId ?? 'site'}:${key}`;
 }
 
-export async function sealSecretValue(ports: SecretsPorts, site: Tenant, key: string, appId: number | null, value: unknown): Promise<SealedValue> {
+export async function sealSecretValue(
+  ports: SecretsPorts,
+  site: Tenant,
+  key: string,
+  appId: number | null,
+  value: unknown,
+): Promise<SealedValue> {
   return seal(await ports.secretsKey(), JSON.stringify(value), associatedData(site, key, appId));
 }
 

@@ -23,9 +23,12 @@ export class InvalidSchemaError extends Error {
 }
 
 /** JSON Schema's `pattern` is a search (unanchored); ajv asks once per pattern, at compile time. */
-const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => compileUserPattern(pattern, { match: 'search' }), {
-  code: 'compileUserPattern',
-});
+const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign(
+  (pattern: string) => compileUserPattern(pattern, { match: 'search' }),
+  {
+    code: 'compileUserPattern',
+  },
+);
 
 function newAjv(): Ajv {
   const ajv = new Ajv({
@@ -44,7 +47,9 @@ function newAjv(): Ajv {
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((error) => `${error.instancePath === '' ? 'value' : `value${error.instancePath}`} ${error.message ?? 'is invalid'}`);
+  return (errors ?? []).map(
+    (error) => `${error.instancePath === '' ? 'value' : `value${error.instancePath}`} ${error.message ?? 'is invalid'}`,
+  );
 }
 
 /** The validator of a schema document; throws InvalidSchemaError when it is not a usable JSON Schema. */

@@ -13,7 +13,12 @@ export async function findDomain(db: Queryable, siteId: number, slugOrUuid: stri
   const match = looksLikeUuid(slugOrUuid)
     ? or(eq(domains.uuid, slugOrUuid.toLowerCase()), eq(domains.slug, slugOrUuid))
     : eq(domains.slug, slugOrUuid);
-  const [row] = await db.query((orm) => orm.select().from(domains).where(and(eq(domains.siteId, siteId), match)));
+  const [row] = await db.query((orm) =>
+    orm
+      .select()
+      .from(domains)
+      .where(and(eq(domains.siteId, siteId), match)),
+  );
   return row;
 }
 
@@ -47,7 +52,10 @@ export async function domainTaken(db: Queryable, host: string, exceptDomainId?: 
 
 export async function hasPrimary(db: Queryable, siteId: number): Promise<boolean> {
   const rows = await db.query((orm) =>
-    orm.select({ id: domains.id }).from(domains).where(and(eq(domains.siteId, siteId), eq(domains.isPrimary, true))),
+    orm
+      .select({ id: domains.id })
+      .from(domains)
+      .where(and(eq(domains.siteId, siteId), eq(domains.isPrimary, true))),
   );
   return rows.length > 0;
 }
@@ -59,11 +67,7 @@ export async function demotePrimary(db: Queryable, siteId: number, keepDomainId?
       .update(domains)
       .set({ isPrimary: false, updatedAt: new Date() })
       .where(
-        and(
-          eq(domains.siteId, siteId),
-          eq(domains.isPrimary, true),
-          keepDomainId === undefined ? undefined : ne(domains.id, keepDomainId),
-        ),
+        and(eq(domains.siteId, siteId), eq(domains.isPrimary, true), keepDomainId === undefined ? undefined : ne(domains.id, keepDomainId)),
       ),
   );
 }
@@ -73,7 +77,10 @@ async function freeDomainSlug(db: Queryable, host: string): Promise<string> {
     domainSlugBase(host),
     async (base) => {
       const rows = await db.query((orm) =>
-        orm.select({ slug: domains.slug }).from(domains).where(like(domains.slug, startsWithPattern(base))),
+        orm
+          .select({ slug: domains.slug })
+          .from(domains)
+          .where(like(domains.slug, startsWithPattern(base))),
       );
       return rows.map((row) => row.slug);
     },
@@ -86,7 +93,12 @@ export async function insertDomain(
   values: { siteId: number; domain: string; isPrimary: boolean; isActive: boolean },
 ): Promise<DomainRow> {
   const slug = await freeDomainSlug(db, values.domain);
-  const [row] = await db.query((orm) => orm.insert(domains).values({ ...values, slug }).returning());
+  const [row] = await db.query((orm) =>
+    orm
+      .insert(domains)
+      .values({ ...values, slug })
+      .returning(),
+  );
   return row!;
 }
 
@@ -96,7 +108,11 @@ export async function updateDomain(
   values: Partial<Pick<DomainRow, 'domain' | 'isPrimary' | 'isActive'>>,
 ): Promise<DomainRow> {
   const [row] = await db.query((orm) =>
-    orm.update(domains).set({ ...values, updatedAt: new Date() }).where(eq(domains.id, domainId)).returning(),
+    orm
+      .update(domains)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(domains.id, domainId))
+      .returning(),
   );
   return row!;
 }
@@ -104,4 +120,3 @@ export async function updateDomain(
 export async function deleteDomain(db: Queryable, domainId: number): Promise<void> {
   await db.query((orm) => orm.delete(domains).where(eq(domains.id, domainId)));
 }
-

@@ -6,7 +6,15 @@ import { defineRoute } from '#shared/http/route.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { addDomain, changeDomain, getDomain, listSiteDomains, removeDomain, type DomainServicePorts } from './domain-service.ts';
 import { domainRecord } from './site-representation.ts';
-import { createDomainBody, domainParams, listDomainsQuery, patchDomainBody, replaceDomainBody, siteParams, type DomainChanges } from './site-schemas.ts';
+import {
+  createDomainBody,
+  domainParams,
+  listDomainsQuery,
+  patchDomainBody,
+  replaceDomainBody,
+  siteParams,
+  type DomainChanges,
+} from './site-schemas.ts';
 
 function ports(ctx: RequestContext): DomainServicePorts {
   return { db: ctx.runtime.db, platformDomain: ctx.runtime.config.platformDomain };
@@ -14,7 +22,10 @@ function ports(ctx: RequestContext): DomainServicePorts {
 
 const common = { consoleAlias: true, host: 'platform', errorStyle: 'generic', access: 'user' } as const;
 
-async function changeDomainHandler(ctx: RequestContext, input: { params: { site_slug: string; domain_slug: string }; body: DomainChanges }) {
+async function changeDomainHandler(
+  ctx: RequestContext,
+  input: { params: { site_slug: string; domain_slug: string }; body: DomainChanges },
+) {
   const { site, domain } = await changeDomain(ports(ctx), ctx.user, input.params.site_slug, input.params.domain_slug, input.body);
   return domainRecord(domain, site.site);
 }
@@ -29,7 +40,11 @@ export const listDomainsRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { params, query }) => {
     const { site, page } = await listSiteDomains(ports(ctx), ctx.user, params.site_slug, toPageRequest(query));
-    return paged(page.rows.map((domain) => domainRecord(domain, site.site)), page.total, toPageRequest(query));
+    return paged(
+      page.rows.map((domain) => domainRecord(domain, site.site)),
+      page.total,
+      toPageRequest(query),
+    );
   },
 });
 

@@ -75,7 +75,10 @@ const sitePermission = z.string().transform((codename, ctx): SitePermission => {
   }
   return codename;
 });
-const permissionList = z.array(sitePermission).max(SITE_PERMISSIONS.length * 2).optional();
+const permissionList = z
+  .array(sitePermission)
+  .max(SITE_PERMISSIONS.length * 2)
+  .optional();
 
 export const userSitesBody = z.object({
   sites: z.array(z.object({ slug: z.string().min(1).max(255), permissions: permissionList })).max(500),

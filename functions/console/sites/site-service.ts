@@ -50,10 +50,7 @@ export function schemaNameFor(slug: string): string {
  */
 async function takenSlugs(db: Queryable, base: string): Promise<string[]> {
   const schemaBase = escapeLike(schemaNameFor(base));
-  const [slugs, schemas] = await Promise.all([
-    siteSlugsLike(db, base),
-    schemaNamesLike(db, `${schemaBase}%`),
-  ]);
+  const [slugs, schemas] = await Promise.all([siteSlugsLike(db, base), schemaNamesLike(db, `${schemaBase}%`)]);
   return [...slugs, ...schemas.map((name) => name.slice(SCHEMA_PREFIX.length).replace(/_/g, '-'))];
 }
 
@@ -107,12 +104,7 @@ export async function listAccessibleSites(ports: SiteServicePorts, caller: Princ
   });
 }
 
-export async function listOrganizationSites(
-  ports: SiteServicePorts,
-  caller: Principal,
-  organizationSlug: string,
-  query: ListSitesQuery,
-) {
+export async function listOrganizationSites(ports: SiteServicePorts, caller: Principal, organizationSlug: string, query: ListSitesQuery) {
   const { organization } = await visibleOrganization(ports.db, caller, organizationSlug);
   return listSites(ports.db, {
     scope: (siteId) => accessibleSites(caller, siteId),
@@ -167,9 +159,6 @@ export interface SiteConfiguration {
 /** The resolved tenant's configuration; the tenant middleware already checked the caller's access. */
 export async function siteConfiguration(ports: SiteServicePorts, caller: Principal, tenant: Tenant): Promise<SiteConfiguration> {
   const site = await findSite(ports.db, tenant.uuid);
-  const [domains, standing] = await Promise.all([
-    activeDomainsOfSite(ports.db, tenant.siteId),
-    siteStanding(ports.db, tenant, caller.id),
-  ]);
+  const [domains, standing] = await Promise.all([activeDomainsOfSite(ports.db, tenant.siteId), siteStanding(ports.db, tenant, caller.id)]);
   return { site: site!, domains, permissions: effectiveSitePermissions(caller, standing) };
 }

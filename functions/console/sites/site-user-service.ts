@@ -160,9 +160,18 @@ export async function listSiteUsers(ports: RelationPorts, caller: Principal, sit
   return usersOfSite(ports.db, site.site.id, { onlyUserId: managesUsers ? undefined : caller.id, search: query.search, page });
 }
 
-async function usersForAssignment(ports: RelationPorts, caller: Principal, site: VisibleSite, usernames: string[]): Promise<Map<string, RelationUser>> {
+async function usersForAssignment(
+  ports: RelationPorts,
+  caller: Principal,
+  site: VisibleSite,
+  usernames: string[],
+): Promise<Map<string, RelationUser>> {
   const found = await findRelationUsers(ports.db, usernames);
-  const members = await membersAmong(ports.db, site.organization.id, found.map((user) => user.id));
+  const members = await membersAmong(
+    ports.db,
+    site.organization.id,
+    found.map((user) => user.id),
+  );
   const byName = new Map<string, RelationUser>();
   for (const name of new Set(usernames)) {
     const user = found.find((candidate) => candidate.username === name || candidate.uuid === name.toLowerCase());

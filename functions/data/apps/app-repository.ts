@@ -75,7 +75,12 @@ export async function insertApp(
   return row!.id;
 }
 
-export async function updateApp(db: Queryable, site: Site, id: number, values: { name: string; description: string; userId: number }): Promise<void> {
+export async function updateApp(
+  db: Queryable,
+  site: Site,
+  id: number,
+  values: { name: string; description: string; userId: number },
+): Promise<void> {
   await db.run(sql`update ${tenantTable(site, 'apps')}
     set name = ${values.name}, description = ${values.description}, modified_by = ${values.userId}, updated_at = now()
     where id = ${id}`);

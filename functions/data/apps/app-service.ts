@@ -33,7 +33,11 @@ export async function existingApp(db: Queryable, site: Tenant, slug: string): Pr
   return app;
 }
 
-export async function appWithDatasources(db: Queryable, site: Tenant, slug: string): Promise<{ app: AppRow; datasources: DatasourceRow[] }> {
+export async function appWithDatasources(
+  db: Queryable,
+  site: Tenant,
+  slug: string,
+): Promise<{ app: AppRow; datasources: DatasourceRow[] }> {
   const app = await existingApp(db, site, slug);
   return { app, datasources: await listDatasources(db, site, app.id) };
 }

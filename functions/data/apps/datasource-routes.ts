@@ -35,7 +35,8 @@ export const createDatasourceRoute = defineRoute({
   body: createDatasourceBody,
   envelope: 'bare',
   status: 201,
-  handler: async (ctx, { params, body }) => datasourceRecord(await createDatasource(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body)),
+  handler: async (ctx, { params, body }) =>
+    datasourceRecord(await createDatasource(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body)),
 });
 
 export const getDatasourceRoute = defineRoute({

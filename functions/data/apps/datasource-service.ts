@@ -50,7 +50,13 @@ export async function existingDatasource(db: Queryable, site: Tenant, appSlug: s
   return datasource;
 }
 
-export async function createDatasource(db: Queryable, site: Tenant, caller: Principal, appSlug: string, body: CreateDatasourceBody): Promise<DatasourceRow> {
+export async function createDatasource(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  appSlug: string,
+  body: CreateDatasourceBody,
+): Promise<DatasourceRow> {
   await assertManagesData(db, site, caller);
   const app = await existingApp(db, site, appSlug);
   const providerConfig = checkedProvider(body.provider_type, body.provider_config);

@@ -54,7 +54,12 @@ export async function listAnswerOf(
 }
 
 /** The list answer's text for an already parsed plan (relations parse with their own extensions). */
-export async function planAnswer(db: Queryable, table: TableDescriptor, plan: ListPlan, nextUrl: (plan: ListPlan) => string): Promise<string> {
+export async function planAnswer(
+  db: Queryable,
+  table: TableDescriptor,
+  plan: ListPlan,
+  nextUrl: (plan: ListPlan) => string,
+): Promise<string> {
   const [row] = await db.rows<{ answer: string }>(listSql(table, plan));
   return listAnswer(db, table, plan, partsOf(row!.answer), nextUrl);
 }

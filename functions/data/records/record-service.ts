@@ -72,10 +72,17 @@ async function mappingDeleteConstraints<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof ForeignKeyViolationError)) throw error;
     const where = error.table === undefined ? '' : ` of table "${error.table}"`;
-    throw new ConflictError(`Records${where} still reference this record (constraint "${error.constraint ?? 'unknown'}"); delete or change them first.`, {
-      cause: error,
-      extras: { detail: 'The record is referenced by other records.', constraint: error.constraint ?? null, referenced_by: error.table ?? null },
-    });
+    throw new ConflictError(
+      `Records${where} still reference this record (constraint "${error.constraint ?? 'unknown'}"); delete or change them first.`,
+      {
+        cause: error,
+        extras: {
+          detail: 'The record is referenced by other records.',
+          constraint: error.constraint ?? null,
+          referenced_by: error.table ?? null,
+        },
+      },
+    );
   }
 }
 

@@ -83,7 +83,8 @@ function insertHead(table: TableDescriptor, rows: RecordValues[]): { columns: SQ
 
 export function insertSql(table: TableDescriptor, rows: RecordValues[]): SQL {
   const { columns, values, source } = insertHead(table, rows);
-  const target = columns.length === 0 ? sql`default values` : sql`(${sql.join(columns, sql`, `)}) select ${sql.join(values, sql`, `)} from ${source}`;
+  const target =
+    columns.length === 0 ? sql`default values` : sql`(${sql.join(columns, sql`, `)}) select ${sql.join(values, sql`, `)} from ${source}`;
   return sql`insert into ${tableSql(table)} as ${ROW} ${target} returning ${recordText(table)} as record`;
 }
 
@@ -93,17 +94,30 @@ export function insertAsJsonSql(table: TableDescriptor, rows: RecordValues[]): S
 }
 
 /** Upsert on the primary key or a unique field; `inserted` tells a new row from an updated one. */
-export function upsertSql(table: TableDescriptor, rows: RecordValues[], uniqueFields: FieldDescriptor[], provided: ReadonlySet<string>): SQL {
+export function upsertSql(
+  table: TableDescriptor,
+  rows: RecordValues[],
+  uniqueFields: FieldDescriptor[],
+  provided: ReadonlySet<string>,
+): SQL {
   const { columns, values, source } = insertHead(table, rows);
   const conflictOnKey = uniqueFields.every((field) => table.primaryKey.includes(field.name));
   const target =
     table.provider === 'flat_table' || conflictOnKey
-      ? sql.join(uniqueFields.map((field) => identifier(field.name)), sql`, `)
-      : sql.join(uniqueFields.map((field) => sql`(${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`), sql`, `);
+      ? sql.join(
+          uniqueFields.map((field) => identifier(field.name)),
+          sql`, `,
+        )
+      : sql.join(
+          uniqueFields.map((field) => sql`(${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`),
+          sql`, `,
+        );
   const conflictNames = new Set(uniqueFields.map((field) => field.name));
   const updates =
     table.provider === 'jsonb'
-      ? [sql`${identifier(JSONB_DATA_COLUMN)} = ${ROW}.${identifier(JSONB_DATA_COLUMN)} || (select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from jsonb_each(excluded.${identifier(JSONB_DATA_COLUMN)}) where key = any(${sql.param([...provided])}::text[]))`]
+      ? [
+          sql`${identifier(JSONB_DATA_COLUMN)} = ${ROW}.${identifier(JSONB_DATA_COLUMN)} || (select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from jsonb_each(excluded.${identifier(JSONB_DATA_COLUMN)}) where key = any(${sql.param([...provided])}::text[]))`,
+        ]
       : usedColumns(table, rows)
           // An update changes only what the client sent: never the key, never a default or generated value.
           .filter((field) => !conflictNames.has(field.name) && !table.primaryKey.includes(field.name) && provided.has(field.name))
@@ -116,7 +130,10 @@ export function upsertSql(table: TableDescriptor, rows: RecordValues[], uniqueFi
 }
 
 function keyMatches(table: TableDescriptor, source: SQL): SQL {
-  return sql.join(keyFields(table).map((field) => sql`${typedValue(table, field)} = ${extract(source, field)}`), sql` and `);
+  return sql.join(
+    keyFields(table).map((field) => sql`${typedValue(table, field)} = ${extract(source, field)}`),
+    sql` and `,
+  );
 }
 
 function visible(table: TableDescriptor): SQL {
@@ -141,7 +158,10 @@ export function updateSql(table: TableDescriptor, rows: RecordValues[]): SQL {
       ? [sql`${identifier(JSONB_DATA_COLUMN)} = ${ROW}.${identifier(JSONB_DATA_COLUMN)} || ${dataPart(ELEMENT, table)}`]
       : usedColumns(table, rows)
           .filter((field) => !keys.has(field.name))
-          .map((field) => sql`${identifier(field.name)} = case when ${ELEMENT} ? ${field.name} then ${extract(ELEMENT, field)} else ${ROW}.${identifier(field.name)} end`);
+          .map(
+            (field) =>
+              sql`${identifier(field.name)} = case when ${ELEMENT} ? ${field.name} then ${extract(ELEMENT, field)} else ${ROW}.${identifier(field.name)} end`,
+          );
   if (assignments.length === 0) {
     const [key] = keyFields(table);
     assignments.push(sql`${identifier(key!.name)} = ${ROW}.${identifier(key!.name)}`);

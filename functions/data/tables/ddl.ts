@@ -8,7 +8,13 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 // `ident`: DDL texts are long, and the short name keeps them readable.
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';
-import { JSONB_DATA_COLUMN, SEARCH_CONFIGURATION, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
+import {
+  JSONB_DATA_COLUMN,
+  SEARCH_CONFIGURATION,
+  SEARCH_VECTOR_FIELD,
+  type FieldDescriptor,
+  type TableDescriptor,
+} from './table-descriptor.ts';
 import { edgesTableName } from './hierarchy-schema.ts';
 import type { CompiledTable, ForeignKeySpec, IndexSpec } from './table-schema.ts';
 
@@ -66,7 +72,8 @@ export function columnType(field: FieldDescriptor): string {
 export function typedLiteral(field: FieldDescriptor, value: unknown): SQL {
   const type = columnType(field);
   if (type === 'jsonb') return sql`${sqlLiteral(JSON.stringify(value))}::jsonb`;
-  if (type === 'bigint' || type === 'double precision' || type === 'integer' || type === 'boolean') return sqlLiteral(value as PredicateLiteral);
+  if (type === 'bigint' || type === 'double precision' || type === 'integer' || type === 'boolean')
+    return sqlLiteral(value as PredicateLiteral);
   return sql`${sqlLiteral(String(value))}::${sql.raw(type)}`;
 }
 
@@ -81,7 +88,8 @@ export function fieldChecks(table: string, field: FieldDescriptor): NamedCheck[]
   const c = field.constraints;
   const col = ident(field.name);
   const checks: NamedCheck[] = [];
-  const named = (suffix: string, predicate: SQL) => checks.push({ name: constraintName(table, `${field.name}_${suffix}`), clause: sql`check (${predicate})` });
+  const named = (suffix: string, predicate: SQL) =>
+    checks.push({ name: constraintName(table, `${field.name}_${suffix}`), clause: sql`check (${predicate})` });
   if (c.minimum !== undefined) named('min', sql`${col} >= ${typedLiteral(field, c.minimum)}`);
   if (c.maximum !== undefined) named('max', sql`${col} <= ${typedLiteral(field, c.maximum)}`);
   // Lengths count as record-checks.ts counts them: characters, items, an object's keys.
@@ -95,7 +103,14 @@ export function fieldChecks(table: string, field: FieldDescriptor): NamedCheck[]
   if (c.maxLength !== undefined) named('max_length', sql`${length} <= ${sqlLiteral(c.maxLength)}`);
   // No CHECK for `pattern`: PostgreSQL's regex engine backtracks (on backreferences, for one) and reads
   // a different dialect; user patterns run only on the linear-time engine, in the app, on every write.
-  if (c.enum !== undefined) named('enum', sql`${col} in (${sql.join(c.enum.map((v) => typedLiteral(field, v)), sql`, `)})`);
+  if (c.enum !== undefined)
+    named(
+      'enum',
+      sql`${col} in (${sql.join(
+        c.enum.map((v) => typedLiteral(field, v)),
+        sql`, `,
+      )})`,
+    );
   if (field.type === 'yearmonth') named('yearmonth', sql`${col} ~ ${sqlLiteral('^\\d{4}-(0[1-9]|1[0-2])$')}`);
   if (field.type === 'year') named('year', sql`${col} between 0 and 9999`);
   return checks;
@@ -142,9 +157,17 @@ function fieldRef(table: TableDescriptor, name: string, forValue?: PredicateLite
   return sql`(${ident(JSONB_DATA_COLUMN)} ->> ${sqlLiteral(name)})`;
 }
 
-export function indexStatement(table: TableDescriptor, qualified: SQL, spec: IndexSpec, position: number): { statement: SQL; name: string } {
+export function indexStatement(
+  table: TableDescriptor,
+  qualified: SQL,
+  spec: IndexSpec,
+  position: number,
+): { statement: SQL; name: string } {
   const name = constraintName(table.tableName, spec.name ?? `${spec.fields.join('_')}_${position}_idx`);
-  const columns = sql.join(spec.fields.map((f) => fieldRef(table, f)), sql`, `);
+  const columns = sql.join(
+    spec.fields.map((f) => fieldRef(table, f)),
+    sql`, `,
+  );
   const where = spec.where === undefined ? sql`` : sql` where ${renderPredicate(spec.where, (f, v) => fieldRef(table, f, v))}`;
   return {
     name,
@@ -161,8 +184,11 @@ export function createTablePlan(compiled: CompiledTable, referencedTables: Reado
   const columnFields = table.provider === 'flat_table' ? table.fields : keyFields;
   const elements: SQL[] = columnFields.map((f) => columnOf(f, table.primaryKey.includes(f.name)));
   if (table.provider === 'jsonb') elements.push(sql`${ident(JSONB_DATA_COLUMN)} jsonb not null default '{}'::jsonb`);
-  if (table.search !== undefined) elements.push(sql`${ident(SEARCH_VECTOR_FIELD)} tsvector generated always as (${searchExpression(table)}) stored`);
-  elements.push(sql`constraint ${ident(constraintName(table.tableName, 'pkey'))} primary key (${sql.join(table.primaryKey.map(ident), sql`, `)})`);
+  if (table.search !== undefined)
+    elements.push(sql`${ident(SEARCH_VECTOR_FIELD)} tsvector generated always as (${searchExpression(table)}) stored`);
+  elements.push(
+    sql`constraint ${ident(constraintName(table.tableName, 'pkey'))} primary key (${sql.join(table.primaryKey.map(ident), sql`, `)})`,
+  );
   const indexes: { statement: SQL; name: string }[] = [];
   if (table.provider === 'flat_table') {
     for (const field of table.fields) {
@@ -188,7 +214,10 @@ export function createTablePlan(compiled: CompiledTable, referencedTables: Reado
     const built = indexStatement(table, qualified, spec, position + 1);
     // Expression columns need their own parentheses inside the column list.
     if (table.provider === 'jsonb') {
-      const columns = sql.join(spec.fields.map((f) => sql`(${fieldRef(table, f)})`), sql`, `);
+      const columns = sql.join(
+        spec.fields.map((f) => sql`(${fieldRef(table, f)})`),
+        sql`, `,
+      );
       const where = spec.where === undefined ? sql`` : sql` where ${renderPredicate(spec.where, (f, v) => fieldRef(table, f, v))}`;
       built.statement = sql`create ${sql.raw(spec.unique ? 'unique ' : '')}index ${ident(built.name)} on ${qualified} using ${sql.raw(spec.method)} (${columns})${where}`;
     }
@@ -209,13 +238,20 @@ export function createTablePlan(compiled: CompiledTable, referencedTables: Reado
   return {
     statements,
     texts,
-    rollbackSql: [...(edges === undefined ? [] : [dialect.sqlToQuery(edges.drop).sql]), dialect.sqlToQuery(sql`drop table ${qualified}`).sql].join(';\n'),
+    rollbackSql: [
+      ...(edges === undefined ? [] : [dialect.sqlToQuery(edges.drop).sql]),
+      dialect.sqlToQuery(sql`drop table ${qualified}`).sql,
+    ].join(';\n'),
     operations: [
       {
         op: 'create_table',
         table: table.tableName,
         provider: table.provider,
-        columns: [...columnFields.map((f) => ({ name: f.name, type: columnType(f) })), ...(table.provider === 'jsonb' ? [{ name: JSONB_DATA_COLUMN, type: 'jsonb' }] : []), ...(table.search ? [{ name: SEARCH_VECTOR_FIELD, type: 'tsvector' }] : [])],
+        columns: [
+          ...columnFields.map((f) => ({ name: f.name, type: columnType(f) })),
+          ...(table.provider === 'jsonb' ? [{ name: JSONB_DATA_COLUMN, type: 'jsonb' }] : []),
+          ...(table.search ? [{ name: SEARCH_VECTOR_FIELD, type: 'tsvector' }] : []),
+        ],
         primary_key: table.primaryKey,
       },
       ...indexes.map((i) => ({ op: 'create_index', table: table.tableName, index: i.name })),

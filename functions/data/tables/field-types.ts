@@ -118,7 +118,16 @@ export function typeProblem(field: TypedField, value: unknown): string | undefin
 }
 
 /** Types whose values `minimum` and `maximum` bound. */
-export const ORDERED_TYPES = new Set<FieldDescriptor['type']>(['number', 'integer', 'year', 'date', 'time', 'datetime', 'yearmonth', 'duration']);
+export const ORDERED_TYPES = new Set<FieldDescriptor['type']>([
+  'number',
+  'integer',
+  'year',
+  'date',
+  'time',
+  'datetime',
+  'yearmonth',
+  'duration',
+]);
 
 /**
  * The order key of a canonical value of an ordered type, comparing as the column type does in

@@ -3,4 +3,12 @@ import type { AnyRoute } from '#shared/http/route.ts';
 import { migrationRoutes } from './migrations/migration-routes.ts';
 import { createTableRoute, datasourceTablesRoute, listTablesRoute, longItemRoutes, shortItemRoutes } from './table-routes.ts';
 
-export const tablesRoutes: readonly AnyRoute[] = [datasourceTablesRoute, listTablesRoute, createTableRoute, ...longItemRoutes, ...shortItemRoutes, ...migrationRoutes('/api/apps/{app_slug}/datasources/{datasource_slug}/datatables/'), ...migrationRoutes('/api/apps/{app_slug}/datatables/')];
+export const tablesRoutes: readonly AnyRoute[] = [
+  datasourceTablesRoute,
+  listTablesRoute,
+  createTableRoute,
+  ...longItemRoutes,
+  ...shortItemRoutes,
+  ...migrationRoutes('/api/apps/{app_slug}/datasources/{datasource_slug}/datatables/'),
+  ...migrationRoutes('/api/apps/{app_slug}/datatables/'),
+];

@@ -5,7 +5,12 @@ import { analyzeTableSchema } from './table-schema.ts';
 import type { StorageProvider } from './table-descriptor.ts';
 
 function derived(table: DatatableRow) {
-  const result = analyzeTableSchema(table.json_schema, { schemaName: 'x', tableName: table.physical_table_name, provider: table.provider_type as StorageProvider, storedSchema: true });
+  const result = analyzeTableSchema(table.json_schema, {
+    schemaName: 'x',
+    tableName: table.physical_table_name,
+    provider: table.provider_type as StorageProvider,
+    storedSchema: true,
+  });
   // A stored schema always compiled once; foreign-key targets are not needed for the derived fields.
   const descriptor = 'compiled' in result ? result.compiled.descriptor : undefined;
   const fieldNames = descriptor?.fields.map((f) => f.name) ?? [];

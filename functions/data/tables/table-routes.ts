@@ -5,7 +5,14 @@ import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
 import { validateRows } from './record-checks.ts';
 import { operationRecord, tableDetail, tableListItem, tableSchemaBody } from './table-representation.ts';
-import { createTableBody, datasourceTablesParams, patchTableBody, replaceTableBody, tableParams, validateDataBody } from './table-schemas.ts';
+import {
+  createTableBody,
+  datasourceTablesParams,
+  patchTableBody,
+  replaceTableBody,
+  tableParams,
+  validateDataBody,
+} from './table-schemas.ts';
 import { changeTable, compiledTable, createTable, existingTable, removeTable, tablesOf } from './table-service.ts';
 
 const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
@@ -20,7 +27,8 @@ export const datasourceTablesRoute = defineRoute({
   summary: 'The tables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
-  handler: async (ctx, { params }) => (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
+  handler: async (ctx, { params }) =>
+    (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
 
 export const listTablesRoute = defineRoute({
@@ -30,7 +38,8 @@ export const listTablesRoute = defineRoute({
   summary: 'List the datatables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
-  handler: async (ctx, { params }) => (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
+  handler: async (ctx, { params }) =>
+    (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
 
 export const createTableRoute = defineRoute({
@@ -119,7 +128,11 @@ function itemRoutes(prefix: string): AnyRoute[] {
       envelope: 'bare',
       handler: async (ctx, { params }) => {
         const { table, operation } = await materialize(ctx.runtime.db, ctx.site, ctx.user, params);
-        return { message: `Table "${table.name}" materialized as "${table.physical_table_name}".`, datatable: tableDetail(table), operation: operationRecord(operation) };
+        return {
+          message: `Table "${table.name}" materialized as "${table.physical_table_name}".`,
+          datatable: tableDetail(table),
+          operation: operationRecord(operation),
+        };
       },
     }),
   ];

@@ -31,10 +31,23 @@ export type CreateTableBody = z.infer<typeof createTableBody>;
 
 /** `allow_data_loss` lets a schema change run steps that may lose data (DECISIONS: else 400 with the warnings). */
 /** `schema_hash`: the hash the client's change was made on; a stale one is 409 (no change lost to a race). */
-const baseHash = z.string().regex(/^[0-9a-f]{64}$/, 'A schema_hash is 64 hexadecimal characters.').optional();
-export const patchTableBody = z.object({ description: description.optional(), json_schema: jsonSchema.optional(), allow_data_loss: z.boolean().optional(), schema_hash: baseHash });
+const baseHash = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'A schema_hash is 64 hexadecimal characters.')
+  .optional();
+export const patchTableBody = z.object({
+  description: description.optional(),
+  json_schema: jsonSchema.optional(),
+  allow_data_loss: z.boolean().optional(),
+  schema_hash: baseHash,
+});
 export type PatchTableBody = z.infer<typeof patchTableBody>;
-export const replaceTableBody = z.object({ description: description.optional(), json_schema: jsonSchema, allow_data_loss: z.boolean().optional(), schema_hash: baseHash });
+export const replaceTableBody = z.object({
+  description: description.optional(),
+  json_schema: jsonSchema,
+  allow_data_loss: z.boolean().optional(),
+  schema_hash: baseHash,
+});
 
 // Rows as sent (z.json would copy them and lose a `__proto__` member before the check sees it, and
 // would refuse integers past 2^53, which arrive as bigints).

@@ -52,7 +52,7 @@ export function compileTarget(
         tableName: other.physical_table_name,
         provider: other.provider_type as StorageProvider,
         storedSchema: true,
-          descriptorOnly: true,
+        descriptorOnly: true,
       });
       return 'compiled' in result ? result.compiled.descriptor : undefined;
     },
@@ -230,7 +230,9 @@ export async function removeTable(db: Queryable, site: Tenant, caller: Principal
       if (locked.is_materialized) {
         try {
           // A hierarchy's edges table references the node table: it goes first (none: a no-op).
-          await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: edgesTableName(locked.physical_table_name) }, { ifExists: true }));
+          await tx.run(
+            dropTableStatement({ schemaName: site.schemaName, tableName: edgesTableName(locked.physical_table_name) }, { ifExists: true }),
+          );
           await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: locked.physical_table_name }));
         } catch (error) {
           if (/depend/i.test(String((error as Error).message) + String((error as { cause?: Error }).cause?.message))) {

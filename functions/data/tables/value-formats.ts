@@ -53,7 +53,8 @@ export function canonicalGeopoint(format: GeopointFormat, value: unknown): unkno
     if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'number' || typeof value[1] !== 'number') return undefined;
     return inRange(value[0], value[1]) ? [value[0], value[1]] : undefined;
   }
-  if (!isPlainObject(value) || Object.keys(value).length !== 2 || typeof value.lon !== 'number' || typeof value.lat !== 'number') return undefined;
+  if (!isPlainObject(value) || Object.keys(value).length !== 2 || typeof value.lon !== 'number' || typeof value.lat !== 'number')
+    return undefined;
   return inRange(value.lon, value.lat) ? { lon: value.lon, lat: value.lat } : undefined;
 }
 
@@ -61,7 +62,8 @@ function isPosition(value: unknown): boolean {
   return Array.isArray(value) && value.length >= 2 && value.length <= 3 && value.every((n) => typeof n === 'number' && Number.isFinite(n));
 }
 
-const isPositions = (value: unknown, min: number): value is unknown[] => Array.isArray(value) && value.length >= min && value.every(isPosition);
+const isPositions = (value: unknown, min: number): value is unknown[] =>
+  Array.isArray(value) && value.length >= min && value.every(isPosition);
 
 function isRing(value: unknown): boolean {
   if (!isPositions(value, 4)) return false;

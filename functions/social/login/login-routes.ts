@@ -38,10 +38,19 @@ export const socialTokenRoute = defineRoute({
   countsAsLogin: true,
   params: providerParams,
   // `iss` (RFC 9207) is optional: the callback's own, passed on where the client has it.
-  body: z.strictObject({ code: z.string().min(1).max(4096), state: z.string().min(1).max(128), redirect_uri: redirectUri, iss: z.string().max(2000).optional() }),
+  body: z.strictObject({
+    code: z.string().min(1).max(4096),
+    state: z.string().min(1).max(128),
+    redirect_uri: redirectUri,
+    iss: z.string().max(2000).optional(),
+  }),
   envelope: 'bare',
   handler: async (ctx, { params, body }) => {
     const { pair, user } = await finishSocialLogin(ctx.runtime, await socialScope(ctx), params.provider, body);
-    return { access: pair.access.token, refresh: pair.refresh.token, user: { uuid: user.uuid, username: user.username, email: user.email } };
+    return {
+      access: pair.access.token,
+      refresh: pair.refresh.token,
+      user: { uuid: user.uuid, username: user.username, email: user.email },
+    };
   },
 });

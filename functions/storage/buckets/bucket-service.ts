@@ -140,7 +140,10 @@ export async function deleteBucket(
       if (await deleteEmptyBucket(db, site, bucket.id)) return;
       continue; // an upload landed after the last batch
     }
-    await removeFromStore(store, batch.map((object) => object.storage_key));
+    await removeFromStore(
+      store,
+      batch.map((object) => object.storage_key),
+    );
     await deleteObjectBatch(db, site, batch);
   }
   throw new ValidationError('The bucket keeps receiving uploads; stop them and delete it again.');

@@ -4,7 +4,10 @@
 // view, and every edit, is a grant to the signed-in caller. Editing needs a signed-in member of the
 // site (anonymous edit is refused first of all), and an Office document.
 import { NotFoundError } from '#shared/errors.ts';
-import { NonOfficeEditRejectedError, ProviderOperationNotSupportedError } from '#shared/storage/document-library/document-library-errors.ts';
+import {
+  NonOfficeEditRejectedError,
+  ProviderOperationNotSupportedError,
+} from '#shared/storage/document-library/document-library-errors.ts';
 import { isOfficeEditable } from '#shared/storage/document-library/office-types.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { assertMayWrite, canRead, effectiveVisibility } from '../objects/object-access.ts';
@@ -13,9 +16,7 @@ import type { StorageCaller } from '../storage-env.ts';
 
 export type DocumentAction = 'view' | 'edit';
 
-export type DocumentGrant =
-  | { kind: 'anonymous' }
-  | { kind: 'user'; userId: number; email: string; displayName: string };
+export type DocumentGrant = { kind: 'anonymous' } | { kind: 'user'; userId: number; email: string; displayName: string };
 
 /** 400 `provider_operation_not_supported` unless the bucket keeps its bytes in a document library. */
 export function assertDocumentLibraryBucket(bucket: Pick<BucketRow, 'storage_provider'>): void {

@@ -45,7 +45,14 @@ export async function openDocument(
     const document = { storageKey: object!.storage_key, mimetype: object!.mimetype };
     return { granted: await grantDocumentAccess(env.documentLibrary, env.site.slug, document, action, grant) };
   }
-  const ticket = await issueDocumentTicket(env.tokens, { site: env.site.slug, app: bucket.app_slug, bucket: bucket.slug, path, action, grant });
+  const ticket = await issueDocumentTicket(env.tokens, {
+    site: env.site.slug,
+    app: bucket.app_slug,
+    bucket: bucket.slug,
+    path,
+    action,
+    grant,
+  });
   return { loaderUrl: loaderLocation(env.origin, LOADER_PATH, ticket) };
 }
 
@@ -63,5 +70,11 @@ export async function redeemLoaderTicket(
   assertDocumentLibraryBucket(bucket);
   const object = await findObject(db, site, bucket.id, ticket.path);
   if (object === undefined) throw new NotFoundError('Object not found.');
-  return grantDocumentAccess(documentLibrary, site.slug, { storageKey: object.storage_key, mimetype: object.mimetype }, ticket.action, ticket.grant);
+  return grantDocumentAccess(
+    documentLibrary,
+    site.slug,
+    { storageKey: object.storage_key, mimetype: object.mimetype },
+    ticket.action,
+    ticket.grant,
+  );
 }

@@ -76,5 +76,6 @@ export const redeemTicketRoute = defineRoute({
   body: z.strictObject({ ticket: z.string().min(1).max(8192) }),
   envelope: 'A',
   message: 'View access granted.',
-  handler: async (ctx, { body }) => grantAnswer(await redeemLoaderTicket(ctx.runtime.db, ctx.runtime.tokens, ctx.runtime.documentLibrary, body.ticket)),
+  handler: async (ctx, { body }) =>
+    grantAnswer(await redeemLoaderTicket(ctx.runtime.db, ctx.runtime.tokens, ctx.runtime.documentLibrary, body.ticket)),
 });

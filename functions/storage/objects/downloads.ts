@@ -87,7 +87,11 @@ export async function serveObject(
   if (range.kind === 'unsatisfiable') return { kind: 'unsatisfiable', size, ...served };
   const url = await presignedDownloadUrl(env, bucket, object, request);
   if (url !== undefined) return { kind: 'redirect', url };
-  return { kind: 'bytes', ...served, download: await openObjectBytes(env, bucket, object, range.kind === 'range' ? range.range : undefined) };
+  return {
+    kind: 'bytes',
+    ...served,
+    download: await openObjectBytes(env, bucket, object, range.kind === 'range' ? range.range : undefined),
+  };
 }
 
 /**
@@ -95,7 +99,12 @@ export async function serveObject(
  * that presigns: a presigned GET that answers with the same type and disposition (types outside the
  * inline allow-list still attachments). The store serves Range on it. Undefined: serve the bytes here.
  */
-async function presignedDownloadUrl(env: StorageEnv, bucket: BucketRow, object: ObjectRow, request: DownloadRequest): Promise<string | undefined> {
+async function presignedDownloadUrl(
+  env: StorageEnv,
+  bucket: BucketRow,
+  object: ObjectRow,
+  request: DownloadRequest,
+): Promise<string | undefined> {
   const limit = env.transfers.directMaxBytes;
   const store = storeFor(env, bucket);
   if (limit === undefined || Number(object.size) <= limit || store.presignDownload === undefined) return undefined;

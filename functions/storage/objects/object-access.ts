@@ -13,13 +13,19 @@ export function effectiveVisibility(object: Pick<ObjectRow, 'visibility'>, bucke
   return object.visibility ?? bucket.visibility;
 }
 
-export function canRead(caller: StorageCaller, object: Pick<ObjectRow, 'visibility' | 'created_by'>, bucket: Pick<BucketRow, 'visibility'>): boolean {
+export function canRead(
+  caller: StorageCaller,
+  object: Pick<ObjectRow, 'visibility' | 'created_by'>,
+  bucket: Pick<BucketRow, 'visibility'>,
+): boolean {
   if (caller.staff || effectiveVisibility(object, bucket) === 'public') return true;
   return caller.userId !== undefined && object.created_by === caller.userId;
 }
 
 /** 401 for anonymous callers, 403 for signed-in callers without access to the site. */
-export function assertMayWrite(caller: StorageCaller): asserts caller is StorageCaller & { principal: NonNullable<StorageCaller['principal']> } {
+export function assertMayWrite(
+  caller: StorageCaller,
+): asserts caller is StorageCaller & { principal: NonNullable<StorageCaller['principal']> } {
   if (caller.principal === undefined) throw new AuthenticationFailedError('Sign in to change objects.');
   if (!caller.member) throw new ForbiddenError('You do not have access to this site.');
 }
@@ -37,6 +43,10 @@ export function assertMayList(caller: StorageCaller, bucket: Pick<BucketRow, 'vi
 }
 
 /** For a member, seeing an object and changing it are the same right. */
-export function canWrite(caller: StorageCaller, object: Pick<ObjectRow, 'visibility' | 'created_by'>, bucket: Pick<BucketRow, 'visibility'>): boolean {
+export function canWrite(
+  caller: StorageCaller,
+  object: Pick<ObjectRow, 'visibility' | 'created_by'>,
+  bucket: Pick<BucketRow, 'visibility'>,
+): boolean {
   return caller.member && canRead(caller, object, bucket);
 }

@@ -18,7 +18,9 @@ const ORDER_COLUMNS: Record<ObjectOrderingField, string> = {
 
 export function orderTerms(terms: ReadonlyArray<{ field: ObjectOrderingField; descending: boolean }>): SQL {
   const chosen = terms.length > 0 ? terms : [{ field: 'created_at' as const, descending: true }];
-  return sql.raw([...chosen.map(({ field, descending }) => `${ORDER_COLUMNS[field]} ${descending ? 'desc' : 'asc'}`), 'o.id asc'].join(', '));
+  return sql.raw(
+    [...chosen.map(({ field, descending }) => `${ORDER_COLUMNS[field]} ${descending ? 'desc' : 'asc'}`), 'o.id asc'].join(', '),
+  );
 }
 
 function compare(column: string, operator: '>=' | '<=' | '>' | '<', value: number | Date | undefined): SQL[] {

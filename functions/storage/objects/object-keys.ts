@@ -47,7 +47,8 @@ export function normalizeFilename(raw: string, field = 'filename'): string {
   if (value.includes('/')) throw new InvalidObjectPathError(field, 'a file name cannot contain "/"');
   if (value.trim() === '') throw new InvalidObjectPathError(field, 'the file name is empty');
   if (value === '..' || value === '.') throw new InvalidObjectPathError(field, '"." and ".." are not file names');
-  if (value.length > MAX_FILENAME_LENGTH) throw new InvalidObjectPathError(field, `the file name is longer than ${MAX_FILENAME_LENGTH} characters`);
+  if (value.length > MAX_FILENAME_LENGTH)
+    throw new InvalidObjectPathError(field, `the file name is longer than ${MAX_FILENAME_LENGTH} characters`);
   return value;
 }
 

@@ -30,7 +30,11 @@ export const listObjectsRoute = defineRoute({
     const env = storageEnv(ctx);
     const page = toPageRequest(query);
     const { bucket, rows, total } = await listObjects(env, params, query, page);
-    return paged(rows.map((row) => objectRecord(row, bucket, env.origin)), total, page);
+    return paged(
+      rows.map((row) => objectRecord(row, bucket, env.origin)),
+      total,
+      page,
+    );
   },
 });
 

@@ -47,7 +47,14 @@ export const listObjectsQuery = z.strictObject({
   file__istartswith: text.optional(),
   metadata_search: text.optional(),
   mimetype: text.optional(),
-  mimetype__in: text.transform((value) => value.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '')).optional(),
+  mimetype__in: text
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim().toLowerCase())
+        .filter((item) => item !== ''),
+    )
+    .optional(),
   mimetype_category: choice(MIME_CATEGORIES).optional(),
   visibility: visibility.optional(),
   created_by_me: flagQuery.optional(),
@@ -97,7 +104,12 @@ export const searchBody = z.strictObject({
     })
     .optional(),
   // Over the maximum is clamped, like page sizes of lists.
-  limit: z.number().int().min(1, 'Ensure this value is at least 1.').default(100).transform((limit) => Math.min(limit, MAX_SEARCH_LIMIT)),
+  limit: z
+    .number()
+    .int()
+    .min(1, 'Ensure this value is at least 1.')
+    .default(100)
+    .transform((limit) => Math.min(limit, MAX_SEARCH_LIMIT)),
   offset: z.number().int().min(0, 'Ensure this value is at least 0.').default(0),
 });
 export type SearchBody = z.infer<typeof searchBody>;

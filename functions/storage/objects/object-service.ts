@@ -50,20 +50,35 @@ async function listableBucket(env: StorageEnv, params: BucketParams): Promise<Bu
   return bucket;
 }
 
-export async function listObjects(env: StorageEnv, params: BucketParams, query: ListObjectsQuery, page: PageRequest): Promise<BucketObjects> {
+export async function listObjects(
+  env: StorageEnv,
+  params: BucketParams,
+  query: ListObjectsQuery,
+  page: PageRequest,
+): Promise<BucketObjects> {
   const bucket = await listableBucket(env, params);
   const conditions = [visibleTo(env.caller, bucket.visibility), ...listConditions(query, env.caller, bucket.visibility)];
-  const found = await queryObjects(env.db, env.site, { bucketId: bucket.id, conditions, orderBy: orderTerms(query.ordering ?? []) }, pageWindow(page));
+  const found = await queryObjects(
+    env.db,
+    env.site,
+    { bucketId: bucket.id, conditions, orderBy: orderTerms(query.ordering ?? []) },
+    pageWindow(page),
+  );
   return { bucket, ...found };
 }
 
 export async function searchObjects(env: StorageEnv, params: BucketParams, body: SearchBody): Promise<BucketObjects> {
   const bucket = await listableBucket(env, params);
   const conditions = [visibleTo(env.caller, bucket.visibility), ...searchConditions(body)];
-  const found = await queryObjects(env.db, env.site, { bucketId: bucket.id, conditions, orderBy: searchOrder(body) }, {
-    limit: body.limit,
-    offset: body.offset,
-  });
+  const found = await queryObjects(
+    env.db,
+    env.site,
+    { bucketId: bucket.id, conditions, orderBy: searchOrder(body) },
+    {
+      limit: body.limit,
+      offset: body.offset,
+    },
+  );
   return { bucket, ...found };
 }
 
@@ -93,7 +108,11 @@ async function lockWritable(env: StorageEnv, tx: Queryable, bucket: BucketRow, p
 }
 
 /** PATCH (DECISIONS): `metadata` keys merge and `null` removes one; `visibility` and `filename` replace. */
-export async function changeObject(env: StorageEnv, params: ObjectParams, body: PatchObjectBody): Promise<{ bucket: BucketRow; object: ObjectRow }> {
+export async function changeObject(
+  env: StorageEnv,
+  params: ObjectParams,
+  body: PatchObjectBody,
+): Promise<{ bucket: BucketRow; object: ObjectRow }> {
   const path = normalizeObjectPath(params.key, 'path');
   assertMayWrite(env.caller);
   const userId = env.caller.principal.id;
@@ -133,15 +152,28 @@ export async function deleteObject(env: StorageEnv, params: ObjectParams): Promi
 }
 
 /** Batch delete (DECISIONS): paths the caller cannot see (or that do not exist) are `not_found`. */
-export async function deleteObjects(env: StorageEnv, params: BucketParams, body: BatchDeleteBody): Promise<{ deleted: string[]; not_found: string[] }> {
+export async function deleteObjects(
+  env: StorageEnv,
+  params: BucketParams,
+  body: BatchDeleteBody,
+): Promise<{ deleted: string[]; not_found: string[] }> {
   const paths = [...new Set(body.paths.map((path, index) => normalizeObjectPath(path, `paths.${index}`)))];
   assertMayWrite(env.caller);
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
   const store = storeFor(env, bucket);
   const deleted = await env.db.transaction(async (tx) => {
     const found = await lockVisibleObjects(tx, env.site, bucket.id, paths, visibleTo(env.caller, bucket.visibility));
-    await deleteObjectRecords(tx, env.site, found.map((object) => object.id));
-    await queueDiscards(tx, env.site, bucket.id, found.map((object) => object.storage_key));
+    await deleteObjectRecords(
+      tx,
+      env.site,
+      found.map((object) => object.id),
+    );
+    await queueDiscards(
+      tx,
+      env.site,
+      bucket.id,
+      found.map((object) => object.storage_key),
+    );
     return new Set(found.map((object) => object.file_path));
   });
   await flushDiscardsQuietly(env.db, store, env.site, bucket.id, env.log);

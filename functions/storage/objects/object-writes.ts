@@ -124,7 +124,10 @@ export interface UploadRecord {
  * Makes the stored bytes the object at `path`: a new record (created) or the existing one with its
  * old bytes discarded. The caller must be a member (assertMayWrite). On failure the new bytes go.
  */
-export async function commitUpload(target: WriteTarget, upload: UploadRecord): Promise<{ bucket: BucketRow; object: ObjectRow; created: boolean }> {
+export async function commitUpload(
+  target: WriteTarget,
+  upload: UploadRecord,
+): Promise<{ bucket: BucketRow; object: ObjectRow; created: boolean }> {
   const { env, bucket } = target;
   const userId = env.caller.userId!;
   const content = {
@@ -143,7 +146,12 @@ export async function commitUpload(target: WriteTarget, upload: UploadRecord): P
           if (!canWrite(env.caller, existing, bucket)) {
             throw new ForbiddenError('An object you may not change already exists at this path.');
           }
-          await replaceObjectContent(tx, env.site, existing.id, { ...content, filename: upload.filename, metadata: upload.metadata, userId });
+          await replaceObjectContent(tx, env.site, existing.id, {
+            ...content,
+            filename: upload.filename,
+            metadata: upload.metadata,
+            userId,
+          });
           await queueDiscards(tx, env.site, bucket.id, [existing.storage_key]);
           return { id: existing.id, created: false };
         }

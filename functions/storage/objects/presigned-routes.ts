@@ -12,7 +12,8 @@ export const uploadUrlRoute = defineRoute({
   ...objectsCommon,
   method: 'POST',
   path: `${OBJECT}/upload-url`,
-  summary: 'A presigned PUT for the bytes of the object at a path (`size`, `content_type`, `filename`, `metadata`), for files too large for the API',
+  summary:
+    'A presigned PUT for the bytes of the object at a path (`size`, `content_type`, `filename`, `metadata`), for files too large for the API',
   params: objectParams,
   body: uploadUrlBody,
   envelope: 'B',

@@ -118,7 +118,9 @@ function checkArrived(bucket: BucketRow, pending: ObjectRow, arrived: StoredObje
   }
   const type = arrived.contentType === undefined ? undefined : mimeEssence(arrived.contentType);
   if (type !== pending.mimetype) {
-    throw ValidationError.forFields({ content_type: [`The bytes arrived as "${arrived.contentType ?? ''}" but "${pending.mimetype}" was announced.`] });
+    throw ValidationError.forFields({
+      content_type: [`The bytes arrived as "${arrived.contentType ?? ''}" but "${pending.mimetype}" was announced.`],
+    });
   }
   assertMimeAllowed(bucket, type);
 }
@@ -182,7 +184,12 @@ async function makeObject(target: WriteTarget, pending: ObjectRow, arrived: Stor
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await env.db.transaction(async (tx) => {
-        const locked = await findPendingObject(tx, env.site, { bucketId: bucket.id, path: pending.file_path, uuid: pending.uuid }, { lock: true });
+        const locked = await findPendingObject(
+          tx,
+          env.site,
+          { bucketId: bucket.id, path: pending.file_path, uuid: pending.uuid },
+          { lock: true },
+        );
         if (locked === undefined) throw new NotFoundError('This upload was completed or abandoned meanwhile.');
         const existing = await lockObject(tx, env.site, bucket.id, locked.file_path);
         if (existing === undefined) {

@@ -53,7 +53,11 @@ async function planTransfer(env: StorageEnv, params: BucketParams, body: Transfe
 }
 
 /** POST `.../objects/copy/`: a new object at the destination with the source's bytes and metadata. */
-export async function copyObject(env: StorageEnv, params: BucketParams, body: TransferBody): Promise<{ bucket: BucketRow; object: ObjectRow }> {
+export async function copyObject(
+  env: StorageEnv,
+  params: BucketParams,
+  body: TransferBody,
+): Promise<{ bucket: BucketRow; object: ObjectRow }> {
   const { source, destination } = await planTransfer(env, params, body, 'copy');
   const key = newStorageKey(env.site, destination.bucket, lastSegment(destination.path));
   const info = await destination.store.copy(source.object.storage_key, key);
@@ -79,7 +83,11 @@ export async function copyObject(env: StorageEnv, params: BucketParams, body: Tr
 }
 
 /** POST `.../objects/move/` (DECISIONS): the same object (UUID kept) at the destination; the source path is free after. */
-export async function moveObject(env: StorageEnv, params: BucketParams, body: TransferBody): Promise<{ bucket: BucketRow; object: ObjectRow }> {
+export async function moveObject(
+  env: StorageEnv,
+  params: BucketParams,
+  body: TransferBody,
+): Promise<{ bucket: BucketRow; object: ObjectRow }> {
   const { source, destination } = await planTransfer(env, params, body, 'move');
   const crossBucket = destination.bucket.id !== source.bucket.id;
   // Across buckets the bytes follow under a key of the destination bucket; within one they stay.
@@ -91,7 +99,8 @@ export async function moveObject(env: StorageEnv, params: BucketParams, body: Tr
       if (locked === undefined || locked.id !== source.object.id || locked.storage_key !== source.object.storage_key) {
         throw new ConflictError('The object changed while it was being moved; try again.');
       }
-      if ((await lockObject(tx, env.site, destination.bucket.id, destination.path)) !== undefined) throw new ConflictError(DESTINATION_TAKEN);
+      if ((await lockObject(tx, env.site, destination.bucket.id, destination.path)) !== undefined)
+        throw new ConflictError(DESTINATION_TAKEN);
       await relocateObject(tx, env.site, locked.id, {
         bucketId: destination.bucket.id,
         path: destination.path,

@@ -135,7 +135,8 @@ export async function uploadByPath(
   assertMetadataSize(fromHeaders);
   const filename = lastSegment(path);
   const mimetype = uploadMimeType(body.contentType, filename);
-  if (mimetype === undefined) throw new ValidationError(`Content-Type "${body.contentType}" is not a media type (wildcards name no file type).`);
+  if (mimetype === undefined)
+    throw new ValidationError(`Content-Type "${body.contentType}" is not a media type (wildcards name no file type).`);
   assertMimeAllowed(target.bucket, mimetype);
   const bytes = await storeBytes(target, { stream: body.stream, filename, mimetype, contentLength: body.contentLength });
   return commitUpload(target, { path, filename, metadata: fromHeaders, bytes });

@@ -4,8 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { addHeaders, pipelineState, type ApiMiddleware, type ApiRequest } from './pipeline-state.ts';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Tenant, X-Requested-With, X-Metadata-*, X-Store-Meta-*';
-const EXPOSED_HEADERS =
-  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, ETag';
+const EXPOSED_HEADERS = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, ETag';
 
 function corsHeaders(origin: string | undefined, allowed: readonly string[]): Record<string, string> {
   if (origin === undefined) return {};

@@ -54,7 +54,8 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
       if (route.streamBody !== true) {
         const size = bodySizeOf(request.event, headers);
         // Logged at WARN whatever REQUEST_LOG says: the one trace of a body nobody will ever read.
-        if (size > MAX_REQUEST_BODY_BYTES) ctx.log.warn('request body over the limit', { method: ctx.request.method, path: ctx.request.path, bytes: size });
+        if (size > MAX_REQUEST_BODY_BYTES)
+          ctx.log.warn('request body over the limit', { method: ctx.request.method, path: ctx.request.path, bytes: size });
         assertRequestBodySize(size);
       }
       state.input = {

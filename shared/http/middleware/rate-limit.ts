@@ -33,9 +33,12 @@ function countersOf(request: ApiRequest, router: Router | undefined, caller: Cou
   const config = ctx.runtime.config.rateLimit;
   if (config === undefined) return undefined;
   const route = state.match?.route;
-  const statement = route !== undefined
-    ? route.path.startsWith('/api/cloud/') ? 'console' : 'general'
-    : statementOfPath(ctx.request.path, (cloudForm) => router?.handles(cloudForm) === true);
+  const statement =
+    route !== undefined
+      ? route.path.startsWith('/api/cloud/')
+        ? 'console'
+        : 'general'
+      : statementOfPath(ctx.request.path, (cloudForm) => router?.handles(cloudForm) === true);
   const loginUsername = route?.countsAsLogin === true ? loginUsernameOf(bodyTextOf(request)) : undefined;
   return countersFor(config, { method: ctx.request.method, statement, loginUsername, sourceIp: ctx.request.sourceIp }, caller);
 }

@@ -91,7 +91,9 @@ export class DocumentLibraryStore implements ObjectStore {
     await drive.copy(source, destinationKey, this.settings.copy);
     const copied = await drive.item(destinationKey);
     if (copied === undefined) {
-      throw new ProviderCommunicationError(undefined, { cause: new Error(`copy of ${sourceKey} completed but ${destinationKey} is missing`) });
+      throw new ProviderCommunicationError(undefined, {
+        cause: new Error(`copy of ${sourceKey} completed but ${destinationKey} is missing`),
+      });
     }
     return infoOf(copied);
   }

@@ -68,7 +68,13 @@ function readerOf(body: Readable | Buffer, options: Pick<PutOptions, 'maxBytes' 
   return new ChunkReader(limited[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>);
 }
 
-export async function uploadToDrive(drive: Drive, key: string, body: Readable | Buffer, options: PutOptions, limits: UploadLimits): Promise<DriveItem> {
+export async function uploadToDrive(
+  drive: Drive,
+  key: string,
+  body: Readable | Buffer,
+  options: PutOptions,
+  limits: UploadLimits,
+): Promise<DriveItem> {
   const itemPath = drive.itemPath(key);
   if (Buffer.isBuffer(body)) checkKnownSize(body.length, options);
   const reader = readerOf(body, options);

@@ -24,7 +24,14 @@ const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'g');
 export function drivePath(key: string): string {
   const segments = key.split('/');
   for (const segment of segments) {
-    if (segment === '' || segment === '.' || segment === '..' || FORBIDDEN.test(segment) || segment.trim() !== segment || segment.endsWith('.')) {
+    if (
+      segment === '' ||
+      segment === '.' ||
+      segment === '..' ||
+      FORBIDDEN.test(segment) ||
+      segment.trim() !== segment ||
+      segment.endsWith('.')
+    ) {
       throw new Error(`Storage key cannot name a document-library item: ${JSON.stringify(key)}`);
     }
   }
@@ -112,11 +119,9 @@ export class Drive {
     drivePath(destinationKey); // refuses a key SharePoint cannot name before anything is created
     const cut = destinationKey.lastIndexOf('/');
     const parentId = await this.folderId(cut < 0 ? '' : destinationKey.slice(0, cut));
-    const started = await this.graph.call(
-      'POST',
-      `/drives/${this.id}/items/${source.id}/copy?@microsoft.graph.conflictBehavior=replace`,
-      { json: { parentReference: { driveId: this.id, id: parentId }, name: destinationKey.slice(cut + 1) } },
-    );
+    const started = await this.graph.call('POST', `/drives/${this.id}/items/${source.id}/copy?@microsoft.graph.conflictBehavior=replace`, {
+      json: { parentReference: { driveId: this.id, id: parentId }, name: destinationKey.slice(cut + 1) },
+    });
     if (started.status !== 202) await this.graph.failure(started, 'POST copy');
     await started.body?.cancel();
     const location = started.headers.get('location');

@@ -43,9 +43,7 @@ export class LibraryLocator {
     const site = await this.graph
       .json<{ id: string }>('GET', `/sites/${encodeURIComponent(this.settings.siteHostname)}:${sitePath}?$select=id`)
       .catch(notReadyOn404);
-    const drive = await this.graph
-      .json<{ id: string }>('GET', `/sites/${site.id}/drive?$select=id`)
-      .catch(notReadyOn404);
+    const drive = await this.graph.json<{ id: string }>('GET', `/sites/${site.id}/drive?$select=id`).catch(notReadyOn404);
     this.drives.set(siteSlug, { driveId: drive.id, until: this.now() + CACHE_MS });
     return drive.id;
   }

@@ -60,9 +60,13 @@ describe('token revocation', () => {
     it('cuts the family off on tenant hosts too', async () => {
       // Prepare: a site, and the superuser's sign-in rotated once
       const org = await app.request('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Family Tenancy' } });
-      const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token: admin, body: { name: 'Family Site' } });
+      const site = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, {
+        token: admin,
+        body: { name: 'Family Site' },
+      });
       expect(site.status).toBe(201);
-      const config = (access: string) => app.request('GET', '/api/sites/config/', { token: access, headers: { 'x-tenant': site.body.slug } });
+      const config = (access: string) =>
+        app.request('GET', '/api/sites/config/', { token: access, headers: { 'x-tenant': site.body.slug } });
       const first = await app.login(ADMIN.username, ADMIN.password);
       const rotated = await refresh(first.refresh);
       expect((await config(rotated.body.access)).status).toBe(200);
@@ -105,7 +109,10 @@ describe('token revocation', () => {
       const user = await app.createUser('reset-same-second');
       await app.login('reset-same-second', USER_PASSWORD);
       // Act
-      const reset = await app.request('PATCH', '/api/cloud/users/reset-same-second/', { token: admin, body: { password: 'a-fresh-secret-phrase' } });
+      const reset = await app.request('PATCH', '/api/cloud/users/reset-same-second/', {
+        token: admin,
+        body: { password: 'a-fresh-secret-phrase' },
+      });
       expect(reset.status).toBe(200);
       const cutOff = await cutOffOf('reset-same-second');
       const before = await pairAt(Math.floor(cutOff / 1000) * 1000, user);
@@ -157,7 +164,11 @@ describe('token revocation', () => {
 
     it('gives tokens the issuing millisecond beside the whole-second iat', async () => {
       const { access } = await app.login('paused-and-back', USER_PASSWORD);
-      const payload = JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString('utf8')) as { iat: number; iat_ms: number; fam: string };
+      const payload = JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString('utf8')) as {
+        iat: number;
+        iat_ms: number;
+        fam: string;
+      };
       expect(Number.isInteger(payload.iat)).toBe(true);
       expect(Math.floor(payload.iat_ms / 1000)).toBe(payload.iat);
       expect(payload.fam).toMatch(/^[0-9a-f-]{36}$/);

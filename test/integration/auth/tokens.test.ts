@@ -148,7 +148,9 @@ describe('JWT tokens', () => {
     };
 
     async function adminSubject(): Promise<string> {
-      const [row] = await app.runtime.db.rows<{ uuid: string }>(sql`select uuid::text as uuid from platform.users where username = 'admin'`);
+      const [row] = await app.runtime.db.rows<{ uuid: string }>(
+        sql`select uuid::text as uuid from platform.users where username = 'admin'`,
+      );
       return row!.uuid;
     }
 
@@ -186,7 +188,11 @@ describe('JWT tokens', () => {
 
     it('refuses an expired token', async () => {
       const keys = await loadSigningKeys(app.runtime.config);
-      const past = new TokenIssuer(keys, { issuer: 'tessera', accessTtlSeconds: 900, refreshTtlSeconds: 3600 }, () => new Date(Date.now() - 3600_000));
+      const past = new TokenIssuer(
+        keys,
+        { issuer: 'tessera', accessTtlSeconds: 900, refreshTtlSeconds: 3600 },
+        () => new Date(Date.now() - 3600_000),
+      );
       const { access } = await past.issuePair({ uuid: await adminSubject(), username: 'admin' });
       const answer = await usersList(access.token);
       expect(answer.status).toBe(401);

@@ -31,7 +31,10 @@ describe(`domains API on ${testDriver}`, () => {
     owner = (await app.login('dm-owner', USER_PASSWORD)).access;
     viewer = (await app.login('dm-viewer', USER_PASSWORD)).access;
     outsider = (await app.login('dm-outsider', USER_PASSWORD)).access;
-    for (const [org, token, name] of [['dom-org', owner, 'Web'], ['far-org', outsider, 'Far']] as const) {
+    for (const [org, token, name] of [
+      ['dom-org', owner, 'Web'],
+      ['far-org', outsider, 'Far'],
+    ] as const) {
       const created = await app.request('POST', `/api/cloud/organizations/${org}/sites/`, { token, body: { name } });
       if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     }
@@ -56,7 +59,13 @@ describe(`domains API on ${testDriver}`, () => {
     const answer = await app.request('POST', base, { token: owner, body: { domain: ' Shop.Example.COM. ' } });
 
     expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ slug: 'shop-example-com', domain: 'shop.example.com', is_primary: false, is_active: true, site: 'web' });
+    expect(answer.body).toMatchObject({
+      slug: 'shop-example-com',
+      domain: 'shop.example.com',
+      is_primary: false,
+      is_active: true,
+      site: 'web',
+    });
     expect(await primaries('web')).toEqual(['web.localhost']);
   });
 

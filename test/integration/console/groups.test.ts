@@ -56,7 +56,12 @@ describe('groups API', () => {
         body: { name: 'Rotated', permissions: ['delete_user', 'view_site'], users: ['grp-cat'] },
       });
       expect(replaced.status).toBe(200);
-      expect(replaced.body).toEqual({ id: created.body.id, name: 'Rotated', permissions: ['delete_user', 'view_site'], users: ['grp-cat'] });
+      expect(replaced.body).toEqual({
+        id: created.body.id,
+        name: 'Rotated',
+        permissions: ['delete_user', 'view_site'],
+        users: ['grp-cat'],
+      });
 
       const emptied = await app.request('PUT', `/api/groups/${created.body.id}`, { token: admin, body: { name: 'Rotated' } });
       expect(emptied.body).toMatchObject({ permissions: [], users: [] });
@@ -110,7 +115,11 @@ describe('groups API', () => {
       const noName = await app.request('POST', '/api/cloud/groups/', { token: admin, body: { permissions: 'view_user' } });
       expect(noName.status).toBe(400);
       expect(Object.keys(noName.body.errors).sort()).toEqual(['name', 'permissions']);
-      const notJson = await app.request('POST', '/api/cloud/groups/', { token: admin, body: '{"name":', headers: { 'content-type': 'application/json' } });
+      const notJson = await app.request('POST', '/api/cloud/groups/', {
+        token: admin,
+        body: '{"name":',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(notJson.status).toBe(400);
     });
   });
@@ -127,7 +136,10 @@ describe('groups API', () => {
       const during = await app.request('GET', '/api/cloud/users/?page_size=100', { token: await app.tokenOf('grp-cat') });
       expect(usernames(during.body)).toEqual(expect.arrayContaining(['admin', 'grp-ann', 'grp-cat']));
 
-      await app.request('PUT', `/api/cloud/groups/${group.body.id}/`, { token: admin, body: { name: 'Viewers', permissions: ['view_user'] } });
+      await app.request('PUT', `/api/cloud/groups/${group.body.id}/`, {
+        token: admin,
+        body: { name: 'Viewers', permissions: ['view_user'] },
+      });
       const after = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-cat') });
       expect(usernames(after.body)).toEqual(['grp-cat']);
     });
@@ -180,7 +192,10 @@ describe('groups API', () => {
       });
       expect(joinNew.status).toBe(403);
 
-      const existing = await app.request('POST', '/api/cloud/groups/', { token: admin, body: { name: 'Powerful', permissions: ['change_user'] } });
+      const existing = await app.request('POST', '/api/cloud/groups/', {
+        token: admin,
+        body: { name: 'Powerful', permissions: ['change_user'] },
+      });
       const joinExisting = await app.request('PUT', `/api/cloud/groups/${existing.body.id}/`, {
         token,
         body: { name: 'Powerful', permissions: ['change_user'], users: ['grp-manager'] },
@@ -199,7 +214,10 @@ describe('groups API', () => {
       expect(grant.status).toBe(403);
       expect(grant.body.message).toContain('delete_user');
 
-      const admins = await app.request('POST', '/api/cloud/groups/', { token: admin, body: { name: 'Admins', permissions: ['delete_user'] } });
+      const admins = await app.request('POST', '/api/cloud/groups/', {
+        token: admin,
+        body: { name: 'Admins', permissions: ['delete_user'] },
+      });
       const addUser = await app.request('PUT', `/api/cloud/groups/${admins.body.id}/`, {
         token,
         body: { name: 'Admins', permissions: ['delete_user'], users: ['grp-bob'] },

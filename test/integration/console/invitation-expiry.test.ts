@@ -15,7 +15,14 @@ describe('invitation expiry on the service clock', () => {
   /** The service's ports as the routes build them, with the clock stopped at `instant`. */
   function portsAt(instant: Date): InvitationServicePorts {
     const { config, db, email } = app.runtime;
-    return { db, email, now: () => instant, consoleUrl: config.consoleUrl, ttlDays: config.invitationTtlDays, passwordCost: config.passwordScryptCost };
+    return {
+      db,
+      email,
+      now: () => instant,
+      consoleUrl: config.consoleUrl,
+      ttlDays: config.invitationTtlDays,
+      passwordCost: config.passwordScryptCost,
+    };
   }
 
   async function invite(address: string): Promise<{ token: string; expiresAt: Date }> {

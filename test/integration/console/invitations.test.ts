@@ -48,7 +48,10 @@ describe('invitations API', () => {
     await app.createUser('stranger');
     owner = await app.tokenOf('guild-owner');
     await app.request('POST', '/api/cloud/organizations/', { token: owner, body: { name: 'Guild' } });
-    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, { token: await app.adminToken(), body: { user_slug: 'guild-member' } });
+    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, {
+      token: await app.adminToken(),
+      body: { user_slug: 'guild-member' },
+    });
     await createTenantSchema(app.runtime.db, 't_guild_hall');
     const [siteRow] = await app.runtime.db.rows<{ uuid: string }>(sql`
       insert into platform.sites (organization_id, slug, name, schema_name)
@@ -129,7 +132,9 @@ describe('invitations API', () => {
     });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ status: 'error', code: 'CONFLICT', invitation_status: 'accepted' });
-    const [users] = await app.runtime.db.rows<{ n: number }>(sql`select count(*)::int as n from platform.users where username = 'newcomer-2'`);
+    const [users] = await app.runtime.db.rows<{ n: number }>(
+      sql`select count(*)::int as n from platform.users where username = 'newcomer-2'`,
+    );
     expect(users!.n).toBe(0);
   });
 
@@ -138,7 +143,9 @@ describe('invitations API', () => {
     const details = await app.request('GET', `/api/invitations/${token}/details/`);
     expect(details.body.invitee_has_account).toBe(true);
 
-    const withoutToken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'x-existing', password: 'whatever-passphrase-9' } });
+    const withoutToken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, {
+      body: { username: 'x-existing', password: 'whatever-passphrase-9' },
+    });
     expect(withoutToken.status).toBe(401);
     const wrongUser = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { token: await app.tokenOf('stranger') });
     expect(wrongUser.status).toBe(403);
@@ -156,7 +163,9 @@ describe('invitations API', () => {
     const cancelled = await app.request('DELETE', `${invitations}${token}/`, { token: owner });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
-    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'cancelled', password: 'late-joiner-passphrase' } });
+    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, {
+      body: { username: 'cancelled', password: 'late-joiner-passphrase' },
+    });
     expect(accept.status).toBe(409);
     expect(accept.body.invitation_status).toBe('cancelled');
     const resend = await app.request('POST', `${invitations}${token}/resend/`, { token: owner });
@@ -169,7 +178,9 @@ describe('invitations API', () => {
 
     const details = await app.request('GET', `/api/cloud/invitations/${token}/details/`);
     expect(details.body.status).toBe('expired');
-    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'late', password: 'late-joiner-passphrase' } });
+    const accept = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, {
+      body: { username: 'late', password: 'late-joiner-passphrase' },
+    });
     expect(accept.status).toBe(409);
     expect(accept.body.invitation_status).toBe('expired');
     const listed = await app.request('GET', `${invitations}?status=expired`, { token: owner });
@@ -180,7 +191,9 @@ describe('invitations API', () => {
     expect(resent.body.status).toBe('pending');
     expect(Date.parse(resent.body.expires_at)).toBeGreaterThan(Date.now() + 6 * 86_400_000);
     expect(await mailsTo('late@example.com')).toHaveLength(2);
-    const acceptedNow = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'late', password: 'late-joiner-passphrase' } });
+    const acceptedNow = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, {
+      body: { username: 'late', password: 'late-joiner-passphrase' },
+    });
     expect(acceptedNow.status).toBe(200);
   });
 
@@ -203,7 +216,10 @@ describe('invitations API', () => {
   });
 
   it('lets an invite_members holder invite without granting more than they hold', async () => {
-    await app.request('PUT', `/api/cloud/organizations/${ORG}/members/guild-member/`, { token: owner, body: { permissions: ['invite_members'] } });
+    await app.request('PUT', `/api/cloud/organizations/${ORG}/members/guild-member/`, {
+      token: owner,
+      body: { permissions: ['invite_members'] },
+    });
     const inviter = await app.tokenOf('guild-member');
     const plain = await app.request('POST', invitations, { token: inviter, body: { invitee_identifier: 'friend@example.com' } });
     expect(plain.status).toBe(201);
@@ -220,7 +236,10 @@ describe('invitations API', () => {
       [{ invitee_identifier: 'a@example.com', permissions: ['be_god'] }, 'permissions.0'],
       [{ invitee_identifier: 'a@example.com', invitation_config: { group: ['no-such-group'] } }, 'invitation_config.group'],
       [{ invitee_identifier: 'a@example.com', invitation_config: { site: [{ slug: 'elsewhere' }] } }, 'invitation_config.site'],
-      [{ invitee_identifier: 'a@example.com', invitation_config: { site: [{ slug: 'guild-hall', permissions: ['x'] }] } }, 'invitation_config.site'],
+      [
+        { invitee_identifier: 'a@example.com', invitation_config: { site: [{ slug: 'guild-hall', permissions: ['x'] }] } },
+        'invitation_config.site',
+      ],
       [{ invitee_identifier: 'guild-member@example.com' }, 'invitee_identifier'],
     ];
     for (const [body, field] of cases) {
@@ -239,7 +258,9 @@ describe('invitations API', () => {
     const missing = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: {} });
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body.errors).sort()).toEqual(['password', 'username']);
-    const taken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'stranger', password: 'late-joiner-passphrase' } });
+    const taken = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, {
+      body: { username: 'stranger', password: 'late-joiner-passphrase' },
+    });
     expect(taken.status).toBe(400);
     expect(Object.keys(taken.body.errors)).toEqual(['username']);
     const short = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, { body: { username: 'fresh', password: 'short' } });

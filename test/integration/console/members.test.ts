@@ -169,7 +169,18 @@ describe('organization members API', () => {
         sites: [{ uuid: site.uuid, permissions: ['manage_site', 'view_site'] }],
       });
       expect(Object.keys(answer.body)).toEqual(
-        expect.arrayContaining(['uuid', 'username', 'email', 'first_name', 'last_name', 'is_active', 'is_admin', 'is_owner', 'groups', 'sites']),
+        expect.arrayContaining([
+          'uuid',
+          'username',
+          'email',
+          'first_name',
+          'last_name',
+          'is_active',
+          'is_admin',
+          'is_owner',
+          'groups',
+          'sites',
+        ]),
       );
     });
 

@@ -26,8 +26,12 @@ describe('membership groups', () => {
     expect((await app.request('POST', '/api/cloud/organizations/', { token: ownerToken, body: { name: 'Own Org' } })).status).toBe(201);
     expect((await app.request('POST', '/api/cloud/organizations/', { token: otherToken, body: { name: 'Other Org' } })).status).toBe(201);
     expect(
-      (await app.request('POST', '/api/cloud/organizations/other-org/members/', { token: await app.adminToken(), body: { user_slug: 'helper' } }))
-        .status,
+      (
+        await app.request('POST', '/api/cloud/organizations/other-org/members/', {
+          token: await app.adminToken(),
+          body: { user_slug: 'helper' },
+        })
+      ).status,
     ).toBe(201);
   });
   afterAll(async () => {

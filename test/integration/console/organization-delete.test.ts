@@ -49,13 +49,17 @@ describe('organization delete', () => {
     const siteIds = sql`(select id from platform.sites where organization_id = ${org})`;
     return {
       organization: await rowsOf(sql`select row_to_json(t)::text as row from platform.organizations t where t.id = ${org}`),
-      members: await rowsOf(sql`select row_to_json(t)::text as row from platform.organization_members t where t.organization_id = ${org} order by t.id`),
+      members: await rowsOf(
+        sql`select row_to_json(t)::text as row from platform.organization_members t where t.organization_id = ${org} order by t.id`,
+      ),
       sites: await rowsOf(sql`select row_to_json(t)::text as row from platform.sites t where t.organization_id = ${org} order by t.id`),
       domains: await rowsOf(sql`select row_to_json(t)::text as row from platform.domains t where t.site_id in ${siteIds} order by t.id`),
       sitePermissions: await rowsOf(
         sql`select row_to_json(t)::text as row from platform.site_user_permissions t where t.site_id in ${siteIds} order by t.user_id, t.permission_id`,
       ),
-      invitations: await rowsOf(sql`select row_to_json(t)::text as row from platform.invitations t where t.organization_id = ${org} order by t.id`),
+      invitations: await rowsOf(
+        sql`select row_to_json(t)::text as row from platform.invitations t where t.organization_id = ${org} order by t.id`,
+      ),
       users: await rowsOf(
         sql`select row_to_json(t)::text as row from platform.users t where t.username = any(${sql.param(usernames)}::text[]) order by t.id`,
       ),
@@ -108,7 +112,13 @@ describe('organization delete', () => {
     expect(await schemaExists('t_doomed_site')).toBe(false);
 
     // Users in no other organization are soft-deleted; the shared one is untouched
-    const people = await db().rows<{ username: string; is_deleted: boolean; is_active: boolean; deleted: boolean; tokens_cut: boolean }>(sql`
+    const people = await db().rows<{
+      username: string;
+      is_deleted: boolean;
+      is_active: boolean;
+      deleted: boolean;
+      tokens_cut: boolean;
+    }>(sql`
       select username, is_deleted, is_active, deleted_at is not null as deleted, tokens_valid_after is not null as tokens_cut
       from platform.users where username in ('doomed-owner', 'doomed-only', 'shared') order by username`);
     expect(people).toEqual([

@@ -203,7 +203,10 @@ describe('organization account-takeover chain', () => {
 
     it('lets an admin of an organization the user belongs to add them to another organization', async () => {
       // Act
-      const answer = await app.request('POST', membersOf(second), { token: await app.tokenOf('shared-admin'), body: { user_slug: 'shared-member' } });
+      const answer = await app.request('POST', membersOf(second), {
+        token: await app.tokenOf('shared-admin'),
+        body: { user_slug: 'shared-member' },
+      });
       // Assess
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({ username: 'shared-member', email: 'shared-member@example.com' });
@@ -218,7 +221,9 @@ describe('organization account-takeover chain', () => {
       const asAdmin = await app.request('GET', membersOf(shared), { token: await app.tokenOf('shared-admin') });
       const detail = await app.request('GET', `${membersOf(shared)}shared-admin/`, { token: plain });
       const byEmail = await app.request('GET', `${membersOf(shared)}?search=shared-admin@`, { token: plain });
-      const byEmailAsAdmin = await app.request('GET', `${membersOf(shared)}?search=plain-member@`, { token: await app.tokenOf('shared-admin') });
+      const byEmailAsAdmin = await app.request('GET', `${membersOf(shared)}?search=plain-member@`, {
+        token: await app.tokenOf('shared-admin'),
+      });
       // Assess
       const emails = (body: { results: Array<{ username: string; email: string | null }> }) =>
         Object.fromEntries(body.results.map((member) => [member.username, member.email]));

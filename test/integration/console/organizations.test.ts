@@ -25,7 +25,10 @@ describe('organizations API', () => {
       // Prepare
       const founder = await app.createUser('founder');
       // Act
-      const answer = await app.request('POST', '/api/cloud/organizations/', { token: await app.tokenOf('founder'), body: { name: 'Acme Widgets' } });
+      const answer = await app.request('POST', '/api/cloud/organizations/', {
+        token: await app.tokenOf('founder'),
+        body: { name: 'Acme Widgets' },
+      });
       // Assess
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({ status: 'success', data: { name: 'Acme Widgets', slug: 'acme-widgets', is_active: true } });
@@ -182,10 +185,19 @@ describe('organizations API', () => {
     });
 
     it('gives owners every organization permission', async () => {
-      const answer = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token: await app.tokenOf('detail-owner') });
+      const answer = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, {
+        token: await app.tokenOf('detail-owner'),
+      });
       expect(answer.status).toBe(200);
       expect(answer.body.permissions).toEqual(
-        expect.arrayContaining(['change_organization', 'delete_organization', 'invite_members', 'manage_organization', 'manage_sites', 'view_organization']),
+        expect.arrayContaining([
+          'change_organization',
+          'delete_organization',
+          'invite_members',
+          'manage_organization',
+          'manage_sites',
+          'view_organization',
+        ]),
       );
     });
 
@@ -200,20 +212,28 @@ describe('organizations API', () => {
       await app.runtime.db.run(sql`
         insert into platform.user_groups (user_id, group_id)
         select u.id, g.id from platform.users u, platform.groups g where u.username = 'detail-member' and g.name = 'inviters'`);
-      const after = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, { token: await app.tokenOf('detail-member') });
+      const after = await app.request('GET', `/api/cloud/organizations/${org.slug}/privileges/`, {
+        token: await app.tokenOf('detail-member'),
+      });
       expect(after.body).toEqual({ permissions: expect.arrayContaining(['invite_members']) });
     });
 
     it('answers 404 for the privileges of an organization the caller is not in', async () => {
-      const answer = await app.request('GET', `/api/cloud/organizations/${org.uuid}/privileges/`, { token: await app.tokenOf('detail-outsider') });
+      const answer = await app.request('GET', `/api/cloud/organizations/${org.uuid}/privileges/`, {
+        token: await app.tokenOf('detail-outsider'),
+      });
       expect(answer.status).toBe(404);
     });
 
     it('refuses delete to a non-owner admin with 403 and to an outsider with 404', async () => {
-      await app.request('POST', `/api/cloud/organizations/${org.slug}/members/detail-member/make_admin/`, { token: await app.tokenOf('detail-owner') });
+      await app.request('POST', `/api/cloud/organizations/${org.slug}/members/detail-member/make_admin/`, {
+        token: await app.tokenOf('detail-owner'),
+      });
       const asAdmin = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, { token: await app.tokenOf('detail-member') });
       expect(asAdmin.status).toBe(403);
-      const asOutsider = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, { token: await app.tokenOf('detail-outsider') });
+      const asOutsider = await app.request('DELETE', `/api/cloud/organizations/${org.slug}/`, {
+        token: await app.tokenOf('detail-outsider'),
+      });
       expect(asOutsider.status).toBe(404);
       const [still] = await app.runtime.db.rows(sql`select 1 from platform.organizations where slug = 'detail-org'`);
       expect(still).toBeDefined();

@@ -19,7 +19,9 @@ describe('password strength', () => {
   let admin: string;
 
   async function passwordHashOf(username: string): Promise<string> {
-    const [row] = await app.runtime.db.rows<{ password_hash: string }>(sql`select password_hash from platform.users where username = ${username}`);
+    const [row] = await app.runtime.db.rows<{ password_hash: string }>(
+      sql`select password_hash from platform.users where username = ${username}`,
+    );
     return row!.password_hash;
   }
 
@@ -101,7 +103,10 @@ describe('password strength', () => {
         token: admin,
         body: { username: 'Renamed-Account-77', email: 'admin-set@example.com', password: 'renamed-account-77' },
       });
-      const sameAsEmail = await app.request('PATCH', '/api/cloud/users/admin-set/', { token: admin, body: { password: 'ADMIN-SET@example.com' } });
+      const sameAsEmail = await app.request('PATCH', '/api/cloud/users/admin-set/', {
+        token: admin,
+        body: { password: 'ADMIN-SET@example.com' },
+      });
       // Assess
       expectFieldError(weak, 'password');
       expectFieldError(sameAsNewName, 'password');
@@ -198,7 +203,9 @@ describe('password strength', () => {
           const outcome = await ensureSuperuser(app.runtime.db, config);
           // Assess
           expect(outcome.generatedPassword).toBeDefined();
-          expect(await passwordWeaknesses(outcome.generatedPassword!, { username: `root-${index}`, email: `root-${index}@example.com` })).toEqual([]);
+          expect(
+            await passwordWeaknesses(outcome.generatedPassword!, { username: `root-${index}`, email: `root-${index}@example.com` }),
+          ).toEqual([]);
         }
       } finally {
         await rm(dataDir, { recursive: true, force: true });

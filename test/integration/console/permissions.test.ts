@@ -22,12 +22,29 @@ describe('permissions API', () => {
     expect(answer.body).toMatchObject({ count: 15, next: null, previous: null });
     expect(codenames(answer.body)).toEqual(
       [
-        'view_organization', 'change_organization', 'delete_organization', 'manage_organization', 'invite_members', 'manage_sites',
-        'view_site', 'access_site', 'manage_site', 'manage_site_users', 'admin_site',
-        'view_user', 'add_user', 'change_user', 'delete_user',
+        'view_organization',
+        'change_organization',
+        'delete_organization',
+        'manage_organization',
+        'invite_members',
+        'manage_sites',
+        'view_site',
+        'access_site',
+        'manage_site',
+        'manage_site_users',
+        'admin_site',
+        'view_user',
+        'add_user',
+        'change_user',
+        'delete_user',
       ].sort(),
     );
-    expect(answer.body.results[0]).toEqual({ id: expect.any(Number), codename: expect.any(String), name: expect.any(String), model: expect.any(String) });
+    expect(answer.body.results[0]).toEqual({
+      id: expect.any(Number),
+      codename: expect.any(String),
+      name: expect.any(String),
+      model: expect.any(String),
+    });
   });
 
   it('filters by model', async () => {

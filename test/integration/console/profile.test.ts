@@ -44,7 +44,13 @@ describe('profile API', () => {
       });
 
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ username: 'prof-editor', first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com', is_superuser: false });
+      expect(answer.body).toMatchObject({
+        username: 'prof-editor',
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: 'grace@example.com',
+        is_superuser: false,
+      });
       const reread = await app.request('GET', '/api/profile/', { token: access });
       expect(reread.body).toEqual(answer.body);
     });
@@ -147,7 +153,9 @@ describe('profile API', () => {
 
       const withOld = await app.request('POST', '/api/auth/jwt/token/', { body: { username: 'prof-relogin', password: USER_PASSWORD } });
       expect(withOld.status).toBe(401);
-      const withNew = await app.request('POST', '/api/auth/jwt/token/', { body: { username: 'prof-relogin', password: 'another-new-password' } });
+      const withNew = await app.request('POST', '/api/auth/jwt/token/', {
+        body: { username: 'prof-relogin', password: 'another-new-password' },
+      });
       expect(withNew.status).toBe(200);
       expect((await app.request('GET', '/api/profile/', { token: withNew.body.access })).status).toBe(200);
     });

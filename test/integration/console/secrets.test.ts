@@ -85,7 +85,12 @@ describe('secret types and secrets API', () => {
         body: { slug: 'api-key', name: 'API key', description: 'A bare token', schema: { type: 'string', minLength: 10 } },
       });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ slug: 'api-key', name: 'API key', description: 'A bare token', schema: { type: 'string', minLength: 10 } });
+      expect(created.body).toMatchObject({
+        slug: 'api-key',
+        name: 'API key',
+        description: 'A bare token',
+        schema: { type: 'string', minLength: 10 },
+      });
 
       const detail = await app.request('GET', '/api/secret-types/api-key/', { token: tokens['sec-viewer'], headers: onAlpha() });
       expect(detail.status).toBe(200);
@@ -117,22 +122,38 @@ describe('secret types and secrets API', () => {
         expect(answer.status).toBe(400);
         expect(answer.body.errors.schema).toBeDefined();
       }
-      const notAnObject = await app.request('POST', '/api/secret-types/', { token: admin, headers: onAlpha(), body: { slug: 'broken', name: 'B', schema: 'x' } });
+      const notAnObject = await app.request('POST', '/api/secret-types/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { slug: 'broken', name: 'B', schema: 'x' },
+      });
       expect(notAnObject.status).toBe(400);
     });
 
     it('refuses bad and taken slugs with field errors', async () => {
-      const bad = await app.request('POST', '/api/secret-types/', { token: admin, headers: onAlpha(), body: { slug: 'Not A Slug', name: 'X' } });
+      const bad = await app.request('POST', '/api/secret-types/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { slug: 'Not A Slug', name: 'X' },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.errors.slug).toBeDefined();
       await app.request('POST', '/api/secret-types/', { token: admin, headers: onAlpha(), body: { slug: 'taken', name: 'Taken' } });
-      const taken = await app.request('POST', '/api/secret-types/', { token: admin, headers: onAlpha(), body: { slug: 'taken', name: 'Again' } });
+      const taken = await app.request('POST', '/api/secret-types/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { slug: 'taken', name: 'Again' },
+      });
       expect(taken.status).toBe(400);
       expect(taken.body.errors).toEqual({ slug: ['A secret type with that slug already exists.'] });
     });
 
     it('lets only secret managers change types', async () => {
-      const answer = await app.request('POST', '/api/secret-types/', { token: tokens['sec-viewer'], headers: onAlpha(), body: { slug: 'nope', name: 'Nope' } });
+      const answer = await app.request('POST', '/api/secret-types/', {
+        token: tokens['sec-viewer'],
+        headers: onAlpha(),
+        body: { slug: 'nope', name: 'Nope' },
+      });
       expect(answer.status).toBe(403);
       expect(answer.body.code).toBe('PERMISSION_DENIED');
     });
@@ -151,7 +172,12 @@ describe('secret types and secrets API', () => {
       const answer = await app.request('POST', '/api/secrets/', {
         token: tokens['sec-manager'],
         headers: onAlpha(),
-        body: { key: 'SMTP', value: { username: 'mailer', password: 'pa55word-smtp' }, secret_type: 'credentials', description: 'Mail relay' },
+        body: {
+          key: 'SMTP',
+          value: { username: 'mailer', password: 'pa55word-smtp' },
+          secret_type: 'credentials',
+          description: 'Mail relay',
+        },
       });
 
       expect(answer.status).toBe(201);
@@ -168,7 +194,13 @@ describe('secret types and secrets API', () => {
     });
 
     it('takes any JSON value', async () => {
-      for (const [key, value] of [['S_STRING', 'text'], ['S_NUMBER', 42], ['S_NULL', null], ['S_ARRAY', [1, 'two', { three: 3 }]], ['S_BOOL', false]] as const) {
+      for (const [key, value] of [
+        ['S_STRING', 'text'],
+        ['S_NUMBER', 42],
+        ['S_NULL', null],
+        ['S_ARRAY', [1, 'two', { three: 3 }]],
+        ['S_BOOL', false],
+      ] as const) {
         const created = await app.request('POST', '/api/secrets/', { token: admin, headers: onAlpha(), body: { key, value } });
         expect(created.status).toBe(201);
         const read = await app.request('GET', `/api/secrets/${key}/`, { token: admin, headers: onAlpha() });
@@ -201,7 +233,10 @@ describe('secret types and secrets API', () => {
       expect(answer.body.count).toBeGreaterThan(1);
       expect(answer.body.results.every((secret: { value: unknown }) => secret.value === '***HIDDEN***')).toBe(true);
       expect(JSON.stringify(answer.body)).not.toContain('pa55word-smtp');
-      const searched = await app.request('GET', '/api/secrets/?search=smt&secret_type=credentials', { token: tokens['sec-viewer'], headers: onAlpha() });
+      const searched = await app.request('GET', '/api/secrets/?search=smt&secret_type=credentials', {
+        token: tokens['sec-viewer'],
+        headers: onAlpha(),
+      });
       expect(searched.body.results.map((secret: { key: string }) => secret.key)).toEqual(['SMTP']);
     });
 
@@ -215,7 +250,11 @@ describe('secret types and secrets API', () => {
       expect(weak.body.errors.value[0]).toContain('password');
       const update = await app.request('PUT', '/api/secrets/SMTP/', { token: admin, headers: onAlpha(), body: { value: 'just a string' } });
       expect(update.status).toBe(400);
-      const unknownType = await app.request('POST', '/api/secrets/', { token: admin, headers: onAlpha(), body: { key: 'T', value: 1, secret_type: 'ghost' } });
+      const unknownType = await app.request('POST', '/api/secrets/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { key: 'T', value: 1, secret_type: 'ghost' },
+      });
       expect(unknownType.status).toBe(400);
       expect(unknownType.body.errors.secret_type).toBeDefined();
     });
@@ -224,7 +263,10 @@ describe('secret types and secrets API', () => {
       const stricter = await app.request('PUT', '/api/secret-types/credentials/', {
         token: admin,
         headers: onAlpha(),
-        body: { name: 'Credentials', schema: { ...CREDENTIALS_SCHEMA, properties: { ...CREDENTIALS_SCHEMA.properties, password: { type: 'string', minLength: 30 } } } },
+        body: {
+          name: 'Credentials',
+          schema: { ...CREDENTIALS_SCHEMA, properties: { ...CREDENTIALS_SCHEMA.properties, password: { type: 'string', minLength: 30 } } },
+        },
       });
       expect(stricter.status).toBe(400);
       expect(stricter.body.errors.schema[0]).toContain('SMTP');
@@ -238,7 +280,11 @@ describe('secret types and secrets API', () => {
       expect(badKey.body.errors.key).toBeDefined();
       const noValue = await app.request('POST', '/api/secrets/', { token: admin, headers: onAlpha(), body: { key: 'NO_VALUE' } });
       expect(noValue.body.errors).toEqual({ value: ['This field is required.'] });
-      const unknownApp = await app.request('POST', '/api/secrets/', { token: admin, headers: onAlpha(), body: { key: 'K', value: 1, app: 'ghost' } });
+      const unknownApp = await app.request('POST', '/api/secrets/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { key: 'K', value: 1, app: 'ghost' },
+      });
       expect(unknownApp.status).toBe(400);
       expect(unknownApp.body.errors.app).toBeDefined();
       const duplicate = await app.request('POST', '/api/secrets/', {
@@ -262,7 +308,11 @@ describe('secret types and secrets API', () => {
       const viewer = await app.request('GET', '/api/secrets/SMTP/', { token: tokens['sec-viewer'], headers: onAlpha() });
       expect(viewer.status).toBe(403);
       expect(JSON.stringify(viewer.body)).not.toContain('pa55word');
-      const write = await app.request('POST', '/api/secrets/', { token: tokens['sec-viewer'], headers: onAlpha(), body: { key: 'MINE', value: 1 } });
+      const write = await app.request('POST', '/api/secrets/', {
+        token: tokens['sec-viewer'],
+        headers: onAlpha(),
+        body: { key: 'MINE', value: 1 },
+      });
       expect(write.status).toBe(403);
       const remove = await app.request('DELETE', '/api/secrets/SMTP/', { token: tokens['sec-viewer'], headers: onAlpha() });
       expect(remove.status).toBe(403);
@@ -291,14 +341,26 @@ describe('secret types and secrets API', () => {
       const onlyCrm = await app.request('GET', '/api/secrets/?app=crm', { token: admin, headers: onAlpha() });
       expect(onlyCrm.body.results.map((secret: { key: string; app: string }) => [secret.key, secret.app])).toEqual([['DB_URL', 'crm']]);
 
-      const updated = await app.request('PUT', '/api/secrets/DB_URL/?app=crm', { token: admin, headers: onAlpha(), body: { value: 'postgres://crm-2' } });
+      const updated = await app.request('PUT', '/api/secrets/DB_URL/?app=crm', {
+        token: admin,
+        headers: onAlpha(),
+        body: { value: 'postgres://crm-2' },
+      });
       expect(updated.body).toMatchObject({ app: 'crm', value: 'postgres://crm-2', version: 2 });
       expect((await app.request('GET', '/api/secrets/DB_URL/', { token: admin, headers: onAlpha() })).body.version).toBe(1);
     });
 
     it('counts versions and keeps a history without values, also after delete', async () => {
-      await app.request('POST', '/api/secrets/', { token: tokens['sec-manager'], headers: onAlpha(), body: { key: 'ROTATED', value: 'v1-secret-value' } });
-      await app.request('PUT', '/api/secrets/ROTATED/', { token: tokens['sec-orgadmin'], headers: onAlpha(), body: { value: 'v2-secret-value' } });
+      await app.request('POST', '/api/secrets/', {
+        token: tokens['sec-manager'],
+        headers: onAlpha(),
+        body: { key: 'ROTATED', value: 'v1-secret-value' },
+      });
+      await app.request('PUT', '/api/secrets/ROTATED/', {
+        token: tokens['sec-orgadmin'],
+        headers: onAlpha(),
+        body: { value: 'v2-secret-value' },
+      });
       const third = await app.request('PUT', '/api/secrets/ROTATED/', {
         token: admin,
         headers: onAlpha(),
@@ -309,7 +371,13 @@ describe('secret types and secrets API', () => {
       const history = await app.request('GET', '/api/secrets/ROTATED/history/', { token: tokens['sec-viewer'], headers: onAlpha() });
       expect(history.status).toBe(200);
       expect(history.body.count).toBe(3);
-      expect(history.body.results.map((entry: { version: number; action: string; changed_by: string }) => [entry.version, entry.action, entry.changed_by])).toEqual([
+      expect(
+        history.body.results.map((entry: { version: number; action: string; changed_by: string }) => [
+          entry.version,
+          entry.action,
+          entry.changed_by,
+        ]),
+      ).toEqual([
         [3, 'updated', 'admin'],
         [2, 'updated', 'sec-orgadmin'],
         [1, 'created', 'sec-manager'],
@@ -322,26 +390,42 @@ describe('secret types and secrets API', () => {
       const afterDelete = await app.request('GET', '/api/secrets/ROTATED/history/', { token: admin, headers: onAlpha() });
       expect(afterDelete.body.results[0]).toMatchObject({ version: 4, action: 'deleted', changed_by: 'admin' });
 
-      const recreated = await app.request('POST', '/api/secrets/', { token: admin, headers: onAlpha(), body: { key: 'ROTATED', value: 'again' } });
+      const recreated = await app.request('POST', '/api/secrets/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { key: 'ROTATED', value: 'again' },
+      });
       expect(recreated.body.version).toBe(5);
       expect((await app.request('GET', '/api/secrets/NEVER_WAS/history/', { token: admin, headers: onAlpha() })).status).toBe(404);
     });
 
     it('keeps the secrets of one site invisible from another', async () => {
-      await app.request('POST', '/api/secrets/', { token: admin, headers: onAlpha(), body: { key: 'ISOLATED', value: 'alpha-only-value' } });
+      await app.request('POST', '/api/secrets/', {
+        token: admin,
+        headers: onAlpha(),
+        body: { key: 'ISOLATED', value: 'alpha-only-value' },
+      });
 
       const list = await app.request('GET', '/api/secrets/', { token: admin, headers: onBeta() });
       expect(list.body).toMatchObject({ count: 0, results: [] });
       expect((await app.request('GET', '/api/secrets/ISOLATED/', { token: admin, headers: onBeta() })).status).toBe(404);
       expect((await app.request('GET', '/api/secrets/ISOLATED/history/', { token: admin, headers: onBeta() })).status).toBe(404);
       expect((await app.request('GET', '/api/secret-types/credentials/', { token: admin, headers: onBeta() })).status).toBe(404);
-      expect((await app.request('PUT', '/api/secrets/ISOLATED/', { token: admin, headers: onBeta(), body: { value: 'hijack' } })).status).toBe(404);
+      expect(
+        (await app.request('PUT', '/api/secrets/ISOLATED/', { token: admin, headers: onBeta(), body: { value: 'hijack' } })).status,
+      ).toBe(404);
       expect((await app.request('DELETE', '/api/secrets/ISOLATED/', { token: admin, headers: onBeta() })).status).toBe(404);
 
-      const sameKey = await app.request('POST', '/api/secrets/', { token: admin, headers: onBeta(), body: { key: 'ISOLATED', value: 'beta-value' } });
+      const sameKey = await app.request('POST', '/api/secrets/', {
+        token: admin,
+        headers: onBeta(),
+        body: { key: 'ISOLATED', value: 'beta-value' },
+      });
       expect(sameKey.status).toBe(201);
       expect(sameKey.body.version).toBe(1);
-      expect((await app.request('GET', '/api/secrets/ISOLATED/', { token: admin, headers: onAlpha() })).body.value).toBe('alpha-only-value');
+      expect((await app.request('GET', '/api/secrets/ISOLATED/', { token: admin, headers: onAlpha() })).body.value).toBe(
+        'alpha-only-value',
+      );
       const alphaManagerOnBeta = await app.request('GET', '/api/secrets/ISOLATED/', { token: tokens['sec-manager'], headers: onBeta() });
       expect(alphaManagerOnBeta.status).toBe(403);
     });

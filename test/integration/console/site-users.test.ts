@@ -38,7 +38,11 @@ describe(`user↔site relations on ${testDriver}`, () => {
       where (o.slug = 'alpha' and u.username in ('su-admin', 'su-one', 'su-two'))
          or (o.slug = 'beta' and u.username in ('su-beta-admin', 'su-beta-one'))`);
     for (const name of names) token[name] = (await app.login(name, USER_PASSWORD)).access;
-    for (const [org, who, site] of [['alpha', 'su-admin', 'Alpha One'], ['alpha', 'su-admin', 'Alpha Two'], ['beta', 'su-beta-admin', 'Beta One']] as const) {
+    for (const [org, who, site] of [
+      ['alpha', 'su-admin', 'Alpha One'],
+      ['alpha', 'su-admin', 'Alpha Two'],
+      ['beta', 'su-beta-admin', 'Beta One'],
+    ] as const) {
       const created = await app.request('POST', `/api/cloud/organizations/${org}/sites/`, { token: token[who], body: { name: site } });
       if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     }
@@ -65,7 +69,12 @@ describe(`user↔site relations on ${testDriver}`, () => {
     it('adds without removing others, merging permissions', async () => {
       const answer = await app.request('POST', '/api/users/su-one/sites/', {
         token: token['su-admin'],
-        body: { sites: [{ slug: 'alpha-two', permissions: ['manage_site', 'access_site'] }, { slug: 'alpha-one', permissions: ['access_site'] }] },
+        body: {
+          sites: [
+            { slug: 'alpha-two', permissions: ['manage_site', 'access_site'] },
+            { slug: 'alpha-one', permissions: ['access_site'] },
+          ],
+        },
       });
 
       expect(answer.status).toBe(200);
@@ -219,14 +228,19 @@ describe(`user↔site relations on ${testDriver}`, () => {
         token: token['su-two'],
         body: { users: [{ username: 'su-one', permissions: ['access_site'] }] },
       });
-      const self = await app.request('POST', path, { token: token['su-two'], body: { users: [{ username: 'su-two', permissions: ['admin_site'] }] } });
+      const self = await app.request('POST', path, {
+        token: token['su-two'],
+        body: { users: [{ username: 'su-two', permissions: ['admin_site'] }] },
+      });
       const plain = await app.request('POST', path, { token: token['su-one'], body: { users: [{ username: 'su-two' }] } });
 
       expect(others.status).toBe(200);
       expect(self.status).toBe(403);
       expect(plain.status).toBe(403);
       expect((await held('su-one')).filter((row) => row.site === 'alpha-one')).toEqual([{ site: 'alpha-one', codename: 'access_site' }]);
-      expect((await held('su-two')).filter((row) => row.site === 'alpha-one')).toEqual([{ site: 'alpha-one', codename: 'manage_site_users' }]);
+      expect((await held('su-two')).filter((row) => row.site === 'alpha-one')).toEqual([
+        { site: 'alpha-one', codename: 'manage_site_users' },
+      ]);
     });
 
     it('denies users outside the organization, unknown ones alike, and leaves the site unchanged', async () => {

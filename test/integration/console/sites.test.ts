@@ -70,7 +70,9 @@ describe(`sites API on ${testDriver}`, () => {
       expect(answer.body.uuid).toMatch(/^[0-9a-f-]{36}$/);
       expect(await schemaTables('site_web_shop')).toEqual(expect.arrayContaining(['_migrations', 'apps']));
       const versions = await db().rows<{ version: number }>(sql`select version from site_web_shop._migrations order by version`);
-      expect(versions.map((row) => Number(row.version))).toEqual(tenantMigrations.map((migration) => migration.version).sort((a, b) => a - b));
+      expect(versions.map((row) => Number(row.version))).toEqual(
+        tenantMigrations.map((migration) => migration.version).sort((a, b) => a - b),
+      );
       const domains = await db().rows<{ domain: string; is_primary: boolean; is_active: boolean }>(sql`
         select d.domain, d.is_primary, d.is_active from platform.domains d join platform.sites s on s.id = d.site_id
         where s.slug = 'web-shop'`);
@@ -145,14 +147,20 @@ describe(`sites API on ${testDriver}`, () => {
 
     it('rolls back the site row when creating the schema itself fails', async () => {
       // An event trigger makes CREATE SCHEMA of this one name fail, after the site row was inserted.
-      await db().run(sql.raw(`
+      await db().run(
+        sql.raw(`
         create function platform_test_refuse_schema() returns event_trigger language plpgsql as $$
         begin
           if exists (select 1 from pg_event_trigger_ddl_commands() where object_identity = 'site_broken') then
             raise exception 'schema refused by test';
           end if;
-        end $$`));
-      await db().run(sql.raw(`create event trigger platform_test_refuse on ddl_command_end when tag in ('CREATE SCHEMA') execute function platform_test_refuse_schema()`));
+        end $$`),
+      );
+      await db().run(
+        sql.raw(
+          `create event trigger platform_test_refuse on ddl_command_end when tag in ('CREATE SCHEMA') execute function platform_test_refuse_schema()`,
+        ),
+      );
       try {
         const answer = await createSite('acme', tokens['st-owner']!, { name: 'Broken' });
 
@@ -265,7 +273,13 @@ describe(`sites API on ${testDriver}`, () => {
       });
 
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ slug: 'blog-2', name: 'Journal', description: 'Renamed', environment: 'testing', is_active: false });
+      expect(answer.body).toMatchObject({
+        slug: 'blog-2',
+        name: 'Journal',
+        description: 'Renamed',
+        environment: 'testing',
+        is_active: false,
+      });
       const [row] = await db().rows(sql`select name, environment, is_active from platform.sites where slug = 'blog-2'`);
       expect(row).toEqual({ name: 'Journal', environment: 'testing', is_active: false });
     });

@@ -50,7 +50,9 @@ describe('users API', () => {
         insert into platform.organization_members (organization_id, user_id, is_admin)
         select o.id, u.id, u.username = 'org-admin' from platform.organizations o, platform.users u
         where o.slug = 'acme' and u.username in ('org-admin', 'org-member')`);
-      const [acme] = await app.runtime.db.rows<{ uuid: string }>(sql`select uuid::text as uuid from platform.organizations where slug = 'acme'`);
+      const [acme] = await app.runtime.db.rows<{ uuid: string }>(
+        sql`select uuid::text as uuid from platform.organizations where slug = 'acme'`,
+      );
 
       const asAdmin = await app.request('GET', '/api/cloud/users/?organization_slug=acme', { token: await app.tokenOf('org-admin') });
       expect(usernames(asAdmin.body).sort()).toEqual(['org-admin', 'org-member']);
@@ -261,7 +263,10 @@ describe('users API', () => {
     it('refuses changes to other users without change_user', async () => {
       await app.createUser('meddler');
       await app.grant('meddler', 'view_user');
-      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: await app.tokenOf('meddler'), body: { last_name: 'X' } });
+      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', {
+        token: await app.tokenOf('meddler'),
+        body: { last_name: 'X' },
+      });
       expect(answer.status).toBe(403);
     });
 

@@ -21,7 +21,14 @@ describe('apps and datasources API', () => {
     const first = await call('POST', '/api/apps/', { name: 'CRM', description: 'Customers' });
     const second = await call('POST', '/api/apps/', { name: 'CRM' });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ name: 'CRM', slug: 'crm', description: 'Customers', datasource_count: 0, table_count: 0, datasources: [] });
+    expect(first.body).toMatchObject({
+      name: 'CRM',
+      slug: 'crm',
+      description: 'Customers',
+      datasource_count: 0,
+      table_count: 0,
+      datasources: [],
+    });
     expect(second.body.slug).toBe('crm-2');
     const list = await call('GET', '/api/apps/');
     expect(list.status).toBe(200);
@@ -42,7 +49,10 @@ describe('apps and datasources API', () => {
   it('soft-deletes an app with its datasources and tables inactive, and restores them', async () => {
     await call('POST', '/api/apps/', { name: 'Temp' });
     await call('POST', '/api/apps/temp/datasources/', { name: 'Main', provider_type: 'flat_table' });
-    await call('POST', '/api/apps/temp/datasources/main/datatables/', { name: 'notes', json_schema: { fields: [{ name: 'title', type: 'string' }] } });
+    await call('POST', '/api/apps/temp/datasources/main/datatables/', {
+      name: 'notes',
+      json_schema: { fields: [{ name: 'title', type: 'string' }] },
+    });
     const deleted = await call('DELETE', '/api/apps/temp/');
     expect(deleted.status).toBe(204);
     expect((await call('GET', '/api/apps/temp/')).status).toBe(404);
@@ -64,12 +74,19 @@ describe('apps and datasources API', () => {
   it('marks datasources and tables inactive while the app is deleted', async () => {
     await call('POST', '/api/apps/', { name: 'Gone' });
     await call('POST', '/api/apps/gone/datasources/', { name: 'Main', provider_type: 'jsonb' });
-    await call('POST', '/api/apps/gone/datasources/main/datatables/', { name: 'items', json_schema: { fields: [{ name: 'a', type: 'string' }] } });
+    await call('POST', '/api/apps/gone/datasources/main/datatables/', {
+      name: 'items',
+      json_schema: { fields: [{ name: 'a', type: 'string' }] },
+    });
     await call('DELETE', '/api/apps/gone/');
     const { sql } = await import('drizzle-orm');
-    const schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${tenant['x-tenant']!}`))[0]!.schema_name;
+    const schema = (
+      await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${tenant['x-tenant']!}`)
+    )[0]!.schema_name;
     const rows = await app.runtime.db.rows<{ d: boolean; t: boolean }>(
-      sql.raw(`select d.is_active as d, t.is_active as t from ${schema}.datasources d join ${schema}.datatables t on t.data_source_id = d.id join ${schema}.apps a on a.id = d.app_id where a.slug = 'gone'`),
+      sql.raw(
+        `select d.is_active as d, t.is_active as t from ${schema}.datasources d join ${schema}.datatables t on t.data_source_id = d.id join ${schema}.apps a on a.id = d.app_id where a.slug = 'gone'`,
+      ),
     );
     expect(rows).toEqual([{ d: false, t: false }]);
   });
@@ -77,7 +94,10 @@ describe('apps and datasources API', () => {
   it('reports app stats in the spec shape', async () => {
     await call('POST', '/api/apps/', { name: 'Stats' });
     await call('POST', '/api/apps/stats/datasources/', { name: 'One', provider_type: 'flat_table' });
-    await call('POST', '/api/apps/stats/datasources/one/datatables/', { name: 't1', json_schema: { fields: [{ name: 'a', type: 'string' }] } });
+    await call('POST', '/api/apps/stats/datasources/one/datatables/', {
+      name: 't1',
+      json_schema: { fields: [{ name: 'a', type: 'string' }] },
+    });
     const stats = await call('GET', '/api/apps/stats/stats/');
     expect(stats.body).toEqual({
       app_name: 'Stats',
@@ -96,9 +116,22 @@ describe('apps and datasources API', () => {
     });
 
     it('creates, reads, changes and deletes a datasource', async () => {
-      const created = await call('POST', '/api/apps/sources/datasources/', { name: 'Main DB', provider_type: 'flat_table', provider_config: { allow_data_loss: true } });
+      const created = await call('POST', '/api/apps/sources/datasources/', {
+        name: 'Main DB',
+        provider_type: 'flat_table',
+        provider_config: { allow_data_loss: true },
+      });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ app_slug: 'sources', app_name: 'Sources', slug: 'main-db', provider_type: 'flat_table', provider_config: { allow_data_loss: true }, is_active: true, table_count: 0, materialized_count: 0 });
+      expect(created.body).toMatchObject({
+        app_slug: 'sources',
+        app_name: 'Sources',
+        slug: 'main-db',
+        provider_type: 'flat_table',
+        provider_config: { allow_data_loss: true },
+        is_active: true,
+        table_count: 0,
+        materialized_count: 0,
+      });
       const again = await call('POST', '/api/apps/sources/datasources/', { name: 'Main DB', provider_type: 'jsonb' });
       expect(again.body.slug).toBe('main-db-2');
       const taken = await call('POST', '/api/apps/sources/datasources/', { name: 'X', slug: 'main-db', provider_type: 'jsonb' });
@@ -108,14 +141,28 @@ describe('apps and datasources API', () => {
       const list = await call('GET', '/api/apps/sources/datasources/');
       expect(list.body.map((d: { slug: string }) => d.slug).sort()).toEqual(['main-db', 'main-db-2']);
       const stats = await call('GET', '/api/apps/sources/datasources/main-db/stats/');
-      expect(stats.body).toEqual({ total_tables: 0, materialized_tables: 0, unmaterialized_tables: 0, provider_type: 'flat_table', is_active: true });
+      expect(stats.body).toEqual({
+        total_tables: 0,
+        materialized_tables: 0,
+        unmaterialized_tables: 0,
+        provider_type: 'flat_table',
+        is_active: true,
+      });
       expect((await call('DELETE', '/api/apps/sources/datasources/main-db-2/')).status).toBe(204);
       expect((await call('GET', '/api/apps/sources/datasources/main-db-2/')).status).toBe(404);
     });
 
     it('refuses unknown provider_config keys, a non-boolean allow_data_loss and mongodb', async () => {
-      const unknown = await call('POST', '/api/apps/sources/datasources/', { name: 'A', provider_type: 'jsonb', provider_config: { host: 'x' } });
-      const wrong = await call('POST', '/api/apps/sources/datasources/', { name: 'A', provider_type: 'jsonb', provider_config: { allow_data_loss: 'yes' } });
+      const unknown = await call('POST', '/api/apps/sources/datasources/', {
+        name: 'A',
+        provider_type: 'jsonb',
+        provider_config: { host: 'x' },
+      });
+      const wrong = await call('POST', '/api/apps/sources/datasources/', {
+        name: 'A',
+        provider_type: 'jsonb',
+        provider_config: { allow_data_loss: 'yes' },
+      });
       const mongo = await call('POST', '/api/apps/sources/datasources/', { name: 'A', provider_type: 'mongodb' });
       const badType = await call('POST', '/api/apps/sources/datasources/', { name: 'A', provider_type: 'oracle' });
       expect(unknown.status).toBe(400);

@@ -20,7 +20,13 @@ const CONTACTS = {
     { name: 'active_email', fields: ['email'], unique: true, where: "status = 'active'" },
   ],
 };
-const COMPANIES = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string', constraints: { required: true } }], primaryKey: ['id'] };
+const COMPANIES = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string', constraints: { required: true } },
+  ],
+  primaryKey: ['id'],
+};
 
 describe('datatables and materialization API', () => {
   let app: TestApp;
@@ -35,7 +41,8 @@ describe('datatables and materialization API', () => {
     admin = await app.adminToken();
     const site = (await createSite(app, admin, 'Tables Site')).slug;
     tenant = { 'x-tenant': site };
-    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
+    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!
+      .schema_name;
     await call('POST', '/api/apps/', { name: 'CRM' });
     await call('POST', '/api/apps/crm/datasources/', { name: 'Main', provider_type: 'flat_table' });
     await call('POST', '/api/apps/crm/datasources/', { name: 'Docs', provider_type: 'jsonb' });
@@ -47,7 +54,16 @@ describe('datatables and materialization API', () => {
   it('creates a table, shows derived fields and answers on both URL forms', async () => {
     const created = await call('POST', DS, { name: 'companies', json_schema: COMPANIES });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'companies', physical_table_name: 'crm_companies', is_materialized: false, field_count: 2, field_names: ['id', 'name'], primary_key: ['id'], datasource_slug: 'main', app_slug: 'crm' });
+    expect(created.body).toMatchObject({
+      name: 'companies',
+      physical_table_name: 'crm_companies',
+      is_materialized: false,
+      field_count: 2,
+      field_names: ['id', 'name'],
+      primary_key: ['id'],
+      datasource_slug: 'main',
+      app_slug: 'crm',
+    });
     expect(created.body.schema_hash).toMatch(/^[0-9a-f]{64}$/);
     const short = await call('GET', '/api/apps/crm/datatables/companies/');
     const long = await call('GET', `${DS}companies/`);
@@ -59,7 +75,13 @@ describe('datatables and materialization API', () => {
   });
 
   it('keeps the schema hash across key order and changes it with the content', async () => {
-    const reordered = { primaryKey: ['id'], fields: [{ type: 'integer', name: 'id' }, { constraints: { required: true }, type: 'string', name: 'name' }] };
+    const reordered = {
+      primaryKey: ['id'],
+      fields: [
+        { type: 'integer', name: 'id' },
+        { constraints: { required: true }, type: 'string', name: 'name' },
+      ],
+    };
     await call('POST', DS, { name: 'copy', json_schema: reordered });
     const a = await call('GET', `${DS}companies/`);
     const b = await call('GET', `${DS}copy/`);
@@ -80,7 +102,10 @@ describe('datatables and materialization API', () => {
     expect(injected.body.json_schema[0]).toContain('not valid');
     const badName = await call('POST', DS, { name: 'x"; drop', json_schema: COMPANIES });
     expect(badName.status).toBe(400);
-    const missingFk = await call('POST', DS, { name: 'bad', json_schema: { ...CONTACTS, foreignKeys: [{ fields: ['company_id'], reference: { resource: 'nope', fields: ['id'] } }] } });
+    const missingFk = await call('POST', DS, {
+      name: 'bad',
+      json_schema: { ...CONTACTS, foreignKeys: [{ fields: ['company_id'], reference: { resource: 'nope', fields: ['id'] } }] },
+    });
     expect(missingFk.body.json_schema[0]).toContain('"nope"');
   });
 
@@ -116,13 +141,18 @@ describe('datatables and materialization API', () => {
       ['search_vector', 'tsvector', 'YES'],
     ]);
     expect(columns.at(-1)!.is_generated).toBe('ALWAYS');
-    const constraints = await app.runtime.db.rows<{ contype: string; def: string }>(sql`select c.contype::text as contype, pg_get_constraintdef(c.oid) as def
+    const constraints = await app.runtime.db.rows<{
+      contype: string;
+      def: string;
+    }>(sql`select c.contype::text as contype, pg_get_constraintdef(c.oid) as def
       from pg_constraint c join pg_class t on t.oid = c.conrelid join pg_namespace n on n.oid = t.relnamespace
       where n.nspname = ${schema} and t.relname = 'crm_contacts' order by c.conname`);
     const defs = constraints.map((c) => `${c.contype} ${c.def}`);
     expect(defs).toContain('p PRIMARY KEY (id)');
     expect(defs).toContain('u UNIQUE (email)');
-    expect(defs.some((d) => d.startsWith('f FOREIGN KEY (company_id) REFERENCES') && d.includes('crm_companies(id) ON DELETE SET NULL'))).toBe(true);
+    expect(
+      defs.some((d) => d.startsWith('f FOREIGN KEY (company_id) REFERENCES') && d.includes('crm_companies(id) ON DELETE SET NULL')),
+    ).toBe(true);
     expect(defs.some((d) => d.includes('age >= 0'))).toBe(true);
     expect(defs.some((d) => d.includes('age <= 150'))).toBe(true);
     expect(defs.some((d) => d.includes('char_length(email) <= 200'))).toBe(true);
@@ -139,21 +169,36 @@ describe('datatables and materialization API', () => {
     expect(byName.crm_contacts_active_email).toMatchObject({ method: 'btree', is_unique: true });
     expect(byName.crm_contacts_active_email!.predicate).toContain("'active'");
     expect(byName.crm_contacts_search_vector_idx).toMatchObject({ method: 'gin' });
-    const ops = await app.runtime.db.rows(sql.raw(`select status, started_at, completed_at, executed_sql from ${schema}.schema_operations where table_name = 'crm_contacts'`));
+    const ops = await app.runtime.db.rows(
+      sql.raw(`select status, started_at, completed_at, executed_sql from ${schema}.schema_operations where table_name = 'crm_contacts'`),
+    );
     expect(ops).toHaveLength(1);
     expect(ops[0]!.started_at).not.toBeNull();
     expect(ops[0]!.completed_at).not.toBeNull();
   });
 
   it('materializes a jsonb table with key column, data and expression indexes', async () => {
-    const docSchema = { fields: [{ name: 'title', type: 'string' }, { name: 'views', type: 'integer' }, { name: 'search_vector', type: 'string' }], indexes: [{ fields: ['views'] }] };
+    const docSchema = {
+      fields: [
+        { name: 'title', type: 'string' },
+        { name: 'views', type: 'integer' },
+        { name: 'search_vector', type: 'string' },
+      ],
+      indexes: [{ fields: ['views'] }],
+    };
     expect((await call('POST', '/api/apps/crm/datasources/docs/datatables/', { name: 'docs', json_schema: docSchema })).status).toBe(201);
     const done = await call('POST', '/api/apps/crm/datatables/docs/materialize/');
     expect(done.status).toBe(200);
     const columns = await app.runtime.db.rows(sql`select column_name, data_type from information_schema.columns
       where table_schema = ${schema} and table_name = 'crm_docs' order by ordinal_position`);
-    expect(columns.map((c) => [c.column_name, c.data_type])).toEqual([['id', 'uuid'], ['data', 'jsonb'], ['search_vector', 'tsvector']]);
-    const defs = await app.runtime.db.rows<{ def: string }>(sql`select pg_get_indexdef(x.indexrelid) as def from pg_index x join pg_class t on t.oid = x.indrelid
+    expect(columns.map((c) => [c.column_name, c.data_type])).toEqual([
+      ['id', 'uuid'],
+      ['data', 'jsonb'],
+      ['search_vector', 'tsvector'],
+    ]);
+    const defs = await app.runtime.db.rows<{
+      def: string;
+    }>(sql`select pg_get_indexdef(x.indexrelid) as def from pg_index x join pg_class t on t.oid = x.indrelid
       join pg_namespace n on n.oid = t.relnamespace where n.nspname = ${schema} and t.relname = 'crm_docs'`);
     expect(defs.some((d) => d.def.includes("data ->> 'views'"))).toBe(true);
     expect(defs.some((d) => d.def.includes('gin (search_vector)'))).toBe(true);
@@ -161,7 +206,10 @@ describe('datatables and materialization API', () => {
 
   it('validates data rows against the schema', async () => {
     const answer = await call('POST', '/api/apps/crm/datatables/contacts/validate_data/', {
-      data: [{ email: 'a@b.co', age: 3 }, { name: 'lower', age: -1, status: 'x' }],
+      data: [
+        { email: 'a@b.co', age: 3 },
+        { name: 'lower', age: -1, status: 'x' },
+      ],
     });
     expect(answer.status).toBe(200);
     expect(answer.body.is_valid).toBe(false);
@@ -172,7 +220,9 @@ describe('datatables and materialization API', () => {
 
   it('drops the physical table when a materialized table is deleted', async () => {
     expect((await call('DELETE', '/api/apps/crm/datatables/docs/')).status).toBe(204);
-    const left = await app.runtime.db.rows(sql`select 1 from information_schema.tables where table_schema = ${schema} and table_name = 'crm_docs'`);
+    const left = await app.runtime.db.rows(
+      sql`select 1 from information_schema.tables where table_schema = ${schema} and table_name = 'crm_docs'`,
+    );
     expect(left).toHaveLength(0);
   });
 });

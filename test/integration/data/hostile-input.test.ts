@@ -50,8 +50,32 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect((await call('POST', TABLES, { name: 'things', json_schema: THINGS })).status).toBe(201);
     expect((await call('POST', '/api/apps/probe/datatables/things/materialize/')).status).toBe(200);
     const seeded = await call('POST', DATA, [
-      { id: 1, name: 'a', price: 1, active: true, meta: { k: 1 }, tags: ['x'], spot: '1, 2', shape: { type: 'Point', coordinates: [1, 2] }, extra: 1, ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c001', took: 'PT1H' },
-      { id: 2, name: 'b', price: 2, active: false, meta: { k: 2 }, tags: ['y'], spot: '3, 4', shape: { type: 'Point', coordinates: [3, 4] }, extra: 'two', ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c002', took: 'P1D' },
+      {
+        id: 1,
+        name: 'a',
+        price: 1,
+        active: true,
+        meta: { k: 1 },
+        tags: ['x'],
+        spot: '1, 2',
+        shape: { type: 'Point', coordinates: [1, 2] },
+        extra: 1,
+        ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c001',
+        took: 'PT1H',
+      },
+      {
+        id: 2,
+        name: 'b',
+        price: 2,
+        active: false,
+        meta: { k: 2 },
+        tags: ['y'],
+        spot: '3, 4',
+        shape: { type: 'Point', coordinates: [3, 4] },
+        extra: 'two',
+        ref: '6f1c1e6e-58b4-4a77-9d7e-6a0c5cc1c002',
+        took: 'P1D',
+      },
     ]);
     expect(seeded.status).toBe(201);
   });
@@ -141,7 +165,7 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect(JSON.stringify(deleted.body)).toContain('__proto__');
   });
 
-  it('refuses a duration beyond PostgreSQL\'s interval, naming the field, on writes, validation and filters', async () => {
+  it("refuses a duration beyond PostgreSQL's interval, naming the field, on writes, validation and filters", async () => {
     for (const took of ['P99999999999Y', 'P2147483648D', 'PT99999999999H', 'P178956971Y', 'P1000000000W']) {
       const answer = await call('POST', DATA, { id: 70, took });
       expect(answer.status, took).toBe(400);
@@ -169,7 +193,10 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect(dots.status).toBe(400);
     expect(dots.body.details.mail).toEqual(['Expected a value of type string (format email).']);
     expect(spaces.status).toBe(400);
-    for (const [id, mail] of [[92, 'a@b.co'], [93, 'first.last+tag@mail.example.org']] as const) {
+    for (const [id, mail] of [
+      [92, 'a@b.co'],
+      [93, 'first.last+tag@mail.example.org'],
+    ] as const) {
       expect((await call('POST', DATA, { id, mail })).status, mail).toBe(201);
     }
     // Issue 13: consecutive dots are no dot-atom, in the local part or the domain.
@@ -180,7 +207,10 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
 
   it('refuses system column names and __proto__ as field names when the schema is saved', async () => {
     for (const name of ['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid', '__proto__']) {
-      const answer = await call('POST', TABLES, { name: `sys_${name.replace(/_/g, '')}`, json_schema: { fields: [{ name, type: 'string' }] } });
+      const answer = await call('POST', TABLES, {
+        name: `sys_${name.replace(/_/g, '')}`,
+        json_schema: { fields: [{ name, type: 'string' }] },
+      });
       expect(answer.status, name).toBe(400);
       expect(answer.body.json_schema[0]).toContain(`Field name "${name}" is reserved`);
     }
@@ -188,7 +218,7 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect(validated.status).toBe(200);
   });
 
-  it('accepts field names that are SQL keywords or match the statements\' own aliases', async () => {
+  it("accepts field names that are SQL keywords or match the statements' own aliases", async () => {
     const names = ['select', 'order', 'user', 'table', 'record', 'total', 'rank', 'inserted', 'x', 't', 'data', 'default'];
     const schema = { fields: [{ name: 'id', type: 'integer' }, ...names.map((name) => ({ name, type: 'string' }))], primaryKey: ['id'] };
     expect((await call('POST', TABLES, { name: 'keywords', json_schema: schema })).status).toBe(201);
@@ -201,7 +231,14 @@ describe.each(['flat_table', 'jsonb'])('hostile input on %s tables', (provider) 
     expect((await call('POST', KW, [{ id: 2, ...row }, { id: 3 }])).status).toBe(201);
     const patched = await call('PATCH', `${KW}1/`, { total: 'changed' });
     expect(patched.body, JSON.stringify(patched.body)).toMatchObject({ data: { ...row, total: 'changed' } });
-    expect((await call('POST', `${KW}upsert/?unique_fields=id`, [{ id: 1, rank: 'r2' }, { id: 4, x: 'new' }])).status).toBe(201);
+    expect(
+      (
+        await call('POST', `${KW}upsert/?unique_fields=id`, [
+          { id: 1, rank: 'r2' },
+          { id: 4, x: 'new' },
+        ])
+      ).status,
+    ).toBe(201);
     const listed = await call('GET', `${KW}?_sort=-order&select=v-select&total__ne=zzz`);
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((r: { id: number }) => r.id)).toEqual([1, 2]);
@@ -227,17 +264,29 @@ describe('prototype members in table schemas, provider_config and secrets', () =
   });
 
   it('refuses __proto__ in provider_config like any unknown key', async () => {
-    const answer = await call('POST', '/api/apps/proto/datasources/', '{"name":"Main","provider_type":"flat_table","provider_config":{"__proto__":{"allow_data_loss":true}}}');
+    const answer = await call(
+      'POST',
+      '/api/apps/proto/datasources/',
+      '{"name":"Main","provider_type":"flat_table","provider_config":{"__proto__":{"allow_data_loss":true}}}',
+    );
     expect(answer.status).toBe(400);
     expect(JSON.stringify(answer.body)).toContain('Unknown key \\"__proto__\\"');
   });
 
   it('compiles the table schema it stores: a field hidden in __proto__ is no field', async () => {
     expect((await call('POST', '/api/apps/proto/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
-    const answer = await call('POST', '/api/apps/proto/datasources/main/datatables/', '{"name":"hidden","json_schema":{"fields":[{"__proto__":{"name":"x","type":"string"}}]}}');
+    const answer = await call(
+      'POST',
+      '/api/apps/proto/datasources/main/datatables/',
+      '{"name":"hidden","json_schema":{"fields":[{"__proto__":{"name":"x","type":"string"}}]}}',
+    );
     expect(answer.status).toBe(400);
     expect(answer.body.json_schema[0]).toBe('Field 1 needs a "name".');
-    const inherited = await call('POST', '/api/apps/proto/datasources/main/datatables/', '{"name":"inherited","json_schema":{"__proto__":{"fields":[{"name":"x","type":"string"}]}}}');
+    const inherited = await call(
+      'POST',
+      '/api/apps/proto/datasources/main/datatables/',
+      '{"name":"inherited","json_schema":{"__proto__":{"fields":[{"name":"x","type":"string"}]}}}',
+    );
     expect(inherited.status).toBe(400);
   });
 

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
-const COMPANIES = { fields: [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string', constraints: { required: true } }], primaryKey: ['id'] };
+const COMPANIES = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string', constraints: { required: true } },
+  ],
+  primaryKey: ['id'],
+};
 const CONTACTS = {
   fields: [
     { name: 'id', type: 'string', format: 'uuid' },
@@ -15,7 +21,10 @@ const CONTACTS = {
 };
 /** Valid for the compiler, refused by PostgreSQL: the partial index compares a bigint with a non-number. */
 const MISTYPED_INDEX = {
-  fields: [{ name: 'id', type: 'integer' }, { name: 'age', type: 'integer' }],
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'age', type: 'integer' },
+  ],
   primaryKey: ['id'],
   indexes: [{ name: 'adults', fields: ['age'], where: "age >= 'eighteen'" }],
 };
@@ -31,7 +40,9 @@ describe('a materialization that fails inside PostgreSQL', () => {
     app.runtime.db.rows(sql`select 1 from information_schema.tables where table_schema = ${schema} and table_name = ${name}`);
   const operationsOf = async (name: string) =>
     app.runtime.db.rows<{ operation_type: string; status: string; error_message: string | null; completed_at: unknown }>(
-      sql.raw(`select operation_type, status, error_message, completed_at from "${schema}".schema_operations where table_name = '${name}' order by id`),
+      sql.raw(
+        `select operation_type, status, error_message, completed_at from "${schema}".schema_operations where table_name = '${name}' order by id`,
+      ),
     );
 
   beforeAll(async () => {
@@ -39,7 +50,8 @@ describe('a materialization that fails inside PostgreSQL', () => {
     admin = await app.adminToken();
     const site = (await createSite(app, admin, 'Failure Site')).slug;
     tenant = { 'x-tenant': site };
-    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!.schema_name;
+    schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!
+      .schema_name;
     await call('POST', '/api/apps/', { name: 'CRM' });
     await call('POST', '/api/apps/crm/datasources/', { name: 'Main', provider_type: 'flat_table' });
   });

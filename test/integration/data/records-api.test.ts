@@ -106,7 +106,10 @@ describe.each(['flat_table', 'jsonb'])('records API on %s tables', (provider) =>
     expect(JSON.stringify(unknownField.body)).toContain('colour');
     const invalid = await call('POST', DATA, { sku: 'X-1', price: -1, category: 'food' });
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toMatchObject({ error: 'Validation failed', details: { name: expect.any(Array), price: expect.any(Array), category: expect.any(Array) } });
+    expect(invalid.body).toMatchObject({
+      error: 'Validation failed',
+      details: { name: expect.any(Array), price: expect.any(Array), category: expect.any(Array) },
+    });
     const duplicate = await call('POST', DATA, { sku: 'H-1', name: 'Other hammer' });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.details).toHaveProperty('sku');

@@ -113,7 +113,10 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
   });
 
   it('generates identity keys', async () => {
-    const created = JSON.parse(await createRecordsAsJson(test.db, counters(provider), [{ label: 'a' }, { label: 'b' }])) as Record<string, unknown>[];
+    const created = JSON.parse(await createRecordsAsJson(test.db, counters(provider), [{ label: 'a' }, { label: 'b' }])) as Record<
+      string,
+      unknown
+    >[];
     expect(created.map((record) => typeof record.id)).toEqual(['number', 'number']);
     expect(created[1]!.id).not.toBe(created[0]!.id);
   });
@@ -122,15 +125,31 @@ describe.each(['flat_table', 'jsonb'] as const)('records on a %s table', (provid
   it('creates a bulk batch in one statement: a failing row aborts them all', async () => {
     await createRecords(test.db, hard, { name: 'Zero', sku: 'DUP-1' });
     const before = (await listRecords(test.db, hard, query(''))).total ?? 0;
-    const error = await failure(createRecordsAsJson(test.db, hard, [{ name: 'One', sku: 'NEW-1' }, { name: 'Two', sku: 'DUP-1' }]));
+    const error = await failure(
+      createRecordsAsJson(test.db, hard, [
+        { name: 'One', sku: 'NEW-1' },
+        { name: 'Two', sku: 'DUP-1' },
+      ]),
+    );
     expect(error.status).toBe(400);
     expect(error.message).toBe('Validation failed');
     expect(error.fieldErrors).toEqual({ sku: ['A record with this value already exists.'] });
     expect((await listRecords(test.db, hard, query(''))).total).toBe(before);
-    const repeated = await failure(createRecordsAsJson(test.db, hard, [{ name: 'One', sku: 'NEW-1' }, { name: 'Two', sku: 'NEW-1' }]));
+    const repeated = await failure(
+      createRecordsAsJson(test.db, hard, [
+        { name: 'One', sku: 'NEW-1' },
+        { name: 'Two', sku: 'NEW-1' },
+      ]),
+    );
     expect(repeated.fieldErrors).toEqual({ '1.sku': ['The value repeats row 1 of the batch, but this is a unique field.'] });
     expect((await listRecords(test.db, hard, query(''))).total).toBe(before);
-    const created = JSON.parse(await createRecordsAsJson(test.db, hard, Array.from({ length: 50 }, (_, index) => ({ name: `Item ${index}`, price: index }))));
+    const created = JSON.parse(
+      await createRecordsAsJson(
+        test.db,
+        hard,
+        Array.from({ length: 50 }, (_, index) => ({ name: `Item ${index}`, price: index })),
+      ),
+    );
     expect(created).toHaveLength(50);
     expect((await listRecords(test.db, hard, query(''))).total).toBe(before + 50);
   });

@@ -26,7 +26,15 @@ describe('record reads through a remembered table', () => {
     expect((await call('POST', '/api/apps/notes/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
     expect((await call('POST', '/api/apps/notes/datasources/main/datatables/', { name: 'notes', json_schema: NOTES })).status).toBe(201);
     expect((await call('POST', '/api/apps/notes/datatables/notes/materialize/')).status).toBe(200);
-    expect((await call('POST', DATA, titles.map((title) => ({ title })))).status).toBe(201);
+    expect(
+      (
+        await call(
+          'POST',
+          DATA,
+          titles.map((title) => ({ title })),
+        )
+      ).status,
+    ).toBe(201);
   }
 
   async function member(username: string, permissions: string[]): Promise<string> {
@@ -91,7 +99,10 @@ describe('record reads through a remembered table', () => {
   it('refuses a caller whose site access was taken away after a read', async () => {
     const reader = await member('dropped-reader', ['view_site']);
     expect((await app.request('GET', DATA, { token: reader, headers: site.headers })).status).toBe(200);
-    const removed = await app.request('DELETE', `/api/cloud/sites/${site.slug}/users/`, { token: admin, body: { users: ['dropped-reader'] } });
+    const removed = await app.request('DELETE', `/api/cloud/sites/${site.slug}/users/`, {
+      token: admin,
+      body: { users: ['dropped-reader'] },
+    });
     expect(removed.status).toBeLessThan(300);
     const after = await app.request('GET', DATA, { token: reader, headers: site.headers });
     expect(after.status).toBe(403);

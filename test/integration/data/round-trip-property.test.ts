@@ -9,14 +9,29 @@ import { createSite } from '#test/support/sites.ts';
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 const digits = fc.integer({ min: 0, max: 999_999 }).map((n) => pad(n, 6).replace(/0+$/, ''));
-const fractionText = fc.option(digits.filter((d) => d !== ''), { nil: undefined }).map((d) => (d === undefined ? '' : `.${d}`));
+const fractionText = fc
+  .option(
+    digits.filter((d) => d !== ''),
+    { nil: undefined },
+  )
+  .map((d) => (d === undefined ? '' : `.${d}`));
 const dateText = fc
   .date({ min: new Date('0002-01-01T00:00:00Z'), max: new Date('9998-12-31T00:00:00Z'), noInvalidDate: true })
   .map((d) => d.toISOString().slice(0, 10));
-const timeText = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fractionText).map(([h, m, s, f]) => `${pad(h)}:${pad(m)}:${pad(s)}${f}`);
-const offset = fc.oneof(fc.constant('Z'), fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 14 }), fc.constantFrom(0, 30, 45)).map(([sign, h, m]) => `${sign}${pad(h)}:${pad(m)}`));
+const timeText = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fractionText)
+  .map(([h, m, s, f]) => `${pad(h)}:${pad(m)}:${pad(s)}${f}`);
+const offset = fc.oneof(
+  fc.constant('Z'),
+  fc
+    .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 14 }), fc.constantFrom(0, 30, 45))
+    .map(([sign, h, m]) => `${sign}${pad(h)}:${pad(m)}`),
+);
 const noNul = (value: unknown) => !JSON.stringify(value).includes('\\u0000');
-const json = fc.jsonValue({ maxDepth: 3 }).filter(noNul).map((value) => JSON.parse(JSON.stringify(value)) as unknown);
+const json = fc
+  .jsonValue({ maxDepth: 3 })
+  .filter(noNul)
+  .map((value) => JSON.parse(JSON.stringify(value)) as unknown);
 const lon = fc.double({ min: -180, max: 180, noNaN: true }).map((n) => (Object.is(n, -0) ? 0 : n));
 const lat = fc.double({ min: -90, max: 90, noNaN: true }).map((n) => (Object.is(n, -0) ? 0 : n));
 
@@ -30,11 +45,22 @@ const TYPES: Array<[string, Record<string, unknown>, fc.Arbitrary<unknown>]> = [
   ['object', { type: 'object' }, fc.dictionary(fc.string().filter(noNul), json)],
   ['array', { type: 'array' }, fc.array(json, { maxLength: 4 })],
   ['any', { type: 'any' }, json.filter((value) => value !== null)],
-  ['date', { type: 'date' }, fc.oneof(dateText, fc.integer({ min: 1, max: 99 }).map((y) => `${pad(y, 4)}-02-28`))],
+  [
+    'date',
+    { type: 'date' },
+    fc.oneof(
+      dateText,
+      fc.integer({ min: 1, max: 99 }).map((y) => `${pad(y, 4)}-02-28`),
+    ),
+  ],
   ['time', { type: 'time' }, timeText],
   ['datetime', { type: 'datetime' }, fc.tuple(dateText, timeText, offset).map(([d, t, o]) => `${d}T${t}${o}`)],
   ['year', { type: 'year' }, fc.integer({ min: 0, max: 9999 })],
-  ['yearmonth', { type: 'yearmonth' }, fc.tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 })).map(([y, m]) => `${pad(y, 4)}-${pad(m)}`)],
+  [
+    'yearmonth',
+    { type: 'yearmonth' },
+    fc.tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 })).map(([y, m]) => `${pad(y, 4)}-${pad(m)}`),
+  ],
   [
     'duration',
     { type: 'duration' },
@@ -65,7 +91,8 @@ describe.each(['flat_table', 'jsonb'])('values answered by %s tables go back unc
   let tenant: Record<string, string>;
 
   /** A request whose body and answer keep integers past 2^53 exact. */
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
     const response = await fetch(`${app.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...tenant },
@@ -88,7 +115,13 @@ describe.each(['flat_table', 'jsonb'])('values answered by %s tables go back unc
 
   it.each(TYPES)('%s', { timeout: 120_000 }, async (label, field, values) => {
     const name = `t_${label.replace('-', '_')}`;
-    const schema = { fields: [{ name: 'id', type: 'integer' }, { name: 'v', ...field }], primaryKey: ['id'] };
+    const schema = {
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'v', ...field },
+      ],
+      primaryKey: ['id'],
+    };
     expect((await call('POST', '/api/apps/trips/datasources/main/datatables/', { name, json_schema: schema })).status).toBe(201);
     expect((await call('POST', `/api/apps/trips/datatables/${name}/materialize/`)).status).toBe(200);
     const data = `/api/apps/trips/datatables/${name}/data/`;
@@ -101,7 +134,9 @@ describe.each(['flat_table', 'jsonb'])('values answered by %s tables go back unc
         // A number's JSON text may be written with or without an exponent (PostgreSQL and JavaScript
         // differ past 2^53); the value is what must round-trip, so number fields compare as numbers.
         const same = (records: Array<Record<string, unknown>>) =>
-          label === 'number' ? records.map((r): Record<string, unknown> => ({ ...r, v: typeof r.v === 'bigint' ? Number(r.v) : r.v })) : records;
+          label === 'number'
+            ? records.map((r): Record<string, unknown> => ({ ...r, v: typeof r.v === 'bigint' ? Number(r.v) : r.v }))
+            : records;
         const answered = same(created.body.data as Array<Record<string, unknown>>);
         const listed = await call('GET', `${data}?id__gte=${rows[0]!.id}&_sort=id&page_size=100`);
         expect(same(listed.body.data)).toEqual(answered);
@@ -120,17 +155,32 @@ describe.each(['flat_table', 'jsonb'])('values answered by %s tables go back unc
   });
 
   it('keeps integers past 2^53 exact, and answers datetimes with Z and durations in ISO 8601', async () => {
-    const schema = { fields: [{ name: 'id', type: 'integer' }, { name: 'at', type: 'datetime' }, { name: 'span', type: 'duration' }], primaryKey: ['id'] };
+    const schema = {
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'at', type: 'datetime' },
+        { name: 'span', type: 'duration' },
+      ],
+      primaryKey: ['id'],
+    };
     expect((await call('POST', '/api/apps/trips/datasources/main/datatables/', { name: 'exact', json_schema: schema })).status).toBe(201);
     expect((await call('POST', '/api/apps/trips/datatables/exact/materialize/')).status).toBe(200);
-    const created = await call('POST', '/api/apps/trips/datatables/exact/data/', { id: 9007199254740993n, at: '2024-01-01T10:00:00+02:00', span: 'P1Y2M' });
+    const created = await call('POST', '/api/apps/trips/datatables/exact/data/', {
+      id: 9007199254740993n,
+      at: '2024-01-01T10:00:00+02:00',
+      span: 'P1Y2M',
+    });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({ id: 9007199254740993n, at: '2024-01-01T08:00:00Z', span: 'P1Y2M' });
     const read = await call('GET', '/api/apps/trips/datatables/exact/data/9007199254740993/');
     expect(read.body.data).toEqual(created.body.data);
     const patched = await call('PATCH', '/api/apps/trips/datatables/exact/data/9007199254740993/', { span: 'PT36H' });
     expect(patched.body.data).toEqual({ id: 9007199254740993n, at: '2024-01-01T08:00:00Z', span: 'PT36H' });
-    const largest = await call('POST', '/api/apps/trips/datatables/exact/data/', { id: 9223372036854775807n, at: '0050-01-01T00:00:00Z', span: 'PT0S' });
+    const largest = await call('POST', '/api/apps/trips/datatables/exact/data/', {
+      id: 9223372036854775807n,
+      at: '0050-01-01T00:00:00Z',
+      span: 'PT0S',
+    });
     expect(largest.body.data).toEqual({ id: 9223372036854775807n, at: '0050-01-01T00:00:00Z', span: 'PT0S' });
     expect((await call('GET', '/api/apps/trips/datatables/exact/data/9223372036854775807/')).body.data).toEqual(largest.body.data);
     expect((await call('POST', '/api/apps/trips/datatables/exact/data/', { id: 9223372036854775808n })).status).toBe(400);

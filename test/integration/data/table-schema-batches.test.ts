@@ -75,6 +75,8 @@ describe.each(['flat_table', 'jsonb'])('validate_data and bulk insert on %s tabl
     expect((await verdicts(byId['composite-repeated']!.schema, byId['composite-repeated']!.rows)).validate).toEqual([2]);
     expect((await verdicts(byId['unique-nulls']!.schema, byId['unique-nulls']!.rows)).validate).toEqual([]);
     // A flat table's interval column compares PT36H and P1DT12H equal; a jsonb table's index compares text.
-    expect((await verdicts(byId['unique-equal-intervals']!.schema, byId['unique-equal-intervals']!.rows)).validate).toEqual(provider === 'flat_table' ? [2] : []);
+    expect((await verdicts(byId['unique-equal-intervals']!.schema, byId['unique-equal-intervals']!.rows)).validate).toEqual(
+      provider === 'flat_table' ? [2] : [],
+    );
   });
 });

@@ -81,7 +81,8 @@ describe.each(['flat_table', 'jsonb'])('the Table Schema corpus on %s tables aga
         if (written.status === 201 && oracle && oracleVerdict === 'valid') {
           // The value as answered is the standard's lexical form: the oracle takes it as it is.
           const answered = written.body.data.v;
-          if (answered !== null && oracleValue(oracle, answered) === 'invalid') found.push(`${fieldCase.id} ${text} answered as ${JSON.stringify(answered)} → refused by the oracle`);
+          if (answered !== null && oracleValue(oracle, answered) === 'invalid')
+            found.push(`${fieldCase.id} ${text} answered as ${JSON.stringify(answered)} → refused by the oracle`);
         }
       }
     }
@@ -93,7 +94,9 @@ describe.each(['flat_table', 'jsonb'])('the Table Schema corpus on %s tables aga
   it('shows every deliberate difference in the README', async () => {
     const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
     for (const difference of DELIBERATE_DIFFERENCES) {
-      expect(readme, difference.case).toContain(`| \`${difference.case}\` | ${difference.value === undefined ? '(schema)' : `\`${difference.value}\``} | ${difference.tessera} |`);
+      expect(readme, difference.case).toContain(
+        `| \`${difference.case}\` | ${difference.value === undefined ? '(schema)' : `\`${difference.value}\``} | ${difference.tessera} |`,
+      );
     }
   });
 });

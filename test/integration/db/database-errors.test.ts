@@ -24,8 +24,12 @@ describe(`database errors from client input on ${testDriver}`, () => {
   beforeAll(async () => {
     test = await createTestDatabase();
     await test.db.run(sql`create schema probe`);
-    await test.db.run(sql`create table probe.parent (id int primary key, code varchar(3), price int constraint parent_price_min check (price >= 0), title text not null default 'x')`);
-    await test.db.run(sql`create table probe.child (id int primary key, parent_id int constraint child_parent_fkey references probe.parent (id) on delete restrict)`);
+    await test.db.run(
+      sql`create table probe.parent (id int primary key, code varchar(3), price int constraint parent_price_min check (price >= 0), title text not null default 'x')`,
+    );
+    await test.db.run(
+      sql`create table probe.child (id int primary key, parent_id int constraint child_parent_fkey references probe.parent (id) on delete restrict)`,
+    );
     await test.db.run(sql`insert into probe.parent (id) values (1)`);
     await test.db.run(sql`insert into probe.child (id, parent_id) values (1, 1)`);
   });
@@ -83,7 +87,9 @@ describe(`database errors from client input on ${testDriver}`, () => {
   });
 
   it('maps the rest of class 23 (an exclusion constraint) to 409 naming the constraint', async () => {
-    await test.db.run(sql`create table probe.slots (id int, during int4range, constraint slots_no_overlap exclude using gist (during with &&))`);
+    await test.db.run(
+      sql`create table probe.slots (id int, during int4range, constraint slots_no_overlap exclude using gist (during with &&))`,
+    );
     await test.db.run(sql`insert into probe.slots values (1, '[1,5)')`);
     const error = (await failureOf(test.db.run(sql`insert into probe.slots values (2, '[3,7)')`))) as AppError;
     expect(readPostgresFailure(error)?.code).toBe('23P01');
@@ -95,7 +101,10 @@ describe(`database errors from client input on ${testDriver}`, () => {
     const tooLong = (await failureOf(test.db.rows(sql`select repeat('x', ${1_500_000_000}::int) as r`))) as AppError;
     expect(readPostgresFailure(tooLong)?.code).toBe('54000');
     expect(tooLong.status).toBe(400);
-    const args = sql.join(Array.from({ length: 101 }, (_, i) => sql.raw(String(i))), sql`, `);
+    const args = sql.join(
+      Array.from({ length: 101 }, (_, i) => sql.raw(String(i))),
+      sql`, `,
+    );
     const tooMany = (await failureOf(test.db.rows(sql`select concat(${args})`))) as AppError;
     expect(readPostgresFailure(tooMany)?.code).toBe('54023');
     expect(tooMany.status).toBe(400);

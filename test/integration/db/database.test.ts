@@ -99,7 +99,7 @@ describe(`database API on ${testDriver}`, () => {
     release();
     await holder;
   });
-  it('answers a repeated statement from its prepared form with each run\'s values', async () => {
+  it("answers a repeated statement from its prepared form with each run's values", async () => {
     for (const value of [1, 2, 3]) {
       const rows = await test.db.rows<{ n: number; label: string }>(sql`select ${value}::int * 10 as n, ${`run ${value}`} as label`);
       expect(rows).toEqual([{ n: value * 10, label: `run ${value}` }]);

@@ -1,10 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTenantSchema,
-  dropTenantSchema,
-  migrateAllTenantSchemas,
-} from '#shared/db/tenant-schemas.ts';
+import { createTenantSchema, dropTenantSchema, migrateAllTenantSchemas } from '#shared/db/tenant-schemas.ts';
 import { InvalidSchemaNameError } from '#shared/db/sql-identifiers.ts';
 import { tenantMigrations, type TenantMigration } from '#shared/db/tenant-migrations.ts';
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';

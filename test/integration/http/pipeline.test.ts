@@ -15,17 +15,35 @@ import { GENEROUS_RATE_LIMITS } from '#test/support/test-app.ts';
 
 const base = { access: 'public', host: 'any', envelope: 'bare' } as const;
 const routes = [
-  defineRoute({ ...base, method: 'GET', path: '/t/boom', summary: 'fails', handler: async () => {
-    throw new Error('connection string postgres://secret@db');
-  } }),
-  defineRoute({ ...base, method: 'GET', path: '/t/conflict', summary: 'conflict', errorStyle: 'success-flag', handler: async () => {
-    throw new ConflictError('Already there', { extras: { active_users: 3 } });
-  } }),
-  defineRoute({ ...base, method: 'POST', path: '/t/echo/{id}', summary: 'echo',
+  defineRoute({
+    ...base,
+    method: 'GET',
+    path: '/t/boom',
+    summary: 'fails',
+    handler: async () => {
+      throw new Error('connection string postgres://secret@db');
+    },
+  }),
+  defineRoute({
+    ...base,
+    method: 'GET',
+    path: '/t/conflict',
+    summary: 'conflict',
+    errorStyle: 'success-flag',
+    handler: async () => {
+      throw new ConflictError('Already there', { extras: { active_users: 3 } });
+    },
+  }),
+  defineRoute({
+    ...base,
+    method: 'POST',
+    path: '/t/echo/{id}',
+    summary: 'echo',
     params: z.object({ id: z.string().regex(/^\d+$/) }),
     query: z.object({ q: z.string().optional() }),
     body: z.object({ name: z.string() }),
-    handler: async (_ctx, input) => input }),
+    handler: async (_ctx, input) => input,
+  }),
   defineRoute({ ...base, method: 'GET', path: '/t/private', summary: 'needs a user', access: 'user', handler: async () => 'never' }),
 ];
 
@@ -34,12 +52,21 @@ describe('HTTP chain', () => {
   let dataDir: string;
   let handler: ApiHandler;
   const call = (method: string, url: string, options: { headers?: Record<string, string>; body?: string } = {}) =>
-    handler(gatewayEvent({ method, url, headers: { host: 'api.example.test', ...options.headers }, body: options.body }), lambdaContext('test'));
+    handler(
+      gatewayEvent({ method, url, headers: { host: 'api.example.test', ...options.headers }, body: options.body }),
+      lambdaContext('test'),
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase();
     dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-chain-'));
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', REQUEST_LOG: 'false', CORS_ORIGINS: 'https://app.example.test', ...GENEROUS_RATE_LIMITS });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'SILENT',
+      REQUEST_LOG: 'false',
+      CORS_ORIGINS: 'https://app.example.test',
+      ...GENEROUS_RATE_LIMITS,
+    });
     installRuntime(await createRuntime(config, { db: database.db }));
     handler = createHttpHandler('test', routes).handler;
   });
@@ -140,7 +167,11 @@ describe('HTTP chain', () => {
 
     for (const result of [big, announced]) {
       expect(result.statusCode).toBe(413);
-      expect(JSON.parse(result.body!)).toMatchObject({ status: 'error', code: 'PAYLOAD_TOO_LARGE', max_body_bytes: MAX_REQUEST_BODY_BYTES });
+      expect(JSON.parse(result.body!)).toMatchObject({
+        status: 'error',
+        code: 'PAYLOAD_TOO_LARGE',
+        max_body_bytes: MAX_REQUEST_BODY_BYTES,
+      });
     }
   });
 });

@@ -22,14 +22,24 @@ interface RawAnswer {
  * A request whose body is written in chunks (chunked when `length` is undefined), as a client
  * that has not read the answer yet. Resolves with the answer, or rejects on a reset connection.
  */
-function rawRequest(url: string, options: { path: string; headers: Record<string, string>; chunks: Buffer[]; waitForContinue?: boolean }): Promise<RawAnswer> {
+function rawRequest(
+  url: string,
+  options: { path: string; headers: Record<string, string>; chunks: Buffer[]; waitForContinue?: boolean },
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const informational: number[] = [];
     const outgoing = httpRequest({ hostname, port, path: options.path, method: 'POST', headers: options.headers }, (incoming) => {
       const parts: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => parts.push(chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, informational, headers: incoming.headers, body: Buffer.concat(parts).toString('utf8') }));
+      incoming.on('end', () =>
+        resolve({
+          status: incoming.statusCode ?? 0,
+          informational,
+          headers: incoming.headers,
+          body: Buffer.concat(parts).toString('utf8'),
+        }),
+      );
       incoming.on('error', reject);
     });
     outgoing.on('information', (info) => informational.push(info.statusCode));
@@ -87,7 +97,10 @@ describe('request limits', () => {
     const site = await createStorageSite(app, admin, 'Limits Site');
     const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, headers: site.tenant, body });
     await call('POST', `/api/apps/${site.app}/datasources/`, { name: 'Main', provider_type: 'flat_table' });
-    await call('POST', `/api/apps/${site.app}/datasources/main/datatables/`, { name: 'notes', json_schema: { fields: [{ name: 's', type: 'string' }] } });
+    await call('POST', `/api/apps/${site.app}/datasources/main/datatables/`, {
+      name: 'notes',
+      json_schema: { fields: [{ name: 's', type: 'string' }] },
+    });
     expect((await call('POST', `/api/apps/${site.app}/datatables/notes/materialize/`)).status).toBe(200);
     const data = `/api/apps/${site.app}/datatables/notes/data/`;
 
@@ -129,7 +142,10 @@ describe('request limits', () => {
 
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 'error', code: 'PAYLOAD_TOO_LARGE' });
-    expect(warnings).toHaveBeenCalledWith('request body over the limit', expect.objectContaining({ path: '/api/cloud/organizations/', method: 'POST' }));
+    expect(warnings).toHaveBeenCalledWith(
+      'request body over the limit',
+      expect.objectContaining({ path: '/api/cloud/organizations/', method: 'POST' }),
+    );
   });
 
   it('answers 413 to a body sent whole with a Content-Length over the limit', async () => {

@@ -20,24 +20,120 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 4);
 
 /** Field names the routes and the fixture table know, so bodies reach past the first check. */
 const FIELD_NAMES = [
-  'name', 'slug', 'description', 'title', 'username', 'email', 'password', 'first_name', 'is_active', 'is_staff', 'is_superuser',
-  'user_id', 'user_slug', 'group_ids', 'groups', 'is_admin', 'sites', 'site', 'users', 'permissions', 'invitee_identifier',
-  'invitation_config', 'environment', 'domain', 'is_primary', 'key', 'value', 'secret_type', 'schema', 'app', 'provider_type',
-  'provider_config', 'json_schema', 'fields', 'type', 'format', 'constraints', 'primaryKey', 'data', 'ids', 'filter',
-  'paths', 'path', 'metadata', 'visibility', 'filename', 'size', 'content_type', 'object_uuid', 'source_path',
-  'destination_path', 'destination_bucket', 'prefix', 'search', 'sortBy', 'limit', 'offset', 'app_category',
-  'file_size_limit', 'allowed_mime_types', 'storage_provider', 'refresh', 'token', 'ticket', 'old_password', 'new_password',
+  'name',
+  'slug',
+  'description',
+  'title',
+  'username',
+  'email',
+  'password',
+  'first_name',
+  'is_active',
+  'is_staff',
+  'is_superuser',
+  'user_id',
+  'user_slug',
+  'group_ids',
+  'groups',
+  'is_admin',
+  'sites',
+  'site',
+  'users',
+  'permissions',
+  'invitee_identifier',
+  'invitation_config',
+  'environment',
+  'domain',
+  'is_primary',
+  'key',
+  'value',
+  'secret_type',
+  'schema',
+  'app',
+  'provider_type',
+  'provider_config',
+  'json_schema',
+  'fields',
+  'type',
+  'format',
+  'constraints',
+  'primaryKey',
+  'data',
+  'ids',
+  'filter',
+  'paths',
+  'path',
+  'metadata',
+  'visibility',
+  'filename',
+  'size',
+  'content_type',
+  'object_uuid',
+  'source_path',
+  'destination_path',
+  'destination_bucket',
+  'prefix',
+  'search',
+  'sortBy',
+  'limit',
+  'offset',
+  'app_category',
+  'file_size_limit',
+  'allowed_mime_types',
+  'storage_provider',
+  'refresh',
+  'token',
+  'ticket',
+  'old_password',
+  'new_password',
   // the fixture table's fields
-  'id', 's', 'n', 'i', 'b', 'd', 'dt', 't', 'dur', 'y', 'ym', 'o', 'a', 'g', 'gj', 'any',
+  'id',
+  's',
+  'n',
+  'i',
+  'b',
+  'd',
+  'dt',
+  't',
+  'dur',
+  'y',
+  'ym',
+  'o',
+  'a',
+  'g',
+  'gj',
+  'any',
 ];
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype'];
 
 // biome-ignore lint/correctness/noPrecisionLoss: numbers past a double's precision are what this test sends.
 const hugeNumbers = fc.constantFrom(1e308, -1e308, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 5e-324, 123456789012345678901234567890, -0);
 const nastyStrings = fc.constantFrom(
-  'a\u0000b', '\u0000', 'P99999999999Y', 'PT', 'P1Y2M3DT4H5M6.5S', '-P1D', 'P', '2024-02-30', '0000-00-00', '99999-12-31T23:59:59Z',
-  '2024-13-01T25:61:61Z', '2024-01-01T00:00:00+99:00', 'not-a-date', '1e400', 'NaN', '-Infinity', '<script>alert(1)</script>',
-  "'; drop table x; --", '../../etc/passwd', '%00', '\ud800', 'ß'.repeat(500), '*/*', 'image/*', '(a+)+$',
+  'a\u0000b',
+  '\u0000',
+  'P99999999999Y',
+  'PT',
+  'P1Y2M3DT4H5M6.5S',
+  '-P1D',
+  'P',
+  '2024-02-30',
+  '0000-00-00',
+  '99999-12-31T23:59:59Z',
+  '2024-13-01T25:61:61Z',
+  '2024-01-01T00:00:00+99:00',
+  'not-a-date',
+  '1e400',
+  'NaN',
+  '-Infinity',
+  '<script>alert(1)</script>',
+  "'; drop table x; --",
+  '../../etc/passwd',
+  '%00',
+  '\ud800',
+  'ß'.repeat(500),
+  '*/*',
+  'image/*',
+  '(a+)+$',
 );
 const longStrings = fc.integer({ min: 1000, max: 70_000 }).map((length) => 'x'.repeat(length));
 const leaf = fc.oneof(
@@ -51,7 +147,11 @@ const leaf = fc.oneof(
   { weight: 1, arbitrary: fc.boolean() },
   { weight: 1, arbitrary: fc.constant(null) },
 );
-const keys = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...FIELD_NAMES) }, { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) });
+const keys = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...FIELD_NAMES) },
+  { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_KEYS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
+);
 const { value } = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -69,22 +169,29 @@ function nested(depth: number): string {
 
 /** The fixture table's fields, each valid or just past what its type holds. */
 const thingFields = {
-    s: fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('a\u0000b', '\ud800', 'x'.repeat(51))),
-    n: fc.oneof(fc.double(), hugeNumbers, fc.constantFrom('1e400', 'NaN')),
-    // biome-ignore lint/correctness/noPrecisionLoss: as hugeNumbers, past a double's precision on purpose.
-    i: fc.oneof(fc.integer(), hugeNumbers, fc.constantFrom(9223372036854775807, 2 ** 63, 1.5, '12')),
-    b: fc.oneof(fc.boolean(), fc.constantFrom('true', 0, 1, null)),
-    d: fc.constantFrom('2024-02-29', '2024-02-30', '0001-01-01', '9999-12-31', '99999-01-01', '-0001-01-01', '2024-1-1', ''),
-    dt: fc.constantFrom('2024-01-01T00:00:00Z', '294277-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T00:00:00+25:00', 'infinity'),
-    t: fc.constantFrom('12:00:00', '24:00:00', '25:61:61', '12:00:00.1234567', '12:00'),
-    dur: fc.constantFrom('P1D', 'P99999999999Y', 'PT99999999999H', 'P178000000Y', 'PT0S', 'P1Y2M3DT4H5M6.5S', 'P', 'PT', '-P1D', 'P1.5Y'),
-    y: fc.oneof(fc.integer(), fc.constantFrom(0, -1, 99999, 2 ** 40)),
-    ym: fc.constantFrom('2024-01', '2024-13', '0000-00', '99999-01', '2024'),
-    o: fc.oneof(record, fc.constant({ __proto__: null, a: 'a\u0000b' })),
-    a: fc.array(value, { maxLength: 4 }),
-    g: fc.oneof(fc.tuple(fc.double(), fc.double()), fc.constantFrom([200, 100], [0, 0], { lat: 91, lon: 181 }, '0,0', [1e308, -1e308])),
-    gj: fc.oneof(value, fc.constantFrom({ type: 'Point', coordinates: [1e308, 0] }, { type: 'Polygon', coordinates: [] })),
-    any: value,
+  s: fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('a\u0000b', '\ud800', 'x'.repeat(51))),
+  n: fc.oneof(fc.double(), hugeNumbers, fc.constantFrom('1e400', 'NaN')),
+  // biome-ignore lint/correctness/noPrecisionLoss: as hugeNumbers, past a double's precision on purpose.
+  i: fc.oneof(fc.integer(), hugeNumbers, fc.constantFrom(9223372036854775807, 2 ** 63, 1.5, '12')),
+  b: fc.oneof(fc.boolean(), fc.constantFrom('true', 0, 1, null)),
+  d: fc.constantFrom('2024-02-29', '2024-02-30', '0001-01-01', '9999-12-31', '99999-01-01', '-0001-01-01', '2024-1-1', ''),
+  dt: fc.constantFrom(
+    '2024-01-01T00:00:00Z',
+    '294277-01-01T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T00:00:00+25:00',
+    'infinity',
+  ),
+  t: fc.constantFrom('12:00:00', '24:00:00', '25:61:61', '12:00:00.1234567', '12:00'),
+  dur: fc.constantFrom('P1D', 'P99999999999Y', 'PT99999999999H', 'P178000000Y', 'PT0S', 'P1Y2M3DT4H5M6.5S', 'P', 'PT', '-P1D', 'P1.5Y'),
+  y: fc.oneof(fc.integer(), fc.constantFrom(0, -1, 99999, 2 ** 40)),
+  ym: fc.constantFrom('2024-01', '2024-13', '0000-00', '99999-01', '2024'),
+  o: fc.oneof(record, fc.constant({ __proto__: null, a: 'a\u0000b' })),
+  a: fc.array(value, { maxLength: 4 }),
+  g: fc.oneof(fc.tuple(fc.double(), fc.double()), fc.constantFrom([200, 100], [0, 0], { lat: 91, lon: 181 }, '0,0', [1e308, -1e308])),
+  gj: fc.oneof(value, fc.constantFrom({ type: 'Point', coordinates: [1e308, 0] }, { type: 'Polygon', coordinates: [] })),
+  any: value,
 };
 /** Records of the fixture table: several fields at once, or one alone (so nothing else is refused first). */
 const thingRecord = fc.oneof(
@@ -98,12 +205,30 @@ const bodyText = fc.oneof(
   { weight: 2, arbitrary: fc.array(record, { maxLength: 3 }).map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: value.map((body) => JSON.stringify(body) ?? 'null') },
   { weight: 1, arbitrary: fc.integer({ min: 30, max: 80 }).map(nested) },
-  { weight: 1, arbitrary: fc.constantFrom(nested(5000), '{"a":', '', 'null', '[]', '"text"', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      nested(5000),
+      '{"a":',
+      '',
+      'null',
+      '[]',
+      '"text"',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '\u0000',
+    ),
+  },
 );
 
 /** Bodies of the record routes: mostly records of the fixture table, as one, an array, or `{data}`. */
 const recordBodyText = fc.oneof(
-  { weight: 4, arbitrary: fc.oneof(thingRecord, fc.array(thingRecord, { maxLength: 3 }), fc.record({ data: fc.array(thingRecord, { maxLength: 3 }) })).map((body) => JSON.stringify(body)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .oneof(thingRecord, fc.array(thingRecord, { maxLength: 3 }), fc.record({ data: fc.array(thingRecord, { maxLength: 3 }) }))
+      .map((body) => JSON.stringify(body)),
+  },
   { weight: 1, arbitrary: bodyText },
 );
 
@@ -151,7 +276,10 @@ function fuzzOrder(routes: Array<{ group: string; route: AnyRoute }>): Array<{ g
   const rank = ({ route }: { route: AnyRoute }) => (route.path.includes('/blacklist/') ? 2 : route.method === 'DELETE' ? 1 : 0);
   return routes
     .map((entry, index) => ({ entry, index }))
-    .sort((a, b) => rank(a.entry) - rank(b.entry) || (rank(a.entry) === 1 ? b.entry.route.path.length - a.entry.route.path.length : a.index - b.index))
+    .sort(
+      (a, b) =>
+        rank(a.entry) - rank(b.entry) || (rank(a.entry) === 1 ? b.entry.route.path.length - a.entry.route.path.length : a.index - b.index),
+    )
     .map(({ entry }) => entry);
 }
 
@@ -164,7 +292,9 @@ describe('write routes under fuzzing', () => {
   let plainUser = '';
 
   const writeRoutes = fuzzOrder(
-    endpointGroups.flatMap((group) => group.routes.filter((route) => route.method !== 'GET').map((route) => ({ group: group.name, route }))),
+    endpointGroups.flatMap((group) =>
+      group.routes.filter((route) => route.method !== 'GET').map((route) => ({ group: group.name, route })),
+    ),
   );
 
   beforeAll(async () => {
@@ -184,7 +314,12 @@ describe('write routes under fuzzing', () => {
     await app.createUser('fuzz-victim');
     const domain = await json('POST', `/api/cloud/sites/${victim.slug}/domains/`, { domain: 'victim.example.com' }, {});
     const group = await json('POST', '/api/cloud/groups/', { name: 'Fuzzers' }, {});
-    const invitation = await json('POST', `/api/cloud/organizations/${victim.organization}/invitations/`, { invitee_identifier: 'fuzz-invitee@example.com' }, {});
+    const invitation = await json(
+      'POST',
+      `/api/cloud/organizations/${victim.organization}/invitations/`,
+      { invitee_identifier: 'fuzz-invitee@example.com' },
+      {},
+    );
     await json('POST', '/api/secret-types/', { slug: 'fuzz-type', name: 'Fuzz type', schema: { type: 'string' } });
     await json('POST', '/api/secrets/', { key: 'fuzz-key', value: 'v', secret_type: 'fuzz-type' });
     // A table with a field of every type, materialized, with one record.
@@ -207,12 +342,19 @@ describe('write routes under fuzzing', () => {
       { name: 'gj', type: 'geojson' },
       { name: 'any', type: 'any' },
     ];
-    await json('POST', `/api/apps/${site.app}/datasources/main/datatables/`, { name: 'things', json_schema: { fields, primaryKey: ['id'] } });
+    await json('POST', `/api/apps/${site.app}/datasources/main/datatables/`, {
+      name: 'things',
+      json_schema: { fields, primaryKey: ['id'] },
+    });
     await json('POST', `/api/apps/${site.app}/datatables/things/materialize/`, undefined);
     const thing = await json('POST', `/api/apps/${site.app}/datatables/things/data/`, { s: 'one', n: 1, i: 1, b: true });
     const files = await createBucket(app, admin, site, { name: 'Files' });
     await createBucket(app, admin, site, { name: 'Gallery', visibility: 'public' });
-    const upload = await sendBinary(app.url, 'PUT', `${files}docs/a.txt`, { token: admin, body: 'bytes', headers: { ...site.tenant, 'content-type': 'text/plain' } });
+    const upload = await sendBinary(app.url, 'PUT', `${files}docs/a.txt`, {
+      token: admin,
+      body: 'bytes',
+      headers: { ...site.tenant, 'content-type': 'text/plain' },
+    });
     if (upload.status !== 201) throw new Error(`upload: ${upload.status}`);
 
     const recordId = String((thing as { data?: { id?: string }; id?: string }).data?.id ?? (thing as { id?: string }).id);
@@ -272,9 +414,16 @@ describe('write routes under fuzzing', () => {
       for (const [callerIndex, caller] of callers.entries()) {
         const seed = SEED + routeIndex * 2 + callerIndex;
         const body = /\/(data|validate_data)\//.test(route.path) ? recordBodyText : bodyText;
-        const random = fc.sample(fc.record({ path: pathArbitrary(route), body, contentType: contentTypeFor(route) }), { seed, numRuns: RUNS });
+        const random = fc.sample(fc.record({ path: pathArbitrary(route), body, contentType: contentTypeFor(route) }), {
+          seed,
+          numRuns: RUNS,
+        });
         // The corpus on the route's path filled with existing values (the first of each pool).
-        const probes = CORPUS.map((probe) => ({ path: route.path.replace(/\{([^}]+)\}/g, (_, name: string) => existing[name]?.[0] ?? 'x'), body: probe, contentType: 'application/json' }));
+        const probes = CORPUS.map((probe) => ({
+          path: route.path.replace(/\{([^}]+)\}/g, (_, name: string) => existing[name]?.[0] ?? 'x'),
+          body: probe,
+          contentType: 'application/json',
+        }));
         const cases = [...probes, ...random];
         for (const [index, sample] of cases.entries()) {
           const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${caller.token}`, 'x-tenant': site.slug };
@@ -301,7 +450,10 @@ describe('write routes under fuzzing', () => {
       }
     }
 
-    if (failures.length > 0) console.error(`write-route fuzz: ${failures.length} answers ≥ 500 (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})\n${JSON.stringify(failures, null, 2)}`);
+    if (failures.length > 0)
+      console.error(
+        `write-route fuzz: ${failures.length} answers ≥ 500 (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})\n${JSON.stringify(failures, null, 2)}`,
+      );
     expect(requests).toBe(writeRoutes.length * 2 * (RUNS + CORPUS.length));
     expect(failures).toEqual([]);
   });

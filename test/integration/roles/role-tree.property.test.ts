@@ -90,14 +90,31 @@ describe('the app role hierarchy under random operations', () => {
           const parent = op.kind === 'delete' ? undefined : op.parent === null ? '' : slugOf(op.parent);
           const answer =
             op.kind === 'create'
-              ? await app.request('POST', `/api/app/${appSlug}/roles`, { token, headers, body: { name: op.name, parent_role_slug: parent } })
+              ? await app.request('POST', `/api/app/${appSlug}/roles`, {
+                  token,
+                  headers,
+                  body: { name: op.name, parent_role_slug: parent },
+                })
               : op.kind === 'move'
-                ? await app.request('PUT', `/api/app/${appSlug}/roles/${slugOf(op.name)}`, { token, headers, body: { parent_role_slug: parent } })
-                : await app.request('DELETE', `/api/app/${appSlug}/roles/${slugOf(op.name)}?remove_child_roles=${op.removeChildren}`, { token, headers });
+                ? await app.request('PUT', `/api/app/${appSlug}/roles/${slugOf(op.name)}`, {
+                    token,
+                    headers,
+                    body: { parent_role_slug: parent },
+                  })
+                : await app.request('DELETE', `/api/app/${appSlug}/roles/${slugOf(op.name)}?remove_child_roles=${op.removeChildren}`, {
+                    token,
+                    headers,
+                  });
           expect(answer.status, JSON.stringify(op)).toBe(status);
         }
         const list = await app.request('GET', `/api/app/${appSlug}/roles?page_size=100`, { token, headers });
-        const roles = list.body.data as Array<{ id: number; slug: string; parent_id: number | null; parent_role_slug: string | null; is_parent: boolean }>;
+        const roles = list.body.data as Array<{
+          id: number;
+          slug: string;
+          parent_id: number | null;
+          parent_role_slug: string | null;
+          is_parent: boolean;
+        }>;
         // The API's tree on its own: every parent is a listed role of this app, and walking up ends.
         const byId = new Map(roles.map((role) => [role.id, role]));
         for (const role of roles) {

@@ -11,7 +11,8 @@ describe('roles', () => {
   let viewer: string;
   let userManager: string;
   let schema: string;
-  const call = (method: string, path: string, body?: unknown, token = admin) => app.request(method, path, { token, body, headers: site.headers });
+  const call = (method: string, path: string, body?: unknown, token = admin) =>
+    app.request(method, path, { token, body, headers: site.headers });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -23,7 +24,12 @@ describe('roles', () => {
     }
     await app.request('POST', `/api/cloud/sites/${site.slug}/users/`, {
       token: admin,
-      body: { users: [{ username: 'viewer', permissions: ['view_site'] }, { username: 'usermanager', permissions: ['manage_site_users'] }] },
+      body: {
+        users: [
+          { username: 'viewer', permissions: ['view_site'] },
+          { username: 'usermanager', permissions: ['manage_site_users'] },
+        ],
+      },
     });
     viewer = (await app.login('viewer', USER_PASSWORD)).access;
     userManager = (await app.login('usermanager', USER_PASSWORD)).access;
@@ -57,7 +63,11 @@ describe('roles', () => {
     it('lists roles in Envelope A, searchable and ordered by name by default', async () => {
       const list = await call('GET', '/api/app/shop/roles?page_size=1');
       expect(list.status).toBe(200);
-      expect(list.body).toMatchObject({ status: 'success', total: 2, pagination: { page: 1, page_size: 1, has_next: true, has_previous: false } });
+      expect(list.body).toMatchObject({
+        status: 'success',
+        total: 2,
+        pagination: { page: 1, page_size: 1, has_next: true, has_previous: false },
+      });
       expect(list.body.data[0].name).toBe('Clerk');
       const searched = await call('GET', '/api/app/shop/roles?search=runs');
       expect(searched.body.data.map((role: { slug: string }) => role.slug)).toEqual(['shop-store-manager']);
@@ -153,7 +163,9 @@ describe('roles', () => {
       expect(again.body.data.failures).toHaveLength(3);
       const none = await call('POST', '/api/assign/roles', { roles: ['missing-role'], usernames: ['alice'] });
       expect(none.status).toBe(400);
-      const [count] = await app.runtime.db.rows<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(schema)}.role_memberships`);
+      const [count] = await app.runtime.db.rows<{ n: number }>(
+        sql`select count(*)::int as n from ${sql.identifier(schema)}.role_memberships`,
+      );
       expect(count!.n).toBe(4);
     });
 
@@ -166,7 +178,9 @@ describe('roles', () => {
       expect(past.body.errors).toHaveProperty('expires_at');
       expect((await call('POST', '/api/assign/roles', { roles: ['staff'], usernames: ['carol'] }, viewer)).status).toBe(403);
       const until = new Date(Date.now() + 3_600_000).toISOString();
-      expect((await call('POST', '/api/assign/roles', { roles: ['staff'], usernames: ['carol'], expires_at: until }, userManager)).status).toBe(200);
+      expect(
+        (await call('POST', '/api/assign/roles', { roles: ['staff'], usernames: ['carol'], expires_at: until }, userManager)).status,
+      ).toBe(200);
       expect((await call('GET', '/api/roles/staff/users?username=carol')).body.data[0].expires_at).toBe(until);
     });
 
@@ -175,14 +189,18 @@ describe('roles', () => {
       expect(listed.body.total).toBe(2);
       expect(listed.body.data.map((user: { username: string }) => user.username)).toEqual(['alice', 'bob']);
       expect(listed.body.data[0]).toMatchObject({ username: 'alice', email: 'alice@example.com', first_name: 'ALICE', last_name: '' });
-      expect((await call('POST', '/api/roles/shop-clerk/users', { usernames: ['carol', 'alice'] })).body.detail).toBe('1 changed, 1 skipped.');
+      expect((await call('POST', '/api/roles/shop-clerk/users', { usernames: ['carol', 'alice'] })).body.detail).toBe(
+        '1 changed, 1 skipped.',
+      );
       expect((await call('POST', '/api/roles/shop-clerk/users', { usernames: ['nobody'] })).status).toBe(400);
       await call('PUT', '/api/roles/shop-clerk/users', { usernames: ['carol', 'bob'] });
       const replaced = await call('GET', '/api/roles/shop-clerk/users?ordering=username');
       expect(replaced.body.data.map((user: { username: string }) => user.username)).toEqual(['bob', 'carol']);
       const future = new Date(Date.now() + 86_400_000).toISOString();
       expect((await call('PATCH', '/api/roles/shop-clerk/users', { usernames: ['bob'], expires_at: future })).status).toBe(200);
-      expect((await call('PATCH', '/api/roles/shop-clerk/users', { usernames: ['bob'], expires_at: '2001-01-01T00:00:00Z' })).status).toBe(400);
+      expect((await call('PATCH', '/api/roles/shop-clerk/users', { usernames: ['bob'], expires_at: '2001-01-01T00:00:00Z' })).status).toBe(
+        400,
+      );
       expect((await call('GET', '/api/roles/shop-clerk/users?username=bob')).body.data[0].expires_at).toBe(future);
       await call('DELETE', '/api/roles/shop-clerk/users', { usernames: ['carol', 'alice'] });
       expect((await call('GET', '/api/roles/shop-clerk/users')).body.total).toBe(1);

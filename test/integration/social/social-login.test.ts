@@ -23,7 +23,9 @@ describe('programmatic social sign-in', () => {
     settings: { server_url: serverUrl, redirect_uris: [REDIRECT] },
   });
   const start = (provider: string, headers: Record<string, string> = {}, redirect = REDIRECT) =>
-    app.request('GET', `/api/auth/${provider}/redirect/?redirect_uri=${encodeURIComponent(redirect)}`, { headers: { accept: 'application/json', ...headers } });
+    app.request('GET', `/api/auth/${provider}/redirect/?redirect_uri=${encodeURIComponent(redirect)}`, {
+      headers: { accept: 'application/json', ...headers },
+    });
   const finish = (provider: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
     app.request('POST', `/api/auth/${provider}/token/`, { body: { redirect_uri: REDIRECT, ...body }, headers });
   const counts = async () => {
@@ -44,7 +46,11 @@ describe('programmatic social sign-in', () => {
     admin = await app.adminToken();
     site = await createSite(app, admin, 'Login Site');
     for (const headers of [{}, site.headers]) {
-      const created = await app.request('POST', '/api/auth/social-apps/', { token: admin, headers, body: providerBody('loopback', issuer.url) });
+      const created = await app.request('POST', '/api/auth/social-apps/', {
+        token: admin,
+        headers,
+        body: providerBody('loopback', issuer.url),
+      });
       expect(created.status).toBe(201);
     }
     await app.request('POST', '/api/auth/social-apps/', { token: admin, body: providerBody('other', issuer.url) });
@@ -115,7 +121,9 @@ describe('programmatic social sign-in', () => {
     const tenantCallback = await providerCallback('loopback', site.headers);
     expect((await finish('loopback', tenantCallback)).status).toBe(400);
     expect((await finish('loopback', { code: 'made-up', state: 'made-up' })).status).toBe(400);
-    expect((await finish('loopback', { ...(await providerCallback('loopback')), redirect_uri: 'https://evil.example.test/callback' })).status).toBe(400);
+    expect(
+      (await finish('loopback', { ...(await providerCallback('loopback')), redirect_uri: 'https://evil.example.test/callback' })).status,
+    ).toBe(400);
     expect(await counts()).toEqual(before);
   });
 

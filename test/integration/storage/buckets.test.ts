@@ -6,7 +6,8 @@ describe('storage buckets API', () => {
   let app: TestApp;
   let admin: string;
   let site: StorageSite;
-  const call = (method: string, path: string, body?: unknown, token = admin) => app.request(method, path, { token, body, headers: site.tenant });
+  const call = (method: string, path: string, body?: unknown, token = admin) =>
+    app.request(method, path, { token, body, headers: site.tenant });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -94,7 +95,10 @@ describe('storage buckets API', () => {
     expect(searched.body.results.map((b: { slug: string }) => b.slug)).toEqual(['public-media']);
     expect(bySlug.body.results.map((b: { slug: string }) => b.slug)).toEqual(['team-photos']);
     expect(publicAssets.body.results.map((b: { slug: string }) => b.slug)).toEqual(['public-media']);
-    const names = all.body.results.map((b: { name: string }) => b.name).sort().reverse();
+    const names = all.body.results
+      .map((b: { name: string }) => b.name)
+      .sort()
+      .reverse();
     expect(ordered.body.results.map((b: { name: string }) => b.name)).toEqual(names.slice(0, 2));
     expect(ordered.body.next).toContain('page=2');
     expect(secondPage.body.results.map((b: { name: string }) => b.name)).toEqual(names.slice(2, 4));

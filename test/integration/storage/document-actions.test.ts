@@ -25,7 +25,14 @@ describe('document-library view and edit actions', () => {
   const grantsTo = (username: string) => standIn.state.permissions.filter((permission) => permission.email === `${username}@example.com`);
 
   /** Uploads a file by path as `username`, as a client would. */
-  async function upload(on: StorageSite, objects: string, path: string, mimetype: string, token: string, visibility?: 'public' | 'private') {
+  async function upload(
+    on: StorageSite,
+    objects: string,
+    path: string,
+    mimetype: string,
+    token: string,
+    visibility?: 'public' | 'private',
+  ) {
     const stored = await sendBinary(app.url, 'PUT', `${objects}${path}`, {
       token,
       headers: { ...on.tenant, 'content-type': mimetype },
@@ -70,7 +77,11 @@ describe('document-library view and edit actions', () => {
       const answer = await call(`${contracts}deals/offer.docx/view/`, owner);
 
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ status: 'success', message: expect.any(String), data: { url: expect.stringContaining('/Shared%20Documents/'), mode: 'view' } });
+      expect(answer.body).toEqual({
+        status: 'success',
+        message: expect.any(String),
+        data: { url: expect.stringContaining('/Shared%20Documents/'), mode: 'view' },
+      });
       expect(grantsTo('doc-owner')).toEqual([expect.objectContaining({ roles: ['read'], requireSignIn: true, sendInvitation: false })]);
     });
 
@@ -95,7 +106,9 @@ describe('document-library view and edit actions', () => {
       const answer = await call(`${contracts}deals/brochure.docx/view/`);
 
       expect(answer.status).toBe(200);
-      expect(standIn.state.permissions.find((permission) => permission.link?.webUrl === answer.body.data.url)?.link?.scope).toBe('anonymous');
+      expect(standIn.state.permissions.find((permission) => permission.link?.webUrl === answer.body.data.url)?.link?.scope).toBe(
+        'anonymous',
+      );
     });
 
     it('answers an anonymous read-only link for a public object, with or without sign-in, granting nobody', async () => {
@@ -120,7 +133,9 @@ describe('document-library view and edit actions', () => {
 
       expect(answer.status).toBe(200);
       expect(answer.body.data.mode).toBe('edit');
-      expect(grantsTo('doc-member')).toEqual([expect.objectContaining({ itemPath: expect.stringMatching(/handbook\.docx$/), roles: ['write'] })]);
+      expect(grantsTo('doc-member')).toEqual([
+        expect.objectContaining({ itemPath: expect.stringMatching(/handbook\.docx$/), roles: ['write'] }),
+      ]);
     });
 
     it('refuses an anonymous edit with 401 before asking the provider anything', async () => {
@@ -179,7 +194,11 @@ describe('document-library view and edit actions', () => {
       const unready = await createStorageSite(app, admin, 'Unready Site');
       const objects = await createBucket(app, admin, unready, { name: 'Docs', storage_provider: 'document_library' });
 
-      const stored = await sendBinary(app.url, 'PUT', `${objects}plan.docx`, { token: admin, headers: { ...unready.tenant, 'content-type': DOCX }, body: 'plan' });
+      const stored = await sendBinary(app.url, 'PUT', `${objects}plan.docx`, {
+        token: admin,
+        headers: { ...unready.tenant, 'content-type': DOCX },
+        body: 'plan',
+      });
 
       expect(stored.status).toBe(409);
       expect(stored.json).toMatchObject({ code: 'CONFLICT', provider_error_code: 'library_site_not_ready' });
@@ -201,7 +220,9 @@ describe('document-library view and edit actions', () => {
       const answer = await call(`${published}handbook.docx/edit/`, guest);
 
       expect(answer.status).toBe(200);
-      expect(standIn.state.invitations).toContainEqual(expect.objectContaining({ invitedUserEmailAddress: 'doc-guest@example.com', sendInvitationMessage: false }));
+      expect(standIn.state.invitations).toContainEqual(
+        expect.objectContaining({ invitedUserEmailAddress: 'doc-guest@example.com', sendInvitationMessage: false }),
+      );
       expect(grantsTo('doc-guest')).toEqual([expect.objectContaining({ roles: ['write'] })]);
     });
 
@@ -253,7 +274,9 @@ describe('document-library view and edit actions', () => {
       const redeemed = await app.request('POST', '/api/storage/document-loader/grant/', { body: { ticket } });
 
       expect(redirect.status).toBe(302);
-      expect(standIn.state.permissions.find((permission) => permission.link?.webUrl === redeemed.body.data.url)?.link?.scope).toBe('anonymous');
+      expect(standIn.state.permissions.find((permission) => permission.link?.webUrl === redeemed.body.data.url)?.link?.scope).toBe(
+        'anonymous',
+      );
     });
 
     it('issues no ticket for a request the rules refuse', async () => {
@@ -277,7 +300,11 @@ describe('document-library view and edit actions', () => {
       const bucketPath = contracts.replace(/objects\/$/, '');
 
       const detail = await app.request('GET', bucketPath, { token: admin, headers: site.tenant });
-      const changed = await app.request('PATCH', bucketPath, { token: admin, headers: site.tenant, body: { storage_provider: 'object_store' } });
+      const changed = await app.request('PATCH', bucketPath, {
+        token: admin,
+        headers: site.tenant,
+        body: { storage_provider: 'object_store' },
+      });
 
       expect(detail.body.storage_provider).toBe('document_library');
       expect(changed.status).toBe(400);

@@ -49,7 +49,10 @@ describe('object endpoints on document-library buckets', () => {
   });
 
   it('uploads into the library under a key ending with the file name, and downloads from it', async () => {
-    const created = await send('PUT', `${documents}contracts/offer.docx`, { body: Buffer.from('docx bytes'), headers: { 'content-type': DOCX } });
+    const created = await send('PUT', `${documents}contracts/offer.docx`, {
+      body: Buffer.from('docx bytes'),
+      headers: { 'content-type': DOCX },
+    });
     const download = await send('GET', `${documents}contracts/offer.docx`);
     const range = await send('GET', `${documents}contracts/offer.docx`, { headers: { range: 'bytes=0-3' } });
 
@@ -83,8 +86,16 @@ describe('object endpoints on document-library buckets', () => {
   it('refuses to copy or move between a library bucket and an object-store bucket', async () => {
     await send('PUT', `${plain}local.txt`, { body: 'local', headers: { 'content-type': 'text/plain' } });
 
-    const toStore = await json('POST', `${documents}copy/`, { source_path: 'contracts/offer.docx', destination_bucket: 'plain', destination_path: 'x.docx' });
-    const toLibrary = await json('POST', `${plain}move/`, { source_path: 'local.txt', destination_bucket: 'documents', destination_path: 'local.txt' });
+    const toStore = await json('POST', `${documents}copy/`, {
+      source_path: 'contracts/offer.docx',
+      destination_bucket: 'plain',
+      destination_path: 'x.docx',
+    });
+    const toLibrary = await json('POST', `${plain}move/`, {
+      source_path: 'local.txt',
+      destination_bucket: 'documents',
+      destination_path: 'local.txt',
+    });
 
     for (const answer of [toStore, toLibrary]) {
       expect(answer.status).toBe(400);
@@ -119,7 +130,11 @@ describe('object endpoints on a document-library bucket without a configured lib
       const schema = await schemaOf(app, site.slug);
       await app.runtime.db.run(sql`update ${sql.identifier(schema)}.buckets set storage_provider = 'document_library'`);
 
-      const upload = await sendBinary(app.url, 'PUT', `${objects}a.txt`, { token: admin, body: 'a', headers: { ...site.tenant, 'content-type': 'text/plain' } });
+      const upload = await sendBinary(app.url, 'PUT', `${objects}a.txt`, {
+        token: admin,
+        body: 'a',
+        headers: { ...site.tenant, 'content-type': 'text/plain' },
+      });
 
       expect(upload.status).toBe(400);
       expect(upload.json).toMatchObject({ success: false, provider_error_code: 'document_library_not_configured' });

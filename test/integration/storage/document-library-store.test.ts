@@ -60,7 +60,10 @@ describe('document-library object store', () => {
   it('uploads a large stream of known length through an upload session in 320 KiB chunks without our token', async () => {
     const content = bytes(700 * KIB);
 
-    const info = await acme.store.put('b1/large.bin', streamOf(content), { contentType: 'application/octet-stream', contentLength: content.length });
+    const info = await acme.store.put('b1/large.bin', streamOf(content), {
+      contentType: 'application/octet-stream',
+      contentLength: content.length,
+    });
 
     const chunks = standIn.callsMatching('PUT', /^\/upload\//);
     expect(standIn.callsMatching('POST', /\/root:\/b1\/large\.bin:\/createUploadSession$/)).toHaveLength(1);
@@ -80,7 +83,11 @@ describe('document-library object store', () => {
 
   it('stops an upload over the byte limit and leaves nothing stored', async () => {
     const small = acme.store.put('b1/too-big-small.txt', Buffer.from('0123456789'), { contentType: 'text/plain', maxBytes: 5 });
-    const large = acme.store.put('b1/too-big-large.bin', streamOf(bytes(500 * KIB)), { contentType: 'application/octet-stream', contentLength: 500 * KIB, maxBytes: 400 * KIB });
+    const large = acme.store.put('b1/too-big-large.bin', streamOf(bytes(500 * KIB)), {
+      contentType: 'application/octet-stream',
+      contentLength: 500 * KIB,
+      maxBytes: 400 * KIB,
+    });
 
     await expect(small).rejects.toBeInstanceOf(ObjectTooLargeError);
     await expect(large).rejects.toBeInstanceOf(ObjectTooLargeError);
@@ -91,8 +98,14 @@ describe('document-library object store', () => {
   it('refuses a body whose length differs from Content-Length, cancelling the upload session', async () => {
     const cancelsBefore = standIn.callsMatching('DELETE', /^\/upload\//).length;
 
-    const short = acme.store.put('b1/short.bin', streamOf(bytes(500 * KIB)), { contentType: 'application/octet-stream', contentLength: 600 * KIB });
-    const long = acme.store.put('b1/long.bin', streamOf(bytes(500 * KIB)), { contentType: 'application/octet-stream', contentLength: 400 * KIB });
+    const short = acme.store.put('b1/short.bin', streamOf(bytes(500 * KIB)), {
+      contentType: 'application/octet-stream',
+      contentLength: 600 * KIB,
+    });
+    const long = acme.store.put('b1/long.bin', streamOf(bytes(500 * KIB)), {
+      contentType: 'application/octet-stream',
+      contentLength: 400 * KIB,
+    });
 
     await expect(short).rejects.toBeInstanceOf(BadRequestError);
     await expect(long).rejects.toBeInstanceOf(BadRequestError);
@@ -127,7 +140,10 @@ describe('document-library object store', () => {
     expect(info.size).toBe(content.length);
     expect(standIn.file(site, 'b9/deep/copy.txt')?.bytes).toEqual(content);
     expect(standIn.file(site, 'b1/source.txt')?.bytes).toEqual(content);
-    expect(standIn.callsMatching('POST', /\/items\/[^/]+\/children$/).map((call) => (call.body as { name: string }).name)).toEqual(['b9', 'deep']);
+    expect(standIn.callsMatching('POST', /\/items\/[^/]+\/children$/).map((call) => (call.body as { name: string }).name)).toEqual([
+      'b9',
+      'deep',
+    ]);
     expect(standIn.callsMatching('GET', /^\/monitor\//).length).toBeGreaterThanOrEqual(2);
   });
 
@@ -195,8 +211,13 @@ describe('document-library object store', () => {
   it('turns a Graph 5xx and an unreachable Graph into 502 BAD_REQUEST', async () => {
     standIn.failNext(/^GET \/v1\.0\/drives\/.+\/root:\/b1\/report\.txt$/, 500, 1);
     const failed = await acme.store.head('b1/report.txt').catch((error: unknown) => error);
-    const unreachable = new DocumentLibrary(loadConfig(standIn.env({ GRAPH_API_URL: 'http://127.0.0.1:9/v1.0', GRAPH_TOKEN_URL: 'http://127.0.0.1:9/t/token' })).documentLibrary!);
-    const refused = await unreachable.forSite('acme').store.head('b1/report.txt').catch((error: unknown) => error);
+    const unreachable = new DocumentLibrary(
+      loadConfig(standIn.env({ GRAPH_API_URL: 'http://127.0.0.1:9/v1.0', GRAPH_TOKEN_URL: 'http://127.0.0.1:9/t/token' })).documentLibrary!,
+    );
+    const refused = await unreachable
+      .forSite('acme')
+      .store.head('b1/report.txt')
+      .catch((error: unknown) => error);
 
     for (const error of [failed, refused]) {
       expect(error).toBeInstanceOf(ProviderCommunicationError);

@@ -27,7 +27,9 @@ describe('document-library view and edit links', () => {
 
   beforeAll(async () => {
     standIn = await startGraphStandIn();
-    library = new DocumentLibrary(loadConfig(standIn.env({ GRAPH_GUEST_WAIT_MS: String(GUEST_WAIT_MS), GRAPH_GUEST_POLL_MS: '20' })).documentLibrary!);
+    library = new DocumentLibrary(
+      loadConfig(standIn.env({ GRAPH_GUEST_WAIT_MS: String(GUEST_WAIT_MS), GRAPH_GUEST_POLL_MS: '20' })).documentLibrary!,
+    );
     site = standIn.provisionSite('acme');
     acme = library.forSite('acme');
     await acme.store.put(memo.key, Buffer.from('memo'), { contentType: DOCX });
@@ -87,7 +89,9 @@ describe('document-library view and edit links', () => {
     expect(standIn.state.invitations).toEqual([
       expect.objectContaining({ invitedUserEmailAddress: 'new.guest@partner.test', sendInvitationMessage: false }),
     ]);
-    expect(standIn.callsMatching('GET', /^\/v1\.0\/users$/).filter((call) => call.query.$filter?.includes('new.guest@partner.test'))).toHaveLength(5);
+    expect(
+      standIn.callsMatching('GET', /^\/v1\.0\/users$/).filter((call) => call.query.$filter?.includes('new.guest@partner.test')),
+    ).toHaveLength(5);
     expect(grantsTo('new.guest@partner.test')).toEqual([expect.objectContaining({ roles: ['read'], sendInvitation: false })]);
     expect(link.mode).toBe('view');
   });
@@ -100,7 +104,11 @@ describe('document-library view and edit links', () => {
 
     const waited = Date.now() - started;
     expect(timedOut).toBeInstanceOf(GuestInvitationPropagationTimeoutError);
-    expect(timedOut).toMatchObject({ status: 503, code: 'CONFLICT', extras: { provider_error_code: 'guest_invitation_propagation_timeout' } });
+    expect(timedOut).toMatchObject({
+      status: 503,
+      code: 'CONFLICT',
+      extras: { provider_error_code: 'guest_invitation_propagation_timeout' },
+    });
     expect((timedOut as GuestInvitationPropagationTimeoutError).headers?.['Retry-After']).toBeDefined();
     expect(waited).toBeGreaterThanOrEqual(GUEST_WAIT_MS - 40);
     expect(waited).toBeLessThan(GUEST_WAIT_MS + 1500);
@@ -108,14 +116,19 @@ describe('document-library view and edit links', () => {
   });
 
   it('answers 404 for a document missing from the library and grants nothing', async () => {
-    const missing = await acme.access.viewLink({ key: 'b1/gone.docx', mimetype: DOCX }, { email: 'member@contoso.test' }).catch((error: unknown) => error);
+    const missing = await acme.access
+      .viewLink({ key: 'b1/gone.docx', mimetype: DOCX }, { email: 'member@contoso.test' })
+      .catch((error: unknown) => error);
 
     expect(missing).toBeInstanceOf(ObjectMissingError);
     expect(missing).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 
   it('answers 409 library_site_not_ready for a site whose library is not provisioned', async () => {
-    const refused = await library.forSite('unprovisioned').access.viewLink(notes, 'anonymous').catch((error: unknown) => error);
+    const refused = await library
+      .forSite('unprovisioned')
+      .access.viewLink(notes, 'anonymous')
+      .catch((error: unknown) => error);
 
     expect(refused).toBeInstanceOf(LibrarySiteNotReadyError);
   });

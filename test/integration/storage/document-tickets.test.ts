@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateJwk, signingKeysFromJwk, type SigningKeys } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer } from '#shared/auth/tokens.ts';
 import { InvalidTokenError } from '#shared/errors.ts';
-import { issueDocumentTicket, redeemDocumentTicket, TICKET_TTL_SECONDS, type DocumentTicket } from '#functions/storage/documents/document-tickets.ts';
+import {
+  issueDocumentTicket,
+  redeemDocumentTicket,
+  TICKET_TTL_SECONDS,
+  type DocumentTicket,
+} from '#functions/storage/documents/document-tickets.ts';
 import { createTestDatabase, type TestDatabase } from '#test/support/test-database.ts';
 
 const settings = { issuer: 'tessera', accessTtlSeconds: 900, refreshTtlSeconds: 3600 };

@@ -13,12 +13,21 @@ describe('storage handler invoked with API Gateway events', () => {
   let admin: string;
   let site: StorageSite;
   let objects: string;
-  const invoke = (method: string, url: string, options: { headers?: Record<string, string>; body?: Buffer | string; token?: string | null } = {}) =>
+  const invoke = (
+    method: string,
+    url: string,
+    options: { headers?: Record<string, string>; body?: Buffer | string; token?: string | null } = {},
+  ) =>
     handler(
       gatewayEvent({
         method,
         url,
-        headers: { host: 'api.example.test', ...site.tenant, ...(options.token === null ? {} : { authorization: `Bearer ${options.token ?? admin}` }), ...options.headers },
+        headers: {
+          host: 'api.example.test',
+          ...site.tenant,
+          ...(options.token === null ? {} : { authorization: `Bearer ${options.token ?? admin}` }),
+          ...options.headers,
+        },
         body: options.body,
       }),
       lambdaContext('storage'),

@@ -161,7 +161,10 @@ describe('object downloads', () => {
   });
 
   it('encodes a non-ASCII file name in Content-Disposition', async () => {
-    await send('PUT', `${objects}${encodeURIComponent('résumé "final".pdf')}`, { body: '%PDF', headers: { 'content-type': 'application/pdf' } });
+    await send('PUT', `${objects}${encodeURIComponent('résumé "final".pdf')}`, {
+      body: '%PDF',
+      headers: { 'content-type': 'application/pdf' },
+    });
 
     const answer = await send('GET', `${objects}${encodeURIComponent('résumé "final".pdf')}`);
 

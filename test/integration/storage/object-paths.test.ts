@@ -56,35 +56,41 @@ describe('object paths', () => {
     expect(await storedCount()).toBe(before);
   });
 
-  it.each(BODY_TRAVERSALS.map((path) => [JSON.stringify(path), path]))('refuses %s as a copy, move, legacy, batch or batch-delete path', async (_, path) => {
-    const before = await storedCount();
-    const legacy = multipart([
-      { name: 'file', filename: 'a.txt', contentType: 'text/plain', data: 'a' },
-      { name: 'path', data: path || '\u0000' },
-    ]);
-    const batch = multipart([
-      { name: 'files', filename: 'a.txt', contentType: 'text/plain', data: 'a' },
-      { name: 'paths', data: JSON.stringify([path || '/']) },
-    ]);
+  it.each(BODY_TRAVERSALS.map((path) => [JSON.stringify(path), path]))(
+    'refuses %s as a copy, move, legacy, batch or batch-delete path',
+    async (_, path) => {
+      const before = await storedCount();
+      const legacy = multipart([
+        { name: 'file', filename: 'a.txt', contentType: 'text/plain', data: 'a' },
+        { name: 'path', data: path || '\u0000' },
+      ]);
+      const batch = multipart([
+        { name: 'files', filename: 'a.txt', contentType: 'text/plain', data: 'a' },
+        { name: 'paths', data: JSON.stringify([path || '/']) },
+      ]);
 
-    const copyFrom = await json('POST', `${objects}copy/`, { source_path: path, destination_path: 'ok.txt' });
-    const copyTo = await json('POST', `${objects}copy/`, { source_path: 'safe/file.txt', destination_path: path });
-    const moveFrom = await json('POST', `${objects}move/`, { source_path: path, destination_path: 'ok.txt' });
-    const moveTo = await json('POST', `${objects}move/`, { source_path: 'safe/file.txt', destination_path: path });
-    const legacyUpload = await send('POST', objects, { body: legacy.body, headers: { 'content-type': legacy.contentType } });
-    const batchUpload = await send('POST', `${objects}batch-upload/`, { body: batch.body, headers: { 'content-type': batch.contentType } });
-    const batchDelete = await json('POST', `${objects}batch-delete/`, { paths: [path] });
+      const copyFrom = await json('POST', `${objects}copy/`, { source_path: path, destination_path: 'ok.txt' });
+      const copyTo = await json('POST', `${objects}copy/`, { source_path: 'safe/file.txt', destination_path: path });
+      const moveFrom = await json('POST', `${objects}move/`, { source_path: path, destination_path: 'ok.txt' });
+      const moveTo = await json('POST', `${objects}move/`, { source_path: 'safe/file.txt', destination_path: path });
+      const legacyUpload = await send('POST', objects, { body: legacy.body, headers: { 'content-type': legacy.contentType } });
+      const batchUpload = await send('POST', `${objects}batch-upload/`, {
+        body: batch.body,
+        headers: { 'content-type': batch.contentType },
+      });
+      const batchDelete = await json('POST', `${objects}batch-delete/`, { paths: [path] });
 
-    for (const answer of [copyFrom, copyTo, moveFrom, moveTo, legacyUpload, batchDelete]) {
-      expect(answer.status).toBe(400);
-      expect(answer.json.success).toBe(false);
-    }
-    // Batch upload reports the file as failed; with every file failed the answer is 400.
-    expect(batchUpload.status).toBe(400);
-    expect(batchUpload.json.data.failed).toHaveLength(1);
-    expect(await storedCount()).toBe(before);
-    expect((await send('GET', `${objects}safe/file.txt`)).status).toBe(200);
-  });
+      for (const answer of [copyFrom, copyTo, moveFrom, moveTo, legacyUpload, batchDelete]) {
+        expect(answer.status).toBe(400);
+        expect(answer.json.success).toBe(false);
+      }
+      // Batch upload reports the file as failed; with every file failed the answer is 400.
+      expect(batchUpload.status).toBe(400);
+      expect(batchUpload.json.data.failed).toHaveLength(1);
+      expect(await storedCount()).toBe(before);
+      expect((await send('GET', `${objects}safe/file.txt`)).status).toBe(200);
+    },
+  );
 
   it('refuses a PATCH filename with a slash, traversal, backslash or control character', async () => {
     for (const filename of ['a/b.txt', '..', 'a\\b.txt', 'a\u0000b', '']) {
@@ -105,7 +111,10 @@ describe('object paths', () => {
   });
 
   it('keeps percent-encoded characters that are not traversal as part of the name', async () => {
-    const created = await send('PUT', `${objects}${encodeURIComponent('100% real?.txt')}`, { body: 'p', headers: { 'content-type': 'text/plain' } });
+    const created = await send('PUT', `${objects}${encodeURIComponent('100% real?.txt')}`, {
+      body: 'p',
+      headers: { 'content-type': 'text/plain' },
+    });
 
     expect(created.status).toBe(201);
     expect(created.json.data.file_path).toBe('100% real?.txt');

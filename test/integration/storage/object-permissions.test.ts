@@ -123,7 +123,7 @@ describe('object permissions', () => {
     expect(await listed(gallery, undefined)).toEqual(['open.txt']);
   });
 
-  it("refuses to list or search a private bucket for callers without access to the site: 403, anonymous 401", async () => {
+  it('refuses to list or search a private bucket for callers without access to the site: 403, anonymous 401', async () => {
     const byOutsider = await send('GET', vault, outsider);
     const searchByOutsider = await json('POST', `${vault}search/`, outsider, { search: '' });
     const anonymous = await send('GET', vault, undefined);

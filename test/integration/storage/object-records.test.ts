@@ -76,7 +76,9 @@ describe('object records: list filters, search, metadata, delete, copy and move'
 
     expect(before).toEqual(['docs/guide.pdf', 'images/Dog.JPG', 'images/cat.png']);
     expect(after).toEqual(['audio/song.mp3', 'docs/guide.pdf', 'docs/notes.txt', 'videos/clip.mp4']);
-    expect(await paths(`created_before=${encodeURIComponent(third)}&created_at__gte=${encodeURIComponent(third)}`)).toEqual(['docs/guide.pdf']);
+    expect(await paths(`created_before=${encodeURIComponent(third)}&created_at__gte=${encodeURIComponent(third)}`)).toEqual([
+      'docs/guide.pdf',
+    ]);
     expect(await paths('updated_at__gte=2999-01-01')).toEqual([]);
     expect(await paths('updated_at__lte=2999-01-01T00:00:00Z')).toHaveLength(6);
     expect((await send('GET', `${objects}?created_after=yesterday`)).status).toBe(400);
@@ -126,7 +128,14 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     const byCreated = await send('GET', `${objects}?ordering=created_at`);
 
     expect(bySize.json.data.map((o: Listed) => o.size)).toEqual([9000, 5000, 2000, 700, 100, 10]);
-    expect(byName.json.data.map((o: { filename: string }) => o.filename)).toEqual(['Dog.JPG', 'cat.png', 'clip.mp4', 'guide.pdf', 'notes.txt', 'song.mp3']);
+    expect(byName.json.data.map((o: { filename: string }) => o.filename)).toEqual([
+      'Dog.JPG',
+      'cat.png',
+      'clip.mp4',
+      'guide.pdf',
+      'notes.txt',
+      'song.mp3',
+    ]);
     expect(byCreated.json.data.map((o: Listed) => o.file_path)).toEqual(Object.keys(created));
     expect((await send('GET', `${objects}?ordering=owner`)).status).toBe(400);
     expect((await send('GET', `${objects}?unknown=1`)).status).toBe(400);
@@ -143,7 +152,16 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     expect(answer.json.data.objects).toEqual([
       expect.objectContaining({ file: 'images/Dog.JPG', filename: 'Dog.JPG', size: 2000, mimetype: 'image/jpeg' }),
     ]);
-    expect(Object.keys(answer.json.data.objects[0]).sort()).toEqual(['created_at', 'file', 'filename', 'id', 'mimetype', 'size', 'updated_at', 'uuid']);
+    expect(Object.keys(answer.json.data.objects[0]).sort()).toEqual([
+      'created_at',
+      'file',
+      'filename',
+      'id',
+      'mimetype',
+      'size',
+      'updated_at',
+      'uuid',
+    ]);
     expect(paged.json.data.objects.map((o: { size: number }) => o.size)).toEqual([100, 700]);
     expect(paged.json.data.count).toBe(6);
     expect(huge.status).toBe(200);
@@ -162,7 +180,12 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     const unknown = await json('PATCH', `${objects}patch/me.txt`, { size: 3 });
 
     expect(patched.status).toBe(200);
-    expect(patched.json.data).toMatchObject({ metadata: { a: '1', c: { nested: true } }, visibility: 'private', filename: 'Renamed.txt', file_path: 'patch/me.txt' });
+    expect(patched.json.data).toMatchObject({
+      metadata: { a: '1', c: { nested: true } },
+      visibility: 'private',
+      filename: 'Renamed.txt',
+      file_path: 'patch/me.txt',
+    });
     expect(patched.json.data.metadata).not.toHaveProperty('b');
     expect(inherit.json.data.visibility).toBeNull();
     expect(unknown.status).toBe(400);
@@ -189,7 +212,11 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     const empty = await json('POST', `${objects}batch-delete/`, { paths: [] });
 
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ success: true, status_code: 200, data: { deleted: ['bulk/a.txt', 'bulk/b.txt'], not_found: ['bulk/missing.txt'] } });
+    expect(answer.json).toMatchObject({
+      success: true,
+      status_code: 200,
+      data: { deleted: ['bulk/a.txt', 'bulk/b.txt'], not_found: ['bulk/missing.txt'] },
+    });
     expect(await paths('prefix=bulk/')).toEqual([]);
     expect(empty.status).toBe(400);
   });
@@ -198,13 +225,27 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     const other = await createBucket(app, admin, site, { name: 'Other Records' });
 
     const copy = await json('POST', `${objects}copy/`, { source_path: 'images/Dog.JPG', destination_path: 'copies/dog.jpg' });
-    const across = await json('POST', `${objects}copy/`, { source_path: 'images/cat.png', destination_bucket: 'other-records', destination_path: 'cat.png' });
+    const across = await json('POST', `${objects}copy/`, {
+      source_path: 'images/cat.png',
+      destination_bucket: 'other-records',
+      destination_path: 'cat.png',
+    });
     const taken = await json('POST', `${objects}copy/`, { source_path: 'images/cat.png', destination_path: 'images/Dog.JPG' });
     const missing = await json('POST', `${objects}copy/`, { source_path: 'nope.png', destination_path: 'x.png' });
-    const noBucket = await json('POST', `${objects}copy/`, { source_path: 'images/cat.png', destination_bucket: 'nope', destination_path: 'x.png' });
+    const noBucket = await json('POST', `${objects}copy/`, {
+      source_path: 'images/cat.png',
+      destination_bucket: 'nope',
+      destination_path: 'x.png',
+    });
 
     expect(copy.status).toBe(201);
-    expect(copy.json.data).toMatchObject({ file_path: 'copies/dog.jpg', filename: 'dog.jpg', size: 2000, mimetype: 'image/jpeg', metadata: { species: 'Canis familiaris' } });
+    expect(copy.json.data).toMatchObject({
+      file_path: 'copies/dog.jpg',
+      filename: 'dog.jpg',
+      size: 2000,
+      mimetype: 'image/jpeg',
+      metadata: { species: 'Canis familiaris' },
+    });
     expect(copy.json.data.uuid).not.toBe(created['images/Dog.JPG']!.uuid);
     const bytes = await send('GET', `${objects}copies/dog.jpg`);
     expect(bytes.bytes.equals(Buffer.alloc(2000, 1))).toBe(true);
@@ -223,10 +264,19 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     const original = await send('GET', `${objects}move/me.txt?metadata=true`);
 
     const renamed = await json('POST', `${objects}move/`, { source_path: 'move/me.txt', destination_path: 'moved/you.txt' });
-    const archived = await json('POST', `${objects}move/`, { source_path: 'moved/you.txt', destination_bucket: 'archive', destination_path: 'old/you.txt' });
+    const archived = await json('POST', `${objects}move/`, {
+      source_path: 'moved/you.txt',
+      destination_bucket: 'archive',
+      destination_path: 'old/you.txt',
+    });
 
     expect(renamed.status).toBe(200);
-    expect(renamed.json.data).toMatchObject({ uuid: original.json.data.uuid, file_path: 'moved/you.txt', filename: 'you.txt', metadata: { k: 'v' } });
+    expect(renamed.json.data).toMatchObject({
+      uuid: original.json.data.uuid,
+      file_path: 'moved/you.txt',
+      filename: 'you.txt',
+      metadata: { k: 'v' },
+    });
     expect((await send('GET', `${objects}move/me.txt`)).status).toBe(404);
     expect(archived.status).toBe(200);
     expect(archived.json.data).toMatchObject({ uuid: original.json.data.uuid, bucket_slug: 'archive', file_path: 'old/you.txt' });
@@ -237,8 +287,16 @@ describe('object records: list filters, search, metadata, delete, copy and move'
   it('refuses to copy into a bucket whose allow-list or size limit the object breaks', async () => {
     await createBucket(app, admin, site, { name: 'Tiny Images', allowed_mime_types: ['image/*'], file_size_limit: 500 });
 
-    const wrongType = await json('POST', `${objects}copy/`, { source_path: 'docs/guide.pdf', destination_bucket: 'tiny-images', destination_path: 'g.pdf' });
-    const tooBig = await json('POST', `${objects}copy/`, { source_path: 'images/Dog.JPG', destination_bucket: 'tiny-images', destination_path: 'd.jpg' });
+    const wrongType = await json('POST', `${objects}copy/`, {
+      source_path: 'docs/guide.pdf',
+      destination_bucket: 'tiny-images',
+      destination_path: 'g.pdf',
+    });
+    const tooBig = await json('POST', `${objects}copy/`, {
+      source_path: 'images/Dog.JPG',
+      destination_bucket: 'tiny-images',
+      destination_path: 'd.jpg',
+    });
 
     expect(wrongType.status).toBe(400);
     expect(wrongType.json.message).toMatch(/not allowed/);

@@ -58,7 +58,10 @@ describe('object uploads', () => {
   });
 
   it('builds file_url from configuration, never from the Host header the client sent', async () => {
-    const created = await send('PUT', `${objects}hosts/probe.txt`, { body: 'probe', headers: { 'content-type': 'text/plain', host: 'evil.example' } });
+    const created = await send('PUT', `${objects}hosts/probe.txt`, {
+      body: 'probe',
+      headers: { 'content-type': 'text/plain', host: 'evil.example' },
+    });
     const listed = await send('GET', `${objects}?prefix=hosts/`, { headers: { host: 'evil.example' } });
     const form = multipart([{ name: 'file', filename: 'legacy.txt', contentType: 'text/plain', data: 'legacy' }]);
     const legacy = await send('POST', objects, { body: form.body, headers: { 'content-type': form.contentType, host: 'evil.example' } });
@@ -83,7 +86,12 @@ describe('object uploads', () => {
   it('stores X-Metadata-* and X-Store-Meta-* headers as lowercase hyphenated keys', async () => {
     const created = await send('PUT', `${objects}meta/photo.jpg`, {
       body: Buffer.from('jpeg-bytes'),
-      headers: { 'content-type': 'image/jpeg', 'X-Metadata-Camera_Model': 'X100', 'X-Store-Meta-Taken-By': 'Ann', 'x-metadata-taken-by': 'Bob' },
+      headers: {
+        'content-type': 'image/jpeg',
+        'X-Metadata-Camera_Model': 'X100',
+        'X-Store-Meta-Taken-By': 'Ann',
+        'x-metadata-taken-by': 'Bob',
+      },
     });
 
     expect(created.json.data.metadata).toEqual({ 'camera-model': 'X100', 'taken-by': 'Bob' });
@@ -186,7 +194,11 @@ describe('object uploads', () => {
   });
 
   it('batch upload answers 207 when some files fail and 400 when none land', async () => {
-    await app.request('POST', site.buckets, { token: admin, headers: site.tenant, body: { name: 'Only Images', app_category: 'assets', allowed_mime_types: ['image/*'] } });
+    await app.request('POST', site.buckets, {
+      token: admin,
+      headers: site.tenant,
+      body: { name: 'Only Images', app_category: 'assets', allowed_mime_types: ['image/*'] },
+    });
     const images = `${site.buckets}only-images/objects/`;
     const mixed = multipart([
       { name: 'files', filename: 'ok.png', contentType: 'image/png', data: 'png' },
@@ -208,7 +220,9 @@ describe('object uploads', () => {
   });
 
   it('refuses a batch of more than 10 files, or paths that do not match the files, keeping nothing', async () => {
-    const eleven = multipart(Array.from({ length: 11 }, (_, i) => ({ name: 'files', filename: `f${i}.txt`, contentType: 'text/plain', data: `${i}` })));
+    const eleven = multipart(
+      Array.from({ length: 11 }, (_, i) => ({ name: 'files', filename: `f${i}.txt`, contentType: 'text/plain', data: `${i}` })),
+    );
     const mismatch = multipart([
       { name: 'files', filename: 'a.txt', contentType: 'text/plain', data: 'a' },
       { name: 'paths', data: JSON.stringify(['x.txt', 'y.txt']) },
@@ -216,7 +230,10 @@ describe('object uploads', () => {
     const before = await storedFiles(app);
 
     const tooMany = await send('POST', `${objects}batch-upload/`, { body: eleven.body, headers: { 'content-type': eleven.contentType } });
-    const wrongPaths = await send('POST', `${objects}batch-upload/`, { body: mismatch.body, headers: { 'content-type': mismatch.contentType } });
+    const wrongPaths = await send('POST', `${objects}batch-upload/`, {
+      body: mismatch.body,
+      headers: { 'content-type': mismatch.contentType },
+    });
 
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.message).toMatch(/at most 10/);

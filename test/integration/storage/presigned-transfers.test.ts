@@ -28,7 +28,11 @@ describe('presigned transfers on S3', () => {
   let objects: string;
   const send = siteSender(() => ({ app, site, token: admin }));
   const postJson = (route: string, body: unknown, token = admin) =>
-    sendBinary(app.url, 'POST', route, { token, body: JSON.stringify(body), headers: { ...site.tenant, 'content-type': 'application/json' } });
+    sendBinary(app.url, 'POST', route, {
+      token,
+      body: JSON.stringify(body),
+      headers: { ...site.tenant, 'content-type': 'application/json' },
+    });
   const askUpload = async (route: string, body: unknown): Promise<UploadUrlData> => {
     const answer = await postJson(`${route}/upload-url`, body);
     if (answer.status !== 200) throw new Error(`upload-url: ${answer.status} ${answer.bytes.toString()}`);
@@ -39,7 +43,11 @@ describe('presigned transfers on S3', () => {
     fetch(upload.url, { method: upload.method, headers, body: bytes });
   const complete = (upload: UploadUrlData) => postJson(new URL(upload.complete_url).pathname, { object_uuid: upload.object_uuid });
   const pendingCount = async () =>
-    (await app.runtime.db.rows<{ n: number }>(sql.raw(`select count(*)::int as n from "${schema}".objects where upload_status = 'pending'`)))[0]!.n;
+    (
+      await app.runtime.db.rows<{ n: number }>(
+        sql.raw(`select count(*)::int as n from "${schema}".objects where upload_status = 'pending'`),
+      )
+    )[0]!.n;
 
   beforeAll(async () => {
     s3 = await startS3Server();
@@ -60,7 +68,11 @@ describe('presigned transfers on S3', () => {
     const bytes = Buffer.alloc(600, 'r');
 
     // Act: ask, PUT with a plain HTTP client, look around, complete
-    const upload = await askUpload(`${objects}reports/q3.pdf`, { size: bytes.length, content_type: 'application/pdf', metadata: { team: 'ops' } });
+    const upload = await askUpload(`${objects}reports/q3.pdf`, {
+      size: bytes.length,
+      content_type: 'application/pdf',
+      metadata: { team: 'ops' },
+    });
     const put = await putBytes(upload, bytes);
     const listedBefore = await send('GET', objects);
     const downloadBefore = await send('GET', `${objects}reports/q3.pdf`);
@@ -128,7 +140,10 @@ describe('presigned transfers on S3', () => {
     // Prepare
     const keysBefore = await s3.keys();
     // Act
-    const answer = await send('PUT', `${objects}big.bin`, { body: Buffer.alloc(DIRECT_LIMIT + 1), headers: { 'content-type': 'application/octet-stream' } });
+    const answer = await send('PUT', `${objects}big.bin`, {
+      body: Buffer.alloc(DIRECT_LIMIT + 1),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     // Assess
     expect(answer.status).toBe(413);
     expect(answer.json).toMatchObject({ success: false, status_code: 413, message: expect.stringContaining('upload-url') });
@@ -177,13 +192,20 @@ describe('presigned transfers on S3', () => {
 
   it.each([
     ['more bytes than announced', 'text/plain', 'twelve bytes', { size: ['12 bytes arrived but 5 were announced.'] }],
-    ['another type than announced', 'image/png', 'fives', { content_type: ['The bytes arrived as "image/png" but "text/plain" was announced.'] }],
+    [
+      'another type than announced',
+      'image/png',
+      'fives',
+      { content_type: ['The bytes arrived as "image/png" but "text/plain" was announced.'] },
+    ],
   ])('drops the upload, bytes and pending object, when %s arrive', async (_name, sentType, body, errors) => {
     // Prepare: s3rver does not check signatures, so the PUT lands whatever it carries (S3 would refuse it)
     const upload = await askUpload(`${objects}checked.txt`, { size: 5, content_type: 'text/plain' });
     await putBytes(upload, body, { 'Content-Type': sentType });
     const storageKey = (
-      await app.runtime.db.rows<{ storage_key: string }>(sql.raw(`select storage_key from "${schema}".objects where uuid = '${upload.object_uuid}'`))
+      await app.runtime.db.rows<{ storage_key: string }>(
+        sql.raw(`select storage_key from "${schema}".objects where uuid = '${upload.object_uuid}'`),
+      )
     )[0]!.storage_key;
     expect(await s3.keys()).toContain(storageKey);
     // Act
@@ -217,7 +239,9 @@ describe('presigned transfers on S3', () => {
     // Prepare
     const original = await send('PUT', `${objects}doc.txt`, { body: 'first version', headers: { 'content-type': 'text/plain' } });
     const originalKey = (
-      await app.runtime.db.rows<{ storage_key: string }>(sql.raw(`select storage_key from "${schema}".objects where uuid = '${original.json.data.uuid}'`))
+      await app.runtime.db.rows<{ storage_key: string }>(
+        sql.raw(`select storage_key from "${schema}".objects where uuid = '${original.json.data.uuid}'`),
+      )
     )[0]!.storage_key;
     // Act
     const upload = await askUpload(`${objects}doc.txt`, { size: 14, content_type: 'text/plain' });
@@ -232,7 +256,9 @@ describe('presigned transfers on S3', () => {
     expect(after.bytes.toString()).toBe('second version');
     expect(await s3.keys()).not.toContain(originalKey);
     // One row at the path: the object; the pending row gave it its bytes and went.
-    const rows = await app.runtime.db.rows<{ n: number }>(sql.raw(`select count(*)::int as n from "${schema}".objects where file_path = 'doc.txt'`));
+    const rows = await app.runtime.db.rows<{ n: number }>(
+      sql.raw(`select count(*)::int as n from "${schema}".objects where file_path = 'doc.txt'`),
+    );
     expect(rows[0]!.n).toBe(1);
   });
 
@@ -241,12 +267,16 @@ describe('presigned transfers on S3', () => {
     const upload = await askUpload(`${objects}abandoned.txt`, { size: 4, content_type: 'text/plain' });
     await putBytes(upload, 'gone');
     const [row] = await app.runtime.db.rows<{ storage_key: string }>(
-      sql.raw(`update "${schema}".objects set created_at = now() - interval '3 hours' where uuid = '${upload.object_uuid}' returning storage_key`),
+      sql.raw(
+        `update "${schema}".objects set created_at = now() - interval '3 hours' where uuid = '${upload.object_uuid}' returning storage_key`,
+      ),
     );
     // Act: the next upload URL asked for in the bucket
     await askUpload(`${objects}fresh.txt`, { size: 5, content_type: 'text/plain' });
     // Assess
-    const left = await app.runtime.db.rows<{ n: number }>(sql.raw(`select count(*)::int as n from "${schema}".objects where uuid = '${upload.object_uuid}'`));
+    const left = await app.runtime.db.rows<{ n: number }>(
+      sql.raw(`select count(*)::int as n from "${schema}".objects where uuid = '${upload.object_uuid}'`),
+    );
     expect(left[0]!.n).toBe(0);
     expect(await s3.keys()).not.toContain(row!.storage_key);
   });
@@ -295,6 +325,11 @@ describe('presigned transfers on the filesystem', () => {
     });
     // Assess
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, status_code: 400, code: 'VALIDATION_ERROR', provider_error_code: 'provider_operation_not_supported' });
+    expect(answer.json).toMatchObject({
+      success: false,
+      status_code: 400,
+      code: 'VALIDATION_ERROR',
+      provider_error_code: 'provider_operation_not_supported',
+    });
   });
 });

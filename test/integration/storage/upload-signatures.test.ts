@@ -74,7 +74,10 @@ describe('upload signatures', () => {
     const png = await send('PUT', `${images}dot.png`, { body: PNG, headers: { 'content-type': 'image/png' } });
     const jpgAlias = await send('PUT', `${open}dot.jpg`, { body: PNG, headers: { 'content-type': 'image/jpg' } });
     const untypedPdf = await send('PUT', `${open}untyped`, { body: PDF, headers: { 'content-type': 'application/octet-stream' } });
-    const text = await send('PUT', `${open}notes.txt`, { body: 'plain notes, [brackets] and all', headers: { 'content-type': 'text/plain' } });
+    const text = await send('PUT', `${open}notes.txt`, {
+      body: 'plain notes, [brackets] and all',
+      headers: { 'content-type': 'text/plain' },
+    });
 
     expect(png.status).toBe(201);
     expect(png.json.data.mimetype).toBe('image/png');

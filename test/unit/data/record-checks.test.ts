@@ -137,7 +137,10 @@ describe('constraints', () => {
   });
 
   it('reports every broken constraint of one value', () => {
-    expect(check({ name: 'abcdefg' }).name).toEqual(['Ensure this value has at most 5 characters or items.', 'The value does not match the pattern [A-Z][a-z]*.']);
+    expect(check({ name: 'abcdefg' }).name).toEqual([
+      'Ensure this value has at most 5 characters or items.',
+      'The value does not match the pattern [A-Z][a-z]*.',
+    ]);
   });
 
   it('does not check uniqueness, which needs the database', () => {
@@ -151,7 +154,10 @@ describe('validate_data rows', () => {
 
     expect(result.is_valid).toBe(false);
     expect(result.validated_rows).toBe(3);
-    expect(result.errors.slice(0, 2)).toEqual(["Row 2: missing required field 'name'.", "Row 2: field 'age': Ensure this value is greater than or equal to 0."]);
+    expect(result.errors.slice(0, 2)).toEqual([
+      "Row 2: missing required field 'name'.",
+      "Row 2: field 'age': Ensure this value is greater than or equal to 0.",
+    ]);
     expect(result.errors).toHaveLength(3);
     expect(result.errors[2]).toMatch(/^Row 3: .*JSON object/);
   });

@@ -7,7 +7,8 @@ import { formatInterval, parseInterval } from '#functions/data/tables/temporal-v
 import { parseExactJson, stringifyExactJson } from '#shared/json/exact-json.ts';
 
 const target = { schemaName: 's', tableName: 'app_t', provider: 'flat_table' as const, name: 't' };
-const analyze = (field: Record<string, unknown>, extra: Record<string, unknown> = {}) => analyzeTableSchema({ fields: [{ name: 'v', ...field }], ...extra }, target);
+const analyze = (field: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  analyzeTableSchema({ fields: [{ name: 'v', ...field }], ...extra }, target);
 const problems = (field: Record<string, unknown>, extra?: Record<string, unknown>) => {
   const result = analyze(field, extra);
   return 'problems' in result ? result.problems.join(' | ') : '';
@@ -45,9 +46,17 @@ describe('constraint values as the standard allows them', () => {
   it('casts numeric strings and keeps canonical temporal values', () => {
     expect(constraintsOf({ type: 'number', constraints: { minimum: '1.5' } }).constraints.minimum).toBe(1.5);
     expect(constraintsOf({ type: 'integer', constraints: { enum: ['1', '2'] } }).constraints.enum).toEqual([1, 2]);
-    expect(constraintsOf({ type: 'datetime', constraints: { minimum: '2024-01-01T02:00:00+02:00' } }).constraints.minimum).toBe('2024-01-01T00:00:00Z');
-    expect(constraintsOf({ type: 'duration', constraints: { minimum: 'PT1H', maximum: 'P1D' } }).constraints).toEqual({ minimum: 'PT1H', maximum: 'P1D' });
-    expect(constraintsOf({ type: 'object', constraints: { minLength: 1, maxLength: 3 } }).constraints).toEqual({ minLength: 1, maxLength: 3 });
+    expect(constraintsOf({ type: 'datetime', constraints: { minimum: '2024-01-01T02:00:00+02:00' } }).constraints.minimum).toBe(
+      '2024-01-01T00:00:00Z',
+    );
+    expect(constraintsOf({ type: 'duration', constraints: { minimum: 'PT1H', maximum: 'P1D' } }).constraints).toEqual({
+      minimum: 'PT1H',
+      maximum: 'P1D',
+    });
+    expect(constraintsOf({ type: 'object', constraints: { minLength: 1, maxLength: 3 } }).constraints).toEqual({
+      minLength: 1,
+      maxLength: 3,
+    });
   });
 
   it('refuses a duration minimum above its maximum, compared as intervals', () => {

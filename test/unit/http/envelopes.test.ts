@@ -55,7 +55,11 @@ describe('envelopes', () => {
 describe('data service error style', () => {
   it('renders validation failures as {error, details} and other errors as {error, detail}', () => {
     const invalid = ValidationError.forFields({ age: ['Must be at least 0.'] }, 'Validation failed');
-    expect(errorBody(invalid, 'data')).toEqual({ error: 'Validation failed', details: { age: ['Must be at least 0.'] }, code: 'VALIDATION_ERROR' });
+    expect(errorBody(invalid, 'data')).toEqual({
+      error: 'Validation failed',
+      details: { age: ['Must be at least 0.'] },
+      code: 'VALIDATION_ERROR',
+    });
     const missing = new NotFoundError('Not found', { extras: { detail: 'No record with id "7" in crm_contacts.' } });
     expect(errorBody(missing, 'data')).toEqual({ error: 'Not found', detail: 'No record with id "7" in crm_contacts.', code: 'NOT_FOUND' });
   });

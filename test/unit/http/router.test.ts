@@ -77,7 +77,12 @@ describe('Router', () => {
   });
 
   it('matches the root, doubled slashes and greedy tails as a scan of every pattern would', () => {
-    const tree = new Router([route('GET', '/'), route('GET', '/api/{a}/'), route('GET', '/api/files/{key+}'), route('GET', '/api/{a}/{b}/')]);
+    const tree = new Router([
+      route('GET', '/'),
+      route('GET', '/api/{a}/'),
+      route('GET', '/api/files/{key+}'),
+      route('GET', '/api/{a}/{b}/'),
+    ]);
     expect(tree.match('GET', '/').route.path).toBe('/');
     expect(tree.match('GET', '/api/x').route.path).toBe('/api/{a}/');
     expect(tree.match('GET', '/api/files/a//b/').params).toEqual({ key: 'a//b/' });

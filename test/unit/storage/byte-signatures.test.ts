@@ -34,7 +34,9 @@ describe('byte signatures', () => {
     expect(typesAgree('text/plain', { mime: 'application/pdf', ext: 'pdf' })).toBe(false);
     expect(typesAgree('image/jpg', { mime: 'image/jpeg', ext: 'jpg' })).toBe(true);
     expect(typesAgree('audio/mp3', { mime: 'audio/mpeg', ext: 'mp3' })).toBe(true);
-    expect(typesAgree('application/vnd.openxmlformats-officedocument.wordprocessingml.document', { mime: 'application/zip', ext: 'zip' })).toBe(true);
+    expect(
+      typesAgree('application/vnd.openxmlformats-officedocument.wordprocessingml.document', { mime: 'application/zip', ext: 'zip' }),
+    ).toBe(true);
     expect(typesAgree('image/svg+xml', { mime: 'application/xml', ext: 'xml' })).toBe(true);
     expect(typesAgree('image/svg+xml', { mime: 'image/png', ext: 'png' })).toBe(false);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '#shared/auth/principal.ts';
 import { AuthenticationFailedError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
-import { NonOfficeEditRejectedError, ProviderOperationNotSupportedError } from '#shared/storage/document-library/document-library-errors.ts';
+import {
+  NonOfficeEditRejectedError,
+  ProviderOperationNotSupportedError,
+} from '#shared/storage/document-library/document-library-errors.ts';
 import { assertDocumentLibraryBucket, assertMayAct, planDocumentAccess } from '#functions/storage/documents/document-access-plan.ts';
 import { storageCaller } from '#functions/storage/storage-env.ts';
 
@@ -77,7 +80,9 @@ describe('document access plan', () => {
   });
 
   it('refuses to edit anything but an Office document, even for its owner', () => {
-    expect(() => planDocumentAccess('edit', privateBucket, document({ mimetype: 'application/pdf' }), owner)).toThrow(NonOfficeEditRejectedError);
+    expect(() => planDocumentAccess('edit', privateBucket, document({ mimetype: 'application/pdf' }), owner)).toThrow(
+      NonOfficeEditRejectedError,
+    );
     expect(planDocumentAccess('view', privateBucket, document({ mimetype: 'application/pdf' }), owner)).toMatchObject({ kind: 'user' });
   });
 

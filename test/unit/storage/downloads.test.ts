@@ -39,7 +39,9 @@ describe('entity tags', () => {
 
 describe('Content-Disposition', () => {
   it('gives an ASCII fallback and the UTF-8 name', () => {
-    expect(contentDisposition('attachment', 'naïve "x".txt')).toBe(`attachment; filename="na_ve _x_.txt"; filename*=UTF-8''na%C3%AFve%20%22x%22.txt`);
+    expect(contentDisposition('attachment', 'naïve "x".txt')).toBe(
+      `attachment; filename="na_ve _x_.txt"; filename*=UTF-8''na%C3%AFve%20%22x%22.txt`,
+    );
     expect(contentDisposition('inline', "it's (1).png")).toBe(`inline; filename="it's (1).png"; filename*=UTF-8''it%27s%20%281%29.png`);
   });
 });

@@ -14,7 +14,7 @@ describe('document loader page', () => {
     expect(policy).toContain("connect-src 'self'");
     expect(html).toContain(`<script nonce="${nonce}">`);
     expect(html).toContain('"/api/storage/document-loader/grant/"');
-    expect(html).toContain("location.hash");
+    expect(html).toContain('location.hash');
     expect(page.headers['Referrer-Policy']).toBe('no-referrer');
   });
 

@@ -9,19 +9,40 @@ import {
 } from '#functions/storage/mime-rules.ts';
 
 describe('MIME patterns of allow-lists', () => {
-  it.each(['image/png', 'image/*', '*/*', 'application/vnd.ms-excel', 'application/ld+json', 'x-world/x-3dmf', 'IMAGE/PNG', '3gpp/video.v2'])(
-    'accepts %s',
-    (pattern) => {
-      expect(isMimePattern(pattern)).toBe(true);
-    },
-  );
+  it.each([
+    'image/png',
+    'image/*',
+    '*/*',
+    'application/vnd.ms-excel',
+    'application/ld+json',
+    'x-world/x-3dmf',
+    'IMAGE/PNG',
+    '3gpp/video.v2',
+  ])('accepts %s', (pattern) => {
+    expect(isMimePattern(pattern)).toBe(true);
+  });
 
-  it.each(['image', 'image/', '/png', '*/png', '*', '**/*', 'image/**', '-image/png', 'image/-png', '.a/b', 'image/pn g', 'image/png;q=1', 'image/png ', ' image/png', 'im_age/png', 'a/b/c', ''])(
-    'refuses %j',
-    (pattern) => {
-      expect(isMimePattern(pattern)).toBe(false);
-    },
-  );
+  it.each([
+    'image',
+    'image/',
+    '/png',
+    '*/png',
+    '*',
+    '**/*',
+    'image/**',
+    '-image/png',
+    'image/-png',
+    '.a/b',
+    'image/pn g',
+    'image/png;q=1',
+    'image/png ',
+    ' image/png',
+    'im_age/png',
+    'a/b/c',
+    '',
+  ])('refuses %j', (pattern) => {
+    expect(isMimePattern(pattern)).toBe(false);
+  });
 });
 
 describe('matching a type against an allow-list', () => {
@@ -62,9 +83,12 @@ describe('the type an upload is stored with', () => {
 });
 
 describe('what a type means when served', () => {
-  it.each(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'audio/mpeg', 'video/mp4', 'text/plain'])('%s may be shown inline', (type) => {
-    expect(servedInline(type)).toBe(true);
-  });
+  it.each(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'audio/mpeg', 'video/mp4', 'text/plain'])(
+    '%s may be shown inline',
+    (type) => {
+      expect(servedInline(type)).toBe(true);
+    },
+  );
 
   it.each([
     'text/html',

@@ -3,12 +3,7 @@
 // values always leave as bound parameters with a cast chosen from a fixed list.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import {
-  JSONB_DATA_COLUMN,
-  type FieldDescriptor,
-  type FieldType,
-  type TableDescriptor,
-} from '#functions/data/tables/table-descriptor.ts';
+import { JSONB_DATA_COLUMN, type FieldDescriptor, type FieldType, type TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { identifier, identifierLiteral, tenantTable } from '#shared/db/sql-identifiers.ts';
 import { typeProblem } from '#functions/data/tables/record-checks.ts';
 
@@ -79,7 +74,8 @@ export function typedValue(table: TableDescriptor, field: FieldDescriptor): SQL 
 export function answeredValue(field: Pick<FieldDescriptor, 'type' | 'format'>, value: SQL): SQL {
   if (field.type === 'datetime') return sql`((to_json(${value} at time zone 'UTC') #>> '{}') || 'Z')`;
   if (field.type !== 'duration') return value;
-  const part = (unit: string, designator: string) => sql`nullif(extract(${sql.raw(unit)} from ${value}), 0)::bigint || ${sql.raw(`'${designator}'`)}`;
+  const part = (unit: string, designator: string) =>
+    sql`nullif(extract(${sql.raw(unit)} from ${value}), 0)::bigint || ${sql.raw(`'${designator}'`)}`;
   const time = sql`concat(${part('hour', 'H')}, ${part('minute', 'M')}, trim_scale(nullif(extract(second from ${value}), 0)) || 'S')`;
   return sql`(case when ${value} is null then null else coalesce(nullif(concat('P', ${part('year', 'Y')}, ${part('month', 'M')}, ${part('day', 'D')}, 'T' || nullif(${time}, '')), 'P'), 'PT0S') end)`;
 }

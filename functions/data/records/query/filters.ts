@@ -10,9 +10,29 @@ import { queryError } from './query-error.ts';
 import { escapeLike } from '#shared/text/like-patterns.ts';
 
 const SCALAR_OPERATORS = [
-  'gt', 'gte', 'lt', 'lte', 'ne', 'in', 'nin', 'ina', 'nina', 'contains', 'ncontains', 'icontains',
-  'nicontains', 'startswith', 'istartswith', 'nstartswith', 'endswith', 'iendswith', 'nendswith',
-  'between', 'nbetween', 'null', 'nnull',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'ne',
+  'in',
+  'nin',
+  'ina',
+  'nina',
+  'contains',
+  'ncontains',
+  'icontains',
+  'nicontains',
+  'startswith',
+  'istartswith',
+  'nstartswith',
+  'endswith',
+  'iendswith',
+  'nendswith',
+  'between',
+  'nbetween',
+  'null',
+  'nnull',
 ] as const;
 const JSON_OPERATORS = ['contained_by', 'has_key', 'has_any_keys', 'has_all_keys'] as const;
 const ALIASES = { containss: 'contains', startswiths: 'startswith', endswiths: 'endswith', ins: 'in' } as const;
@@ -55,7 +75,8 @@ export function parseFilterKey(table: TableDescriptor, key: string): Omit<Filter
       const path = parts.slice(1, isOperator ? -1 : undefined);
       if (path.length > 0) {
         if (!isJsonField(field)) throw queryError(key, `unknown operator "${parts.slice(1).join('__')}" for field "${field.name}"`);
-        if (path.some((part) => !PROPERTY.test(part))) throw queryError(key, 'a JSON property name may hold only letters, digits, "_" and "-"');
+        if (path.some((part) => !PROPERTY.test(part)))
+          throw queryError(key, 'a JSON property name may hold only letters, digits, "_" and "-"');
       }
       return { parameter: key, field, path, operator: isOperator ? normalized(last) : 'eq' };
     }
@@ -192,7 +213,11 @@ function propertyCondition(json: SQL, condition: FilterCondition): SQL {
   const path = sql`${sql.param(condition.path)}::text[]`;
   const target = sql`(${json} #> ${path})`;
   const text = sql`(${json} #>> ${path})`;
-  const special = jsonCondition(target, condition) ?? nullCondition(text, condition) ?? likeCondition(text, condition) ?? caseInsensitiveIn(text, condition);
+  const special =
+    jsonCondition(target, condition) ??
+    nullCondition(text, condition) ??
+    likeCondition(text, condition) ??
+    caseInsensitiveIn(text, condition);
   if (special) return special;
   const number = sql`(case when jsonb_typeof(${target}) = 'number' then ${text}::double precision end)`;
   const comparable = (raw: string): [SQL, SQL] =>

@@ -22,7 +22,8 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: 'The operations a new schema would run, their safety and a live preflight of the rows',
       params: tableParams,
       body: previewBody,
-      handler: async (ctx, { params, body }) => previewChanges(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.new_schema),
+      handler: async (ctx, { params, body }) =>
+        previewChanges(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.new_schema),
     }),
     defineRoute({
       ...common,
@@ -31,7 +32,8 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: 'Check a Table Schema (and, for a materialized table, the change to it)',
       params: tableParams,
       body: validateBody,
-      handler: async (ctx, { params, body }) => validateSchema(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.schema),
+      handler: async (ctx, { params, body }) =>
+        validateSchema(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.schema),
     }),
     defineRoute({
       ...common,
@@ -46,8 +48,14 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
         const previousOffset = Math.max(0, Math.min(query.offset - query.limit, count - query.limit));
         return {
           count,
-          next: query.offset + query.limit < count ? ctx.urlWithQuery({ limit: String(query.limit), offset: String(query.offset + query.limit) }) : null,
-          previous: query.offset > 0 ? ctx.urlWithQuery({ limit: String(query.limit), offset: previousOffset === 0 ? undefined : String(previousOffset) }) : null,
+          next:
+            query.offset + query.limit < count
+              ? ctx.urlWithQuery({ limit: String(query.limit), offset: String(query.offset + query.limit) })
+              : null,
+          previous:
+            query.offset > 0
+              ? ctx.urlWithQuery({ limit: String(query.limit), offset: previousOffset === 0 ? undefined : String(previousOffset) })
+              : null,
           results: rows.map(operationRecord),
         };
       },
@@ -73,7 +81,14 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       params: tableParams,
       body: rollbackBody,
       handler: async (ctx, { params, body }) =>
-        rollbackMigration(ctx.runtime.db, ctx.runtime.config.schemaMigrations, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.revision_id),
+        rollbackMigration(
+          ctx.runtime.db,
+          ctx.runtime.config.schemaMigrations,
+          ctx.site,
+          ctx.user,
+          await existingTable(ctx.runtime.db, ctx.site, params),
+          body.revision_id,
+        ),
     }),
   ];
 }

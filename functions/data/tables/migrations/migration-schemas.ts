@@ -11,7 +11,11 @@ export const rollbackBody = z.object({ revision_id: z.string().regex(/^[0-9a-f]{
 
 /** Operation history: `limit` default 10 (the spec), at most 100 (DECISIONS' console maximum); `offset` from 0. */
 export const historyQuery = z.object({
-  limit: wholeNumber.pipe(z.number().int().min(1, 'Ensure this value is at least 1.')).transform((n) => Math.min(n, 100)).optional().default(10),
+  limit: wholeNumber
+    .pipe(z.number().int().min(1, 'Ensure this value is at least 1.'))
+    .transform((n) => Math.min(n, 100))
+    .optional()
+    .default(10),
   offset: wholeNumber.optional().default(0),
 });
 

@@ -22,7 +22,10 @@ export async function sweepTombstones(
   tableId?: number,
 ): Promise<SweepResult> {
   const table = tableId === undefined ? sql`` : sql` and datatable_id = ${tableId}`;
-  const due = await db.rows<{ revision_id: string; steps: PlannedStep[] }>(sql`select revision_id, steps from ${tenantTable(site, 'schema_operations')}
+  const due = await db.rows<{
+    revision_id: string;
+    steps: PlannedStep[];
+  }>(sql`select revision_id, steps from ${tenantTable(site, 'schema_operations')}
     where status = 'SUCCESS' and tombstones_swept_at is null and applied_at is not null
       and applied_at <= clock_timestamp() - make_interval(secs => ${settings.tombstoneRetentionMs / 1000})
       and steps @> '[{"type": "drop_column"}]'::jsonb${table}
@@ -34,7 +37,9 @@ export async function sweepTombstones(
       await db.transaction(
         async (tx) => {
           for (const text of statements) await tx.run(sql.raw(text));
-          await tx.run(sql`update ${tenantTable(site, 'schema_operations')} set tombstones_swept_at = clock_timestamp() where revision_id = ${op.revision_id}`);
+          await tx.run(
+            sql`update ${tenantTable(site, 'schema_operations')} set tombstones_swept_at = clock_timestamp() where revision_id = ${op.revision_id}`,
+          );
         },
         { statementTimeoutMs: settings.ddlTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs },
       );
