@@ -200,7 +200,6 @@ export function batchDuplicates(table: TableDescriptor, rows: readonly RecordVal
   const found = new Map<number, RecordErrors>();
   for (const fields of uniqueSets(table)) {
     const firstRow = new Map<string, number>();
-    // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void firstRow.set(…)` remembers the first row and moves on.
     rows.forEach((row, index) => {
       if (fields.some((field) => row[field.name] === undefined || row[field.name] === null)) return;
       const key = fields.map((field) => uniqueKey(field, storageOf(table, field), row[field.name])).join('\u0000');

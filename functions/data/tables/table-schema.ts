@@ -334,7 +334,6 @@ function compileFields(rawFields: unknown, problems: string[], stored: StoredRea
   const fields: FieldDescriptor[] = [];
   const seen = new Set<string>();
   let searchField: Record<string, unknown> | undefined;
-  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   rawFields.forEach((raw, index) => {
     if (!isPlainObject(raw)) {
       problems.push(`Field ${index + 1} must be an object with a name and a type.`);
@@ -416,7 +415,6 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
   }
   const known = new Set(self.fields.map((f) => f.name));
   const result: ForeignKeySpec[] = [];
-  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Foreign key ${index + 1}`;
     if (!isPlainObject(entry) || !isPlainObject(entry.reference)) {
@@ -490,7 +488,6 @@ function compileIndexes(raw: unknown, self: TableDescriptor, problems: string[])
   const known = new Set(self.fields.map((f) => f.name));
   const names = new Set<string>();
   const result: IndexSpec[] = [];
-  // biome-ignore lint/suspicious/useIterableCallbackReturn: `return void problems.push(…)` records the problem and ends this entry's checks.
   raw.forEach((entry, index) => {
     const label = `Index ${index + 1}`;
     if (!isPlainObject(entry)) {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '#shared/config.ts';
 import { ConflictError } from '#shared/errors.ts';
 import { createHttpHandler, type ApiHandler } from '#shared/http/http-handler.ts';

@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { endpointGroups } from '#functions/groups.ts';
 import { Outcome, outcome, paged, routeReply } from '#shared/http/answers.ts';
 import { HttpReply, JsonText, noContent, reply } from '#shared/http/reply.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, servedPaths, type AnyRoute } from '#shared/http/route.ts';
 import { endpointGroups } from '#functions/groups.ts';
 import { Router } from '#shared/http/router.ts';
