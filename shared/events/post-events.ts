@@ -6,8 +6,8 @@
 import type { Queryable } from '#shared/db/database.ts';
 import { describeError, systemLog } from '#shared/logger.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
-import { createInvocations, runInvocation } from './function-invocations.ts';
-import { publishResult, subscribedFunctions, type PublishResult } from './pre-events.ts';
+import { runInvocation } from './function-invocations.ts';
+import { publishResult, subscriberInvocations, type PublishResult } from './pre-events.ts';
 import type { WebhookOptions } from './webhook-call.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
@@ -90,14 +90,8 @@ export async function publishPostEvent(
   params: unknown,
   queue: EventQueue,
 ): Promise<PublishResult> {
-  const functions = await subscribedFunctions(db, site, event);
-  if (functions.length === 0) return publishResult(event, functions, []);
-  const tasks = await createInvocations(
-    db,
-    site,
-    event,
-    functions.map((fn) => fn.id),
-  );
+  const { functions, tasks } = await subscriberInvocations(db, site, event);
+  if (functions.length === 0) return publishResult(event, functions, tasks);
   await queue.send(tasks.map((task) => ({ schema_name: site.schemaName, invocation_id: task.invocationId, params })));
   return publishResult(event, functions, tasks);
 }

@@ -47,6 +47,25 @@ export async function subscribedFunctions(db: Queryable, site: Site, event: stri
   return rows.map((row) => ({ id: Number(row.id), name: row.name }));
 }
 
+/** The site's active subscribers of `event`, and an invocation record for each (none without subscribers). */
+export async function subscriberInvocations(
+  db: Queryable,
+  site: Site,
+  event: string,
+): Promise<{ functions: EventFunction[]; tasks: InvocationTask[] }> {
+  const functions = await subscribedFunctions(db, site, event);
+  if (functions.length === 0) return { functions, tasks: [] };
+  return {
+    functions,
+    tasks: await createInvocations(
+      db,
+      site,
+      event,
+      functions.map((fn) => fn.id),
+    ),
+  };
+}
+
 export function publishResult(event: string, functions: readonly EventFunction[], tasks: readonly InvocationTask[]): PublishResult {
   return {
     status: 'success',
@@ -99,14 +118,8 @@ export async function publishPreEvent(
   params: unknown,
   options: EventOptions,
 ): Promise<PublishResult> {
-  const functions = await subscribedFunctions(db, site, event);
-  if (functions.length === 0) return publishResult(event, functions, []);
-  const tasks = await createInvocations(
-    db,
-    site,
-    event,
-    functions.map((fn) => fn.id),
-  );
+  const { functions, tasks } = await subscriberInvocations(db, site, event);
+  if (functions.length === 0) return publishResult(event, functions, tasks);
   const input = {
     schema_name: site.schemaName,
     params,
