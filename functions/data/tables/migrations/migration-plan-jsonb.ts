@@ -8,13 +8,14 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { answeredValue } from '../../records/query/field-sql.ts';
-import { columnType, constraintName, ddlText, fieldChecks, indexStatement, searchExpression } from '../ddl.ts';
+import { columnType, constraintName, ddlText, fieldChecks, indexStatement } from '../ddl.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { sqlLiteral } from '../index-predicate.ts';
 import { JSONB_DATA_COLUMN, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type IndexSpec } from '../table-schema.ts';
 import type { FieldMapping } from './field-mapping.ts';
 import type { PlanInput } from './migration-plan.ts';
+import { searchVectorSteps } from './search-vector-steps.ts';
 import { tombstoneName, WIDENINGS, type PlannedStep, type Preflight } from './migration-steps.ts';
 
 export function planJsonbMigration(input: PlanInput, mapping: FieldMapping): PlannedStep[] {
@@ -126,21 +127,8 @@ export function planJsonbMigration(input: PlanInput, mapping: FieldMapping): Pla
   const searchChanges =
     canonicalJson(searchSources(before)?.map((f) => newNameOf(f)) ?? null) !== canonicalJson(searchSources(after)) ||
     (before.search?.sourceFields.some(movedField) ?? false);
-  const searchIndex = constraintName(after.tableName, `${SEARCH_VECTOR_FIELD}_idx`);
-  const searchColumnSql = (desc: TableDescriptor) => [
-    alter(sql`add column ${ident(SEARCH_VECTOR_FIELD)} tsvector generated always as (${searchExpression(desc)}) stored`),
-    ddlText(sql`create index ${ident(searchIndex)} on ${table} using gin (${ident(SEARCH_VECTOR_FIELD)})`),
-  ];
-  if (before.search !== undefined && searchChanges) {
-    step({
-      type: 'drop_search_vector',
-      column: SEARCH_VECTOR_FIELD,
-      class: 'instant',
-      is_safe: true,
-      sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)],
-      rollback_sql: searchColumnSql(before),
-    });
-  }
+  const search = searchVectorSteps(before, after, searchChanges);
+  if (search.drop !== undefined) step(search.drop);
 
   // 2. Renames, drops, additions.
   for (const [from, to] of renamed) {
@@ -307,16 +295,7 @@ export function planJsonbMigration(input: PlanInput, mapping: FieldMapping): Pla
       });
     }
   }
-  if (after.search !== undefined && (before.search === undefined || searchChanges)) {
-    step({
-      type: 'add_search_vector',
-      column: SEARCH_VECTOR_FIELD,
-      class: 'data-dependent',
-      is_safe: true,
-      sql: searchColumnSql(after),
-      rollback_sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)],
-    });
-  }
+  if (search.add !== undefined) step(search.add);
   for (const index of newIndexes.values()) {
     const old = oldIndexes.get(index.name);
     if (old !== undefined && keptIndex(old)) continue;

@@ -4,23 +4,14 @@
 // migrated table has exactly the objects materializing the new schema would have made.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import {
-  columnOf,
-  columnType,
-  constraintName,
-  ddlText,
-  fieldChecks,
-  foreignKeyConstraint,
-  indexStatement,
-  searchExpression,
-  typedLiteral,
-} from '../ddl.ts';
+import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, indexStatement, typedLiteral } from '../ddl.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
 import { mapFields } from './field-mapping.ts';
 import { planJsonbMigration } from './migration-plan-jsonb.ts';
 import { tombstoneName, WIDENINGS, type PlannedStep, type Preflight } from './migration-steps.ts';
+import { searchVectorSteps } from './search-vector-steps.ts';
 
 export interface PlanInput {
   before: CompiledTable;
@@ -208,21 +199,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const searchChanges =
     canonicalJson(before.search?.sourceFields.map(newNameOf) ?? null) !== canonicalJson(after.search?.sourceFields ?? null) ||
     (after.search?.sourceFields.some((f) => retyped.has(f)) ?? false);
-  const searchIndex = constraintName(after.tableName, `${SEARCH_VECTOR_FIELD}_idx`);
-  const searchColumnSql = (desc: TableDescriptor) => [
-    alter(sql`add column ${ident(SEARCH_VECTOR_FIELD)} tsvector generated always as (${searchExpression(desc)}) stored`),
-    ddlText(sql`create index ${ident(searchIndex)} on ${table} using gin (${ident(SEARCH_VECTOR_FIELD)})`),
-  ];
-  if (before.search !== undefined && searchChanges) {
-    step({
-      type: 'drop_search_vector',
-      column: SEARCH_VECTOR_FIELD,
-      class: 'instant',
-      is_safe: true,
-      sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)],
-      rollback_sql: searchColumnSql(before),
-    });
-  }
+  const search = searchVectorSteps(before, after, searchChanges);
+  if (search.drop !== undefined) step(search.drop);
 
   // 2. Renames (their constraints follow the column), drops, additions.
   for (const [from, to] of renamed) {
@@ -479,16 +457,7 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       rollback_sql: [alter(sql`drop constraint ${ident(name)}`)],
     });
   }
-  if (after.search !== undefined && (before.search === undefined || searchChanges)) {
-    step({
-      type: 'add_search_vector',
-      column: SEARCH_VECTOR_FIELD,
-      class: 'data-dependent',
-      is_safe: true,
-      sql: searchColumnSql(after),
-      rollback_sql: [alter(sql`drop column ${ident(SEARCH_VECTOR_FIELD)}`)],
-    });
-  }
+  if (search.add !== undefined) step(search.add);
   for (const [name, index] of newIndexes) {
     const old = oldIndexes.get(name);
     if (old !== undefined && unchanged(old, index)) continue;
