@@ -26,7 +26,9 @@ describe('the unauthenticated check before input validation', () => {
   });
 
   it('covers routes of every group that needs a caller', () => {
-    expect(new Set(guarded.map((route) => route.group))).toEqual(new Set(['console', 'data', 'roles', 'social', 'storage']));
+    expect(new Set(guarded.map((route) => route.group))).toEqual(
+      new Set(['console', 'data', 'events', 'hosting', 'roles', 'social', 'storage']),
+    );
     expect(guarded.length).toBeGreaterThan(80);
   });
 
