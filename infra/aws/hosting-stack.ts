@@ -2,7 +2,7 @@
 // distribution (origin access control, so only CloudFront reads it), with a CloudFront Function
 // that maps each host to its active build through a KeyValueStore. With a hosted domain and a
 // wildcard certificate (us-east-1) in context, the distribution answers on `*.<hosted domain>`.
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
@@ -17,7 +17,8 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { PRIVATE_BUCKET } from './private-bucket.ts';
 import type { Construct } from 'constructs';
 import { edgeHostRouterCode } from './edge-host-router.ts';
 import type { DeploySettings } from './settings.ts';
@@ -33,16 +34,7 @@ export class HostingStack extends Stack {
 
   constructor(scope: Construct, id: string, props: HostingStackProps) {
     super(scope, id, props);
-    this.builds = new Bucket(this, 'Builds', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      versioned: false,
-      // Builds are the tenants' sites; removing them is a deliberate act.
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.builds = new Bucket(this, 'Builds', PRIVATE_BUCKET);
     this.hostMap = new KeyValueStore(this, 'HostMap', { comment: 'Tessera: host -> active build prefix' });
     const router = new CloudFrontFunction(this, 'HostRouter', {
       runtime: FunctionRuntime.JS_2_0,

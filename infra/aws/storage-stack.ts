@@ -1,8 +1,9 @@
 // Where object bytes live when deployed: one private S3 bucket, encrypted, reachable over TLS only,
 // with CORS for the presigned PUTs and GETs browsers send straight to it from the console origins.
 // Keys are chosen by the storage service (site, bucket, object), so one bucket serves every tenant.
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Bucket, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import { PRIVATE_BUCKET } from './private-bucket.ts';
 import type { Construct } from 'constructs';
 import { loadConfig } from '#shared/config.ts';
 import type { DeploySettings } from './settings.ts';
@@ -22,15 +23,7 @@ export class StorageStack extends Stack {
   constructor(scope: Construct, id: string, props: StorageStackProps) {
     super(scope, id, props);
     this.objects = new Bucket(this, 'Objects', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      // No versioning: deleting an object or a bucket must remove its bytes, not keep old versions.
-      versioned: false,
-      // Users' files outlive a deleted stack; removing them is a deliberate act.
-      removalPolicy: RemovalPolicy.RETAIN,
+      ...PRIVATE_BUCKET,
       cors: [
         {
           allowedMethods: [HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
