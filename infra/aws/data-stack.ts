@@ -1,7 +1,7 @@
 // The platform's state: Aurora PostgreSQL Serverless v2 behind an RDS Proxy (TLS required), the
 // platform secrets, and the deploy migration that brings all of it up to date before the API
 // stack (which depends on this one) is deployed.
-import { Duration, Names, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Names, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { SubnetType, type IVpc, type SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import {
   AuroraPostgresEngineVersion,
@@ -78,6 +78,8 @@ export class DataStack extends Stack {
 
     this.database = { proxy: this.proxy, secret: clusterSecret, databaseName: DATABASE_NAME };
     this.secrets = new PlatformSecrets(this, 'PlatformSecrets');
+    // What an operator reads after the first deploy (`aws secretsmanager get-secret-value --secret-id <it>`).
+    new CfnOutput(this, 'AdminPasswordSecretArn', { value: this.secrets.adminPassword.secretArn });
     this.migration = new DatabaseMigration(this, 'Migration', {
       vpc: props.vpc,
       vpcSubnets: privateSubnets,
