@@ -64,7 +64,12 @@ export function pathParametersOf(routePath: string, requestPath: string): Record
   for (const [index, segment] of pathSegments(routePath).entries()) {
     if (!isParameter(segment)) continue;
     const name = segment.slice(1, isGreedy(segment) ? -2 : -1);
-    parameters[name] = isGreedy(segment) ? requestPath.split('/').slice(index + 1).join('/') : request[index]!;
+    parameters[name] = isGreedy(segment)
+      ? requestPath
+          .split('/')
+          .slice(index + 1)
+          .join('/')
+      : request[index]!;
   }
   return Object.keys(parameters).length === 0 ? undefined : parameters;
 }
