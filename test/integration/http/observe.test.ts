@@ -72,11 +72,11 @@ describe('tracing and metrics', () => {
     expect(observabilityEnabled(LAMBDA_ENV)).toBe(true);
   });
 
-  it('has no hooks in the local chain', () => {
+  it('adds no middleware to the local chain', () => {
     const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
     delete process.env.AWS_LAMBDA_FUNCTION_NAME;
     try {
-      expect(observeMiddleware('local')).toEqual({});
+      expect(observeMiddleware('local')).toEqual([]);
     } finally {
       process.env.AWS_LAMBDA_FUNCTION_NAME = name;
     }
