@@ -131,8 +131,12 @@ export function openApiPath(path: string): string {
 function pathParameters(route: AnyRoute, path: string): z.ZodObject | undefined {
   const declared = objectShape(route.params) ?? {};
   const entries = [...path.matchAll(PATH_PARAMETER)].map(([, name, greedy]) => {
-    const schema = declared[name!] ?? z.string();
-    return [name!, greedy === '+' ? schema.meta({ description: 'The rest of the path; it may hold slashes' }) : schema] as const;
+    // A path parameter is always required, whatever the generator makes of a coercing schema's input.
+    const schema = (declared[name!] ?? z.string()).meta({
+      param: { required: true },
+      ...(greedy === '+' ? { description: 'The rest of the path; it may hold slashes' } : {}),
+    });
+    return [name!, schema] as const;
   });
   return entries.length === 0 ? undefined : z.object(Object.fromEntries(entries));
 }
@@ -233,6 +237,7 @@ function operationId(method: string, path: string): string {
 }
 
 function describeRoute(group: string, route: AnyRoute, path: string): RouteConfig {
+  if (typeof route.summary !== 'string' || route.summary.trim() === '') throw new Error('the route has no summary');
   const params = pathParameters(route, path);
   const query = querySchema(route);
   return {
@@ -254,17 +259,22 @@ function describeRoute(group: string, route: AnyRoute, path: string): RouteConfi
 }
 
 /**
- * The generator follows a recursive schema only through a reference it knows by its own internal
- * id (what its `.openapi('Name')` sets, which we do not call: that method patches zod's prototypes
- * in every group). The shared JSON value is named here, so it becomes one self-referring component.
+ * The generator makes a component of a schema (and follows a recursive one) only through the
+ * internal id its `.openapi('Name')` sets, which we do not call: that method patches zod's
+ * prototypes in every group. The shared schemas are named here instead: the JSON value becomes one
+ * self-referring component, each error envelope one component every operation refers to.
  */
-function nameRecursiveSchemas(): void {
+function nameSharedSchemas(): void {
   zodToOpenAPIRegistry.add(jsonValue, { _internal: { refId: 'JsonValue' } });
+  for (const schema of Object.values(errorSchemas)) {
+    const id = schema.meta()?.id;
+    if (typeof id === 'string') zodToOpenAPIRegistry.add(schema, { _internal: { refId: id } });
+  }
 }
 
 /** The whole document, as a plain JSON-ready object. */
 export function buildOpenApiDocument(groups: readonly DescribedGroup[]): Record<string, unknown> {
-  nameRecursiveSchemas();
+  nameSharedSchemas();
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', BEARER_SCHEME, {
     type: 'http',
@@ -278,7 +288,9 @@ export function buildOpenApiDocument(groups: readonly DescribedGroup[]): Record<
         try {
           registry.registerPath(describeRoute(group.name, route, path));
         } catch (error) {
-          throw new Error(`OpenAPI: ${route.method} ${path} of group ${group.name}: ${String(error)}`);
+          throw new Error(
+            `OpenAPI: ${route.method} ${path} of group ${group.name}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
     }
