@@ -11,6 +11,7 @@ import {
   zodToOpenAPIRegistry,
 } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+import { errorSchemas, successSchema } from '#shared/http/envelope-schemas.ts';
 import { jsonValue } from '#shared/json/json-value.ts';
 import type { AnyRoute, ErrorStyle } from '#shared/http/route.ts';
 import { servedPaths } from '#shared/http/route.ts';
@@ -28,82 +29,6 @@ const BEARER_SCHEME = 'bearerAuth';
 
 /** Any JSON value: the data of a route that does not declare its `response`. */
 const anyJson = z.unknown().meta({ description: 'Any JSON value (this route does not declare its data shape)' });
-
-const fieldErrors = z.record(z.string(), z.array(z.string())).meta({ description: 'Messages per field' });
-
-/** The spec's error envelopes, one per error style (shared/http/envelopes.ts errorBody). */
-const errorSchemas: Record<ErrorStyle, z.ZodType> = {
-  generic: z
-    .object({
-      status: z.literal('error'),
-      code: z.string(),
-      message: z.string(),
-      detail: z.string().optional(),
-      errors: fieldErrors.optional(),
-      data: z.unknown().optional(),
-    })
-    .meta({ id: 'ErrorEnvelope', description: 'The generic error envelope' }),
-  'success-flag': z
-    .object({
-      success: z.literal(false),
-      message: z.string(),
-      status_code: z.number().int(),
-      code: z.string(),
-      errors: fieldErrors.optional(),
-    })
-    .meta({ id: 'SuccessFlagError', description: 'The error envelope of the areas that answer `{success: false, ...}`' }),
-  data: z
-    .object({
-      error: z.string(),
-      code: z.string(),
-      detail: z.string().optional(),
-      details: fieldErrors.optional(),
-    })
-    .meta({ id: 'DataError', description: "The data service's error shape" }),
-};
-
-const paginationA = z.object({ page: z.number().int(), page_size: z.number().int(), has_next: z.boolean(), has_previous: z.boolean() });
-
-/** The success body a route's envelope makes of its data (shared/http/answers.ts). */
-function successSchema(route: AnyRoute, paged: boolean): z.ZodType | undefined {
-  const data = route.response ?? anyJson;
-  switch (route.envelope) {
-    case 'A':
-      return paged
-        ? z.object({
-            status: z.literal('success'),
-            message: z.string(),
-            data: z.array(data),
-            total: z.number().int(),
-            pagination: paginationA,
-          })
-        : z.object({ status: z.literal('success'), message: z.string(), data });
-    case 'B':
-      return paged
-        ? z.object({
-            success: z.literal(true),
-            message: z.string(),
-            data: z.array(data),
-            total: z.number().int(),
-            page: z.number().int(),
-            page_size: z.number().int(),
-            total_pages: z.number().int(),
-          })
-        : z.object({
-            success: z.boolean(),
-            message: z.string(),
-            status_code: z.number().int(),
-            data: data.optional(),
-            total: z.number().int().optional(),
-          });
-    case 'C':
-      return z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(data) });
-    case 'bare':
-      return data;
-    default:
-      return undefined;
-  }
-}
 
 /** The object schema under a route's params or query, seen through a transform or pipe. */
 function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
@@ -170,7 +95,7 @@ function errorResponse(description: string, style: ErrorStyle): ResponseConfig {
 }
 
 function successResponse(route: AnyRoute): [string, ResponseConfig] {
-  const schema = successSchema(route, isPaged(route));
+  const schema = successSchema(route.envelope, route.response ?? anyJson, isPaged(route));
   if (schema !== undefined) {
     return [String(route.status ?? 200), { description: route.message ?? 'Success', content: { 'application/json': { schema } } }];
   }
