@@ -3590,7 +3590,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        access: string;
+                        refresh: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3635,7 +3638,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        access: string;
+                        refresh: string;
+                        user: {
+                            uuid: string;
+                            username: string;
+                            email: string;
+                        };
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3679,7 +3690,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        access: string;
+                        refresh: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3723,7 +3737,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        access: string;
+                        refresh: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3767,7 +3784,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        /** @enum {string} */
+                        token_type: "access" | "refresh";
+                        expires_at: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3811,7 +3832,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        /** @enum {string} */
+                        token_type: "access" | "refresh";
+                        expires_at: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3855,7 +3880,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -3908,7 +3935,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description The input is not valid */
