@@ -38,7 +38,7 @@ describe('the explorer pages in a browser', () => {
     await mkdir(OUTPUT, { recursive: true });
     // Root in these containers: chromium's sandbox needs a user namespace it cannot have.
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
-  });
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
