@@ -4009,6 +4009,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -4140,6 +4141,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -4918,6 +4920,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -5043,6 +5046,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -5668,6 +5672,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -5811,6 +5816,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -6563,6 +6569,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -6704,6 +6711,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -7427,6 +7435,7 @@ export interface operations {
                 environment?: "production" | "staging" | "development" | "testing";
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -7484,6 +7493,7 @@ export interface operations {
                 environment?: "production" | "staging" | "development" | "testing";
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -7541,6 +7551,7 @@ export interface operations {
                 environment?: "production" | "staging" | "development" | "testing";
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -7676,6 +7687,7 @@ export interface operations {
                 environment?: "production" | "staging" | "development" | "testing";
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -8357,6 +8369,7 @@ export interface operations {
             query?: {
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -8489,6 +8502,7 @@ export interface operations {
             query?: {
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -9124,6 +9138,7 @@ export interface operations {
                 name__contains?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -9416,6 +9431,7 @@ export interface operations {
                 name__contains?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -9706,6 +9722,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -9996,6 +10013,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path: {
@@ -10286,6 +10304,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -10399,6 +10418,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -10877,6 +10897,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -10934,6 +10955,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -11254,6 +11276,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -11630,6 +11653,7 @@ export interface operations {
                 search?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -12007,6 +12031,7 @@ export interface operations {
                 app?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -16474,6 +16499,7 @@ export interface operations {
             query?: {
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -16893,6 +16919,7 @@ export interface operations {
             query?: {
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -17479,6 +17506,7 @@ export interface operations {
                 app?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -18210,6 +18238,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -18599,6 +18628,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -19132,6 +19162,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -19528,6 +19559,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -19616,6 +19648,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: never;
             path?: never;
@@ -20050,6 +20083,7 @@ export interface operations {
                 app_category?: "assets" | "attachments";
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -20477,6 +20511,7 @@ export interface operations {
                 ordering?: string;
                 page?: string;
                 page_size?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
