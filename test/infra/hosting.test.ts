@@ -78,6 +78,29 @@ describe('hosting stack', () => {
       expect(variables.HOSTING_BUCKET).toBeUndefined();
     }
   });
+
+  it('lets only the hosting function write the host map, with exactly the calls it makes, on that store alone', () => {
+    const hostingId = functionIdOf('hosting');
+    const hostMapId = synthesized.stacks.hosting.getLogicalId(synthesized.stacks.hosting.hostMap.node.defaultChild as never);
+    const environment = (resourcesOf(synthesized.api)[hostingId]!.Properties!.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    const kvsStatements = statementsOfFunction(synthesized.api, hostingId).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('cloudfront-keyvaluestore:')),
+    );
+
+    expect(referencedId(environment.HOSTING_KVS_ARN, synthesized.hosting)).toBe(hostMapId);
+    expect(kvsStatements).toHaveLength(1);
+    expect(actionsOf(kvsStatements[0]!).sort()).toEqual([
+      'cloudfront-keyvaluestore:DeleteKey',
+      'cloudfront-keyvaluestore:DescribeKeyValueStore',
+      'cloudfront-keyvaluestore:PutKey',
+    ]);
+    expect(referencedId(kvsStatements[0]!.Resource, synthesized.hosting)).toBe(hostMapId);
+    for (const group of ['auth', 'console', 'data', 'storage']) {
+      const actions = statementsOfFunction(synthesized.api, functionIdOf(group)).flatMap(actionsOf);
+      expect(actions.filter((action) => action.startsWith('cloudfront-keyvaluestore:'))).toEqual([]);
+    }
+  });
 });
 
 describe('the edge host router', () => {

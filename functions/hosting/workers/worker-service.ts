@@ -4,7 +4,7 @@
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import { buildFileKey, buildPrefixOf } from '#shared/hosting/build-keys.ts';
-import { forgetHostedDomains } from '#shared/hosting/hosted-domains.ts';
+import type { HostMapping } from '#shared/hosting/host-mappings.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { parseOrThrow } from '#shared/http/validation.ts';
 import { uniqueSlug, slugFrom } from '#shared/text/slugs.ts';
@@ -101,8 +101,17 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
     await discardBuild(env, build);
     throw asTaken(error, 'subdomain_input');
   }
-  forgetHostedDomains([worker.fullDomain]);
+  await env.hostMappings.apply([{ host: worker.fullDomain, buildPrefix: build.prefix }]);
   return worker;
+}
+
+/** A worker that moved: its old host serves nothing, its new one the active build. */
+function movedHost(env: HostingEnv, previousDomain: string, worker: WorkerRow): HostMapping[] {
+  const buildPrefix = worker.activeBuildUuid === null ? undefined : buildPrefixOf(env.site.uuid, worker.activeBuildUuid);
+  return [
+    { host: previousDomain, buildPrefix: undefined },
+    { host: worker.fullDomain, buildPrefix },
+  ];
 }
 
 /** Renames the worker or moves it to another subdomain or base domain; its builds stay where they are. */
@@ -132,7 +141,7 @@ export async function patchWorker(env: HostingEnv, slug: string, body: PatchWork
   } catch (error) {
     throw asTaken(error, 'subdomain_input');
   }
-  forgetHostedDomains([previousDomain, worker.fullDomain]);
+  if (previousDomain !== worker.fullDomain) await env.hostMappings.apply(movedHost(env, previousDomain, worker));
   return worker;
 }
 
@@ -149,7 +158,7 @@ export async function deleteWorker(env: HostingEnv, slug: string): Promise<void>
     );
     return { worker: current, keys: buildKeys };
   });
-  forgetHostedDomains([worker.fullDomain]);
+  await env.hostMappings.apply([{ host: worker.fullDomain, buildPrefix: undefined }]);
   for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
     await env.store.deleteMany(keys.slice(start, start + DELETE_BATCH_SIZE));
   }
