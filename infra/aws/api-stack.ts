@@ -74,7 +74,12 @@ export class ApiStack extends Stack {
       database: props.database,
       settings: props.settings,
     });
-    this.userEvents = new UserEvents(this, 'UserEvents', { vpc: props.vpc, database: props.database, settings: props.settings });
+    this.userEvents = new UserEvents(this, 'UserEvents', {
+      vpc: props.vpc,
+      database: props.database,
+      secretsKey: props.secretsKey,
+      settings: props.settings,
+    });
 
     const functions = new Map<string, TesseraFunction>();
     for (const group of props.groups) {

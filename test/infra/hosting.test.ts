@@ -156,6 +156,17 @@ describe('user event delivery', () => {
     expect(machine!.Properties!.DefinitionSubstitutions).toHaveProperty('FunctionRunnerArn');
   });
 
+  it('gives whoever opens signing secrets (the events group, the PRE runner, the POST consumer) the secrets key', () => {
+    for (const service of ['tessera-events', 'tessera-event-runner', 'tessera-event-consumer']) {
+      const [id, fn] = Object.entries(tesseraFunctions(synthesized.api)).find(([, candidate]) => serviceNameOf(candidate) === service)!;
+      const variables = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const actions = statementsOfFunction(synthesized.api, id).flatMap(actionsOf);
+
+      expect(variables.SECRETS_ENCRYPTION_KEY_SECRET_ARN, service).toBeDefined();
+      expect(actions, service).toContain('secretsmanager:GetSecretValue');
+    }
+  });
+
   it('lets only the console function start PRE events and queue POST events', () => {
     for (const group of ['console', 'auth', 'data', 'hosting']) {
       const variables = (
