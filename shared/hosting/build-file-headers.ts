@@ -7,8 +7,8 @@ import mime from 'mime-types';
 
 /** `app.3f9a1c2e.js`, `index-B4x_2aQ9.css`: a name part of 8+ characters with a digit, before the extension. */
 const HASHED_NAME = /[.-](?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{8,}\.[A-Za-z0-9]+$/;
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
-export const REVALIDATE = 'no-cache';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
 
 export interface BuildFileHeaders {
   contentType: string;
