@@ -105,13 +105,15 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
   return worker;
 }
 
-/** A worker that moved: its old host serves nothing, its new one the active build. */
-function movedHost(env: HostingEnv, previousDomain: string, worker: WorkerRow): HostMapping[] {
+/**
+ * After a PATCH: the old host (if it moved) serves nothing, the current one the active build. The
+ * current host is written even when it did not move, so a PATCH sent again repairs an edge write
+ * that failed after the change was committed.
+ */
+function patchedHosts(env: HostingEnv, previousDomain: string, worker: WorkerRow): HostMapping[] {
   const buildPrefix = worker.activeBuildUuid === null ? undefined : buildPrefixOf(env.site.uuid, worker.activeBuildUuid);
-  return [
-    { host: previousDomain, buildPrefix: undefined },
-    { host: worker.fullDomain, buildPrefix },
-  ];
+  const current: HostMapping = { host: worker.fullDomain, buildPrefix };
+  return previousDomain === worker.fullDomain ? [current] : [{ host: previousDomain, buildPrefix: undefined }, current];
 }
 
 /** Renames the worker or moves it to another subdomain or base domain; its builds stay where they are. */
@@ -141,7 +143,7 @@ export async function patchWorker(env: HostingEnv, slug: string, body: PatchWork
   } catch (error) {
     throw asTaken(error, 'subdomain_input');
   }
-  if (previousDomain !== worker.fullDomain) await env.hostMappings.apply(movedHost(env, previousDomain, worker));
+  await env.hostMappings.apply(patchedHosts(env, previousDomain, worker));
   return worker;
 }
 
@@ -158,8 +160,12 @@ export async function deleteWorker(env: HostingEnv, slug: string): Promise<void>
     );
     return { worker: current, keys: buildKeys };
   });
-  await env.hostMappings.apply([{ host: worker.fullDomain, buildPrefix: undefined }]);
-  for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
-    await env.store.deleteMany(keys.slice(start, start + DELETE_BATCH_SIZE));
+  try {
+    await env.hostMappings.apply([{ host: worker.fullDomain, buildPrefix: undefined }]);
+  } finally {
+    // The worker is gone either way: its files must not stay behind when the edge write failed.
+    for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
+      await env.store.deleteMany(keys.slice(start, start + DELETE_BATCH_SIZE));
+    }
   }
 }
