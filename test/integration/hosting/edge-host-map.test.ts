@@ -73,6 +73,30 @@ describe('the edge host map, written by the hosting API', () => {
     expect(kvs.commandCalls(DescribeKeyValueStoreCommand).every((call) => call.args[0].input.KvsARN === KVS_ARN)).toBe(true);
   });
 
+  it('maps an external worker by its full domain, and follows it back to an internal subdomain', async () => {
+    const before = writes.length;
+    const created = await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Brand', subdomain_input: 'www', is_internal: 'false', domain: 'brand-example.com' },
+      archive('brand'),
+    );
+    const build = prefixOf(created.json.data.active_build_uuid);
+    const internal = await app.request('PATCH', `${WORKERS}${created.json.data.slug}/`, {
+      token: admin,
+      headers: site.tenant,
+      body: { is_internal: true, subdomain_input: 'brand' },
+    });
+
+    expect(internal.status).toBe(200);
+    expect(writes.slice(before).map((write) => write.replace(/ if etag-\d+$/, ''))).toEqual([
+      `put www.brand-example.com ${build}`,
+      'delete www.brand-example.com',
+      `put brand.localhost ${build}`,
+    ]);
+  });
+
   it('writes nothing for a refused change', async () => {
     await createWorker(app, admin, site, { name: 'Other', subdomain_input: 'other' }, archive('o'));
     await createWorker(app, admin, site, { name: 'Taken', subdomain_input: 'taken' }, archive('t'));
