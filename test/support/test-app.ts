@@ -89,8 +89,13 @@ function sendHttp(url: string, method: string, headers: Record<string, string>, 
   });
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export interface TestAppOptions {
+  /** A database the caller made (for example reached through a proxy); a fresh one by default. */
+  database?: TestDatabase;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
