@@ -252,6 +252,8 @@ export interface PostgresConnectionOptions {
   poolMax?: number;
   /** Named prepared statements pin connections behind RDS Proxy; turn them off there. */
   prepare?: boolean;
+  /** statement_timeout of every connection, sent when it connects (unset or 0: the server's). */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -274,7 +276,10 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
     prepare: options.prepare ?? true,
     backoff: reconnectPauseSeconds,
     onnotice: () => undefined,
-    connection: { application_name: 'tessera' },
+    connection: {
+      application_name: 'tessera',
+      ...(options.statementTimeoutMs ? { statement_timeout: String(options.statementTimeoutMs) } : {}),
+    },
   });
   const orm = drizzle(client, { schema: platformSchema }) as unknown as Orm;
   const runMigrations: MigrationRunner = async (folder) => {
