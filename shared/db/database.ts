@@ -278,7 +278,7 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
     onnotice: () => undefined,
     connection: {
       application_name: 'tessera',
-      ...(options.statementTimeoutMs ? { statement_timeout: String(options.statementTimeoutMs) } : {}),
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     },
   });
   const orm = drizzle(client, { schema: platformSchema }) as unknown as Orm;
