@@ -1,7 +1,8 @@
 // PostgreSQL going away under load and coming back: while it is away every request is answered 503
 // with Retry-After (never a 500, never a dropped connection), and once it is back the pool heals by
-// itself, without a restart. The database is taken away by a TCP proxy between the platform and the
+// itself, without a restart. The same when the server ends every session (57P01), as a restart does. The database is taken away by a TCP proxy between the platform and the
 // server (the machine's PostgreSQL is shared, so it is never stopped); PostgreSQL only.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectPostgres } from '#shared/db/database.ts';
 import { startTcpProxy, type TcpProxy } from '#test/support/tcp-proxy.ts';
@@ -94,5 +95,51 @@ describe.skipIf(testDriver !== 'postgres')('PostgreSQL unavailable under load', 
     // After: the pool connected again by itself, and once it answered it kept answering.
     expect(proxy.connectionsMade()).toBeGreaterThan(connectionsBefore);
     expect(restored.filter((answer) => answer.status >= 300)).toEqual([]);
+  });
+
+  it('answers 503 or succeeds when the server ends the connections (57P01, as on a restart)', { timeout: 60_000 }, async () => {
+    const token = await app.adminToken();
+    const statuses: Array<{ status: number; retryAfter: string | null }> = [];
+    let running = true;
+    const worker = async (index: number) => {
+      for (let round = 0; running; round += 1) {
+        const answer =
+          round % 4 === 0
+            ? await app.request('POST', '/api/cloud/groups/', { token, body: { name: `ended-${index}-${round}` } })
+            : await app.request('GET', '/api/cloud/users/?page_size=5', { token });
+        statuses.push({ status: answer.status, retryAfter: answer.headers.get('retry-after') });
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, index) => worker(index));
+    const admin = await connectPostgres({ url: direct.url!, poolMax: 1 });
+    let ended = 0;
+    try {
+      // What a fast shutdown sends every session: "terminating connection due to administrator command".
+      for (let time = 0; time < 3; time += 1) {
+        const seen = statuses.length;
+        while (statuses.length < seen + 20) await new Promise((resolve) => setTimeout(resolve, 20));
+        ended += (
+          await admin.rows(sql`
+            select pg_terminate_backend(pid) from pg_stat_activity
+            where datname = current_database() and application_name = 'tessera' and pid <> pg_backend_pid()`)
+        ).length;
+      }
+      const seen = statuses.length;
+      while (statuses.filter((answer, index) => index >= seen && answer.status < 300).length < 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      running = false;
+      await Promise.all(workers);
+      await admin.close();
+    }
+
+    expect(ended).toBeGreaterThan(0);
+    expect(statuses.filter((answer) => ![200, 201, 503].includes(answer.status))).toEqual([]);
+    expect(statuses.filter((answer) => answer.status === 503 && answer.retryAfter !== '2')).toEqual([]);
+    // The pool made new connections by itself: every request from now on succeeds.
+    const after: number[] = [];
+    for (let round = 0; round < 20; round += 1) after.push((await app.request('GET', '/api/cloud/users/?page_size=5', { token })).status);
+    expect(after.filter((status) => status !== 200)).toEqual([]);
   });
 });
