@@ -2,7 +2,8 @@
 // connection opens): the request is answered 504, and the connection goes back to the pool clean —
 // with a pool of one, the next request runs on that same connection and succeeds, and no session
 // of the platform is left inside a transaction. A lock held by another session keeps the statement
-// waiting past its budget. PostgreSQL only (PGlite cannot interrupt a statement).
+// waiting past its budget. PostgreSQL only: the budget is set on connections to DATABASE_URL; the
+// embedded PGlite runs without one.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectPostgres } from '#shared/db/database.ts';
