@@ -178,8 +178,9 @@ export interface Config {
      * statement_timeout of each connection to DATABASE_URL (0: none): a statement still running when
      * API Gateway has given up on the request (30 s) only holds a connection. Past it the request is
      * answered 504 and the connection goes back to the pool. Statements that need longer (DDL of
-     * schema migrations) set their own with SET LOCAL. Behind RDS Proxy the proxy's init query is
-     * the place for it (a startup parameter there is not passed through the same way).
+     * schema migrations) set their own with SET LOCAL. Not sent behind RDS Proxy (the deployed
+     * secret): whether the proxy takes it without pinning sessions is not checked; the proxy's init
+     * query would be the place for it there.
      */
     statementTimeoutMs: number;
   };
