@@ -6,6 +6,8 @@
 // anything up (a 400 for the empty body sent), the very answer it gives when the ids name nothing
 // at all — and carry none of the other tenant's data (its uuids, record text, object bytes, secret). Callers: the admin of organization A (victim: organization B's site)
 // and a member of A who manages only site A1 (victims: site A2 of the same organization, and B's).
+// Ids in bodies: copy and move name a bucket and a source path in the body; the second case names
+// the other tenant's there (own object into its bucket, its object into one's own bucket).
 // Routes whose only parameters are not tenant data (a social provider, an event type name, an
 // invitation's secret token) are left out; they are listed in SKIPPED_PARAMETERS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -234,5 +236,45 @@ describe('cross-tenant fuzz', () => {
     expect(probes).toBeGreaterThanOrEqual(routes.length * 2 * 2);
     expect(failures).toEqual([]);
     expect(refusedFirst.size).toBeGreaterThan(routes.length / 2);
+  });
+
+  it('refuses another tenant’s bucket or object named in a copy or move body', { timeout: 120_000 }, async () => {
+    const own = tenants.a1;
+    for (const victim of [tenants.a2, tenants.b1]) {
+      const ownObjects = `/api/apps/${own.params.app_slug}/storage/buckets/${own.params.bucket_slug}/objects/`;
+      const bodies = [
+        // Own object into the other tenant's bucket, and the other tenant's object into one's own.
+        { source_path: own.params['key+'], destination_path: 'taken.txt', destination_bucket: victim.params.bucket_slug },
+        { source_path: victim.params['key+'], destination_path: 'taken.txt' },
+        { source_path: victim.params['key+'], destination_path: 'taken.txt', destination_bucket: victim.params.bucket_slug },
+      ];
+      for (const action of ['copy', 'move']) {
+        for (const body of bodies) {
+          for (const tenant of [own.site, victim.site]) {
+            const answer = await app.request('POST', `${ownObjects}${action}/`, {
+              token: tokens.siteManager,
+              headers: { 'x-tenant': tenant },
+              body,
+            });
+            const text = JSON.stringify(answer.body);
+            expect({ action, body, tenant, status: answer.status }).toMatchObject({
+              status: expect.toSatisfy((status: number) => status === 403 || status === 404),
+            });
+            expect(victim.secrets.filter((secret) => text.includes(secret))).toEqual([]);
+          }
+        }
+      }
+    }
+    // Nothing was taken: no object named taken.txt anywhere.
+    const superuser = await app.adminToken();
+    for (const tenant of [tenants.a1, tenants.a2, tenants.b1]) {
+      const listing = await app.request(
+        'GET',
+        `/api/apps/${tenant.params.app_slug}/storage/buckets/${tenant.params.bucket_slug}/objects/?search=taken`,
+        { token: superuser, headers: { 'x-tenant': tenant.site } },
+      );
+      expect(listing.status).toBe(200);
+      expect(JSON.stringify(listing.body)).not.toContain('taken.txt');
+    }
   });
 });
