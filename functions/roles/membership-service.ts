@@ -3,6 +3,7 @@
 // of one role (add, replace, set expiry, remove) and the roles of one user (`me`: the caller).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import { emptyPage } from '#shared/db/counted-page.ts';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors.ts';
 import { holdsSitePermission, siteStanding } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -218,6 +219,6 @@ export async function userRoles(
   // A username that names nobody holds no roles here, like one of another organization's users:
   // the same empty page for both, so the answer does not tell who exists on the platform.
   const [user] = await usersByUsernames(db, [username]);
-  if (user === undefined) return { rows: [], total: 0 };
+  if (user === undefined) return emptyPage(filter.page);
   return listUserRoles(db, site, user.id, filter);
 }
