@@ -6,7 +6,7 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { parseExactJson, stringifyExactJson } from '#shared/json/exact-json.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
 import { recordText, softDeleteCondition } from '../records/query/compile.ts';
 import { castTo, parseScalar, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
@@ -107,18 +107,44 @@ function treeSql(nodes: TableDescriptor, id: string, types: string[], depth: num
 }
 
 /**
- * Per type, the reached records as one JSON array text made by the database, each record with its
- * `_depth` and `_relationship_type` spliced in before its closing brace (a record always has its key,
- * so it is never `{}`): thousands of descendants are never parsed here only to be written again.
+ * The records one type's walk reaches as one JSON array text made by the database (null when none),
+ * each record with its `_depth` and `_relationship_type` spliced in before its closing brace (a record
+ * always has its key, so it is never `{}`): thousands of descendants are never parsed here only to be
+ * written again.
  */
-function includedSql(nodes: TableDescriptor, id: string, direction: Direction, types: string[], depth: number): SQL {
+function includedListSql(nodes: TableDescriptor, id: string, direction: Direction, type: string, depth: number): SQL {
   const key = keyFieldOf(nodes);
-  return sql`${walkCte(nodes, id, direction, types, depth, true)}
-    select w.type, '[' || string_agg(left(${recordText(nodes)}, -1) || ',"_depth":' || w.depth::text || ',"_relationship_type":' || to_json(w.type)::text || '}', ','
-        order by w.depth, ${typedValue(nodes, key)}) || ']' as records
+  return sql`${walkCte(nodes, id, direction, [type], depth, true)}
+    select '[' || string_agg(left(${recordText(nodes)}, -1) || ',"_depth":' || w.depth::text || ',"_relationship_type":' || ${JSON.stringify(type)}::text || '}', ','
+        order by w.depth, ${typedValue(nodes, key)}) || ']'
     from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
-    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
-    group by w.type`;
+    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}`;
+}
+
+/**
+ * One record's answer as one statement's text: `{"data": record}` and, with `include=`, per selected
+ * type its list under its inverse label (descendants) or its name (ancestors), flat and ordered by
+ * depth; the text `null` when the record is not there (or not visible). `record` is the record's
+ * statement (its one column the record's JSON text, a 404 already for a key this table cannot have).
+ */
+export function recordAnswerSql(record: SQL, id: string, plan: HierarchyPlan | undefined): SQL {
+  const lists = new Map<string, SQL>();
+  const directions: Direction[] =
+    plan?.include === undefined ? [] : plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include];
+  for (const direction of directions) {
+    for (const type of plan!.table.hierarchy.types.filter((candidate) => plan!.types.includes(candidate.name))) {
+      const label = direction === 'descendants' ? type.inverse : type.name;
+      lists.set(
+        label,
+        plan!.depth === 0
+          ? sql`'[]'`
+          : sql`coalesce((${includedListSql(plan!.table.nodes, keyOf(plan!, id), direction, type.name, plan!.depth)}), '[]')`,
+      );
+    }
+  }
+  const members = [...lists].map(([label, list]) => sql` || ',' || ${JSON.stringify(label)}::text || ':' || ${list}`);
+  return sql`select case when r.record is null then 'null' else '{"data":' || r.record${sql.join(members, sql``)} || '}' end as answer
+    from (select (${record}) as record) as r`;
 }
 
 type WalkRow = {
@@ -136,31 +162,6 @@ function keyOf(plan: HierarchyPlan, id: string): string {
   const value = parseScalar(keyFieldOf(plan.table.nodes), id);
   if (value === undefined) throw new Error('the record was read by this key already');
   return value;
-}
-
-/**
- * `{data, <label>: [...]}` as JSON text: per type, under its inverse label (descendants) or its name
- * (ancestors), flat and ordered by depth.
- */
-export async function withIncluded(db: Queryable, plan: HierarchyPlan, id: string, record: DataRecord): Promise<string> {
-  const lists = new Map<string, string>();
-  const directions: Direction[] = plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include!];
-  for (const direction of directions) {
-    const labels = new Map(
-      plan.table.hierarchy.types
-        .filter((type) => plan.types.includes(type.name))
-        .map((type) => [type.name, direction === 'descendants' ? type.inverse : type.name]),
-    );
-    for (const label of labels.values()) lists.set(label, '[]');
-    if (plan.depth === 0 || plan.types.length === 0) continue;
-    for (const row of await db.rows<{ type: string; records: string }>(
-      includedSql(plan.table.nodes, keyOf(plan, id), direction, plan.types, plan.depth),
-    )) {
-      lists.set(labels.get(row.type)!, row.records);
-    }
-  }
-  const members = [`"data":${stringifyExactJson(record)}`, ...[...lists].map(([label, text]) => `${JSON.stringify(label)}:${text}`)];
-  return `{${members.join(',')}}`;
 }
 
 /** `{data: [root with _depth 0 and children[] nested], total}`: each record once, under its closest parent. */
