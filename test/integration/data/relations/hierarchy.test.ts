@@ -118,6 +118,31 @@ describe('hierarchy tables', () => {
     expect(removed.body).toEqual({ deleted: 1 });
   });
 
+  it("serves the edges on the long URL form too, inside the table's own datasource only", async () => {
+    const LONG = '/api/apps/hr/datasources/main/datatables/employees/edges/';
+    const listed = await call('GET', `${LONG}?types=manager`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(4);
+    const created = await call('POST', LONG, [{ from_id: 6, to_id: 5, type: 'mentor', metadata: { via: 'long' } }]);
+    expect(created.status).toBe(201);
+    const id = created.body.results[0].id;
+    const patched = await call('PATCH', `${LONG}${id}/`, { metadata: { via: 'long form' } });
+    expect(patched.body.data).toMatchObject({ id, metadata: { via: 'long form' } });
+    expect((await call('GET', `${TABLE}edges/?from_id=6`)).body.results[0].metadata).toEqual({ via: 'long form' });
+    // Another datasource of the app, a datasource that does not exist, another app: 404, nothing touched.
+    await call('POST', '/api/apps/hr/datasources/', { name: 'Other', provider_type: 'flat_table' });
+    for (const path of [
+      '/api/apps/hr/datasources/other/datatables/employees/edges/',
+      '/api/apps/hr/datasources/nowhere/datatables/employees/edges/',
+      '/api/apps/nope/datasources/main/datatables/employees/edges/',
+    ]) {
+      expect((await call('GET', path)).status, path).toBe(404);
+      expect((await call('DELETE', path, { ids: [id] })).status, path).toBe(404);
+      expect((await call('PATCH', `${path}${id}/`, { metadata: {} })).status, path).toBe(404);
+    }
+    expect((await call('DELETE', LONG, { ids: [id] })).body).toEqual({ deleted: 1 });
+  });
+
   it('answers descendants under the inverse label, by depth, each once, even around a cycle', async () => {
     const answer = await call('GET', `${TABLE}data/1/?include=descendants`);
     expect(answer.status).toBe(200);
