@@ -17,7 +17,7 @@ import { queryError } from '../records/query/query-error.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { populateRecords, type DataRecord } from './populate.ts';
 import { PopulateRequest, type PopulateNode } from './populate-plan.ts';
-import { asGraph, asTree, HierarchyRequest, recordAnswerSql, type HierarchyPlan } from './hierarchy-read.ts';
+import { asGraph, asTree, asTrees, HierarchyRequest, recordAnswerSql, rootsOnlyFilter, type HierarchyPlan } from './hierarchy-read.ts';
 import { readWithRememberedRelations, rememberRelations, type FoundRelations } from './fused-relation-reads.ts';
 import { relatedFilter, relatedSort } from './related-query.ts';
 import { appRelations, loadAppRelations } from './relation-graph.ts';
@@ -91,6 +91,7 @@ function parseRelationalList({ relations, base }: FoundRelations, query: QueryEn
   const graph = hierarchy.plan(base, 'list', settings.hierarchyDefaultDepth);
   if (plan.aggregates !== undefined && nodes.length > 0) throw queryError('populate', 'does not apply to an aggregation');
   if (plan.aggregates !== undefined && graph !== undefined) throw queryError('format', 'does not apply to an aggregation');
+  if (graph?.format === 'tree') plan.filters.push(rootsOnlyFilter(graph));
   return { plan, nodes, graph };
 }
 
@@ -125,6 +126,7 @@ export async function listWithRelations(
   const answer = parseExactJson(text) as ListAnswer;
   await populateRecords(db, answer.data as DataRecord[], nodes);
   if (graph?.format === 'graph') return { data: await asGraph(db, graph, answer.data as DataRecord[]), total: answer.total };
+  if (graph?.format === 'tree') answer.data = (await asTrees(db, graph, answer.data as DataRecord[])).roots;
   return answer;
 }
 
@@ -195,6 +197,6 @@ export async function readWithRelations(
   if (nodes.length === 0 && graph?.format !== 'tree') return new JsonText(text);
   const answer = parseExactJson(text) as { data: DataRecord };
   await populateRecords(db, [answer.data], nodes);
-  if (graph?.format === 'tree') return asTree(db, graph, id, answer.data);
+  if (graph?.format === 'tree') return asTree(db, graph, answer.data);
   return answer;
 }
