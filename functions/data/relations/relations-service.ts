@@ -19,7 +19,7 @@ import { populateRecords, type DataRecord } from './populate.ts';
 import { PopulateRequest, type PopulateNode } from './populate-plan.ts';
 import { asGraph, asTree, asTrees, HierarchyRequest, recordAnswerSql, rootsOnlyFilter, type HierarchyPlan } from './hierarchy-read.ts';
 import { readWithRememberedRelations, rememberRelations, type FoundRelations } from './fused-relation-reads.ts';
-import { relatedFilter, relatedSort } from './related-query.ts';
+import { relatedFilter, relatedSort, relatedValue } from './related-query.ts';
 import { appRelations, loadAppRelations } from './relation-graph.ts';
 import { tablesOfActiveApp } from '../tables/table-repository.ts';
 
@@ -38,7 +38,7 @@ const HIERARCHY_PARAMETERS = new Set(['format', 'include', 'depth', 'graph_types
 export function asksForRelations(query: QueryEntries): boolean {
   for (const [key, value] of query) {
     if (key.includes('.') || key === 'populate' || POPULATE_CONTROL.test(key) || HIERARCHY_PARAMETERS.has(key)) return true;
-    if ((key === '_sort' || key === 'ordering') && value.includes('.')) return true;
+    if (['_sort', 'ordering', '_group_by', '_aggregate'].includes(key) && value.includes('.')) return true;
   }
   return false;
 }
@@ -85,6 +85,7 @@ function parseRelationalList({ relations, base }: FoundRelations, query: QueryEn
     claims: (key, raw) => hierarchy.claims(key, raw) || populate.claims(key, raw),
     relatedFilter: (key, raw) => relatedFilter(relations, base, key, raw, depth),
     relatedSort: (parameter, name, descending) => relatedSort(relations, base, parameter, name, descending, depth),
+    relatedValue: (parameter, name) => relatedValue(relations, base, parameter, name, depth),
   };
   const plan = parseListQuery(base.descriptor, query, extensions);
   const nodes = populate.plan(depth);
