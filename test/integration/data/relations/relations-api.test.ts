@@ -167,4 +167,38 @@ describe('relations: related filters, sorting and populate', () => {
     );
     expect(populateStatements).toHaveLength(3);
   });
+
+  it('runs a warm related list in one statement, and reads again when a related table changed', async () => {
+    const query = 'comments.body=great&_aggregate=count(*)&_group_by=author.company_id.name';
+    const first = await list('posts', query);
+    expect(first.body.data).toEqual([{ 'author.company_id.name': 'Acme', count: 1 }]);
+    const db = app.runtime.db;
+    const realRows = db.rows.bind(db);
+    let statements = 0;
+    const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+      statements += 1;
+      return realRows(statement);
+    }) as typeof db.rows);
+    try {
+      expect((await list('posts', 'comments.body=great&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([10]);
+      expect(statements).toBe(1);
+      statements = 0;
+      const tree = await call('GET', '/api/apps/blog/datatables/posts/data/10/?populate=author');
+      expect(tree.body.data.author_id.name).toBe('Ann');
+      // The record and caller in one statement, then the one populate statement.
+      expect(statements).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    // A related table that becomes soft-deleting (not the listed one) makes the remembered relations
+    // stale: a soft-deleted comment must stop matching at once, never be found through the old schema.
+    const schema = (await call('GET', '/api/apps/blog/datatables/comments/')).body.json_schema;
+    const changed = await call('PATCH', '/api/apps/blog/datatables/comments/', {
+      json_schema: { ...schema, fields: [...schema.fields, { name: 'is_deleted', type: 'boolean', default: false }] },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await call('DELETE', '/api/apps/blog/datatables/comments/data/100/')).status).toBe(204);
+    expect((await list('posts', 'comments.body=great&_sort=id')).body.data).toEqual([]);
+    expect((await list('posts', 'comments.body=good&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([11]);
+  });
 });
