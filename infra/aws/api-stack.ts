@@ -1,5 +1,6 @@
 // The HTTP API: one bundled Lambda per endpoint group, routes derived from the groups' route
 // tables. No API Gateway CORS: the functions answer preflights themselves, as the dev server does.
+// Access log, alarms and (with a domain and hosted zone in context) the platform and tenant hosts.
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -9,8 +10,11 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { EndpointGroup } from '#functions/groups.ts';
 import { capabilityDefines } from '#infra/bundling.ts';
+import { ApiDomain } from './api-domain.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import type { HostingStack } from './hosting-stack.ts';
+import { acknowledgeNag } from './nag-checks.ts';
+import { Observability } from './observability.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
 import { SchemaMigration } from './schema-migration.ts';
 import { UserEvents } from './user-events.ts';
@@ -51,6 +55,9 @@ export class ApiStack extends Stack {
   readonly functions: ReadonlyMap<string, TesseraFunction>;
   readonly schemaMigration: SchemaMigration;
   readonly userEvents: UserEvents;
+  readonly observability: Observability;
+  /** Present when `tessera:platformDomain` and `tessera:hostedZoneId` are given. */
+  readonly domain?: ApiDomain;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -119,6 +126,21 @@ export class ApiStack extends Stack {
       }
     }
     this.functions = functions;
+    acknowledgeNag(
+      this.httpApi,
+      'AwsSolutions-APIG4',
+      'Authorization happens in the functions: each route decides whether it needs a token (sign-in, JWKS, invitations and public site routes need none), verifies it with pinned algorithms and checks the tenant; a gateway authorizer would verify every token twice',
+    );
+
+    this.observability = new Observability(this, 'Observability', {
+      httpApi: this.httpApi,
+      deadLetterQueues: [{ name: 'PostEvents', queue: this.userEvents.deadLetters }],
+      alarmEmail: props.settings.alarmEmail,
+    });
+    const { platformDomain, hostedZoneId, hostedZoneName } = props.settings;
+    if (platformDomain !== undefined && hostedZoneId !== undefined) {
+      this.domain = new ApiDomain(this, 'Domain', { httpApi: this.httpApi, platformDomain, hostedZoneId, hostedZoneName });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint });
   }

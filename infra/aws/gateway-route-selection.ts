@@ -52,3 +52,24 @@ export function selectRoute<T extends PathRoute>(routes: readonly T[], requestPa
   }
   return best?.route;
 }
+
+/**
+ * The `pathParameters` API Gateway sends when `routePath` answers `requestPath`: each `{name}` with
+ * its segment, a trailing `{name+}` with the rest of the path (a trailing slash included);
+ * undefined when the route has no parameters, as the gateway then leaves the member out.
+ */
+export function pathParametersOf(routePath: string, requestPath: string): Record<string, string> | undefined {
+  const request = pathSegments(requestPath);
+  const parameters: Record<string, string> = {};
+  for (const [index, segment] of pathSegments(routePath).entries()) {
+    if (!isParameter(segment)) continue;
+    const name = segment.slice(1, isGreedy(segment) ? -2 : -1);
+    parameters[name] = isGreedy(segment)
+      ? requestPath
+          .split('/')
+          .slice(index + 1)
+          .join('/')
+      : request[index]!;
+  }
+  return Object.keys(parameters).length === 0 ? undefined : parameters;
+}

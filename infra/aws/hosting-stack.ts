@@ -14,11 +14,13 @@ import {
   FunctionRuntime,
   KeyValueStore,
   PriceClass,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
-import { PRIVATE_BUCKET } from './private-bucket.ts';
+import { acknowledgeNag } from './nag-checks.ts';
+import { accessLogBucket, PRIVATE_BUCKET } from './private-bucket.ts';
 import type { Construct } from 'constructs';
 import { edgeHostRouterCode } from './edge-host-router.ts';
 import type { DeploySettings } from './settings.ts';
@@ -34,7 +36,8 @@ export class HostingStack extends Stack {
 
   constructor(scope: Construct, id: string, props: HostingStackProps) {
     super(scope, id, props);
-    this.builds = new Bucket(this, 'Builds', PRIVATE_BUCKET);
+    const accessLogs = accessLogBucket(this, 'AccessLogs');
+    this.builds = new Bucket(this, 'Builds', { ...PRIVATE_BUCKET, serverAccessLogsBucket: accessLogs, serverAccessLogsPrefix: 'builds/' });
     this.hostMap = new KeyValueStore(this, 'HostMap', { comment: 'Tessera: host -> active build prefix' });
     const router = new CloudFrontFunction(this, 'HostRouter', {
       runtime: FunctionRuntime.JS_2_0,
@@ -50,8 +53,12 @@ export class HostingStack extends Stack {
         ? {
             domainNames: [`*.${hostedDomain}`],
             certificate: Certificate.fromCertificateArn(this, 'WildcardCertificate', hostedCertificateArn),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
           }
         : {}),
+      enableLogging: true,
+      logBucket: accessLogs,
+      logFilePrefix: 'sites/',
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.builds),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -61,6 +68,23 @@ export class HostingStack extends Stack {
         functionAssociations: [{ function: router, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
     });
+    acknowledgeNag(
+      this.distribution,
+      'AwsSolutions-CFR1',
+      'Tenant sites are public websites for any country; a site that needs geo restriction is a per-tenant decision, not a platform default',
+    );
+    acknowledgeNag(
+      this.distribution,
+      'AwsSolutions-CFR2',
+      'Serves static build files only (GET/HEAD, cached); WAF costs a fixed monthly fee per web ACL and is an operator add-on (README)',
+    );
+    if (hostedDomain === undefined || hostedCertificateArn === undefined) {
+      acknowledgeNag(
+        this.distribution,
+        'AwsSolutions-CFR4',
+        'Without a hosted domain the distribution uses the default *.cloudfront.net certificate, whose TLS policy cannot be set; with one it requires TLS 1.2 (2021)',
+      );
+    }
     new CfnOutput(this, 'SitesDomain', { value: this.distribution.distributionDomainName });
   }
 }

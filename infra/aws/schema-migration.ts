@@ -13,6 +13,7 @@ import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cd
 import { Construct } from 'constructs';
 import { REPO_ROOT, type DeploySettings } from './settings.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
+import { acknowledgeStateMachineRole } from './user-events.ts';
 
 export const SCHEMA_MIGRATION_ASL = path.join(REPO_ROOT, 'infra/state-machines/schema-migration.asl.json');
 
@@ -53,6 +54,7 @@ export class SchemaMigration extends Construct {
     });
     // The definition references the function by substitution, so CDK cannot see it: grant invoke here.
     this.taskFunction.grantInvoke(this.stateMachine);
+    acknowledgeStateMachineRole(this.stateMachine, this.taskFunction);
 
     // Dropped columns stay hidden for the retention window (SCHEMA_TOMBSTONE_RETENTION_SECONDS),
     // then this schedule drops them in every site; a migration also sweeps its own table.

@@ -10,6 +10,15 @@ export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 export interface DeploySettings {
   /** Becomes PLATFORM_DOMAIN; unset leaves the application default. */
   platformDomain?: string;
+  /**
+   * The Route 53 hosted zone of the platform domain: with both, the API answers on the domain and on
+   * `*.<domain>` (tenant hosts) with a certificate and DNS records of its own.
+   */
+  hostedZoneId?: string;
+  /** The hosted zone's name when it is a parent of the platform domain (default: the domain itself). */
+  hostedZoneName?: string;
+  /** Where alarm notifications are mailed (an SNS e-mail subscription). */
+  alarmEmail?: string;
   /** Becomes CORS_ORIGINS (comma-separated); unset leaves the application default. */
   corsOrigins?: string;
   logLevel: LogLevel;
@@ -73,6 +82,9 @@ export function deploySettings(node: Node): DeploySettings {
   }
   return {
     platformDomain: stringContext(node, 'tessera:platformDomain'),
+    hostedZoneId: stringContext(node, 'tessera:hostedZoneId'),
+    hostedZoneName: stringContext(node, 'tessera:hostedZoneName'),
+    alarmEmail: stringContext(node, 'tessera:alarmEmail'),
     corsOrigins: stringContext(node, 'tessera:corsOrigins'),
     logLevel: logLevel as LogLevel,
     adminUsername: stringContext(node, 'tessera:adminUsername'),

@@ -3,7 +3,7 @@
 // Keys are chosen by the storage service (site, bucket, object), so one bucket serves every tenant.
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Bucket, HttpMethods } from 'aws-cdk-lib/aws-s3';
-import { PRIVATE_BUCKET } from './private-bucket.ts';
+import { accessLogBucket, PRIVATE_BUCKET } from './private-bucket.ts';
 import type { Construct } from 'constructs';
 import { loadConfig } from '#shared/config.ts';
 import type { DeploySettings } from './settings.ts';
@@ -24,6 +24,8 @@ export class StorageStack extends Stack {
     super(scope, id, props);
     this.objects = new Bucket(this, 'Objects', {
       ...PRIVATE_BUCKET,
+      serverAccessLogsBucket: accessLogBucket(this, 'AccessLogs'),
+      serverAccessLogsPrefix: 'objects/',
       cors: [
         {
           allowedMethods: [HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],

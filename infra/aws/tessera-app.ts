@@ -1,11 +1,12 @@
 // The Tessera stacks and how they depend on each other: network → data (database, proxy, secrets,
 // deploy migration) and storage (the object bucket) → API. Environment-agnostic, so synth needs no
-// credentials and no AZ lookups.
+// credentials and no AZ lookups. cdk-nag's AwsSolutions checks run on every synth of these stacks.
 import type { App } from 'aws-cdk-lib';
 import { endpointGroups, type EndpointGroup } from '#functions/groups.ts';
 import { ApiStack } from './api-stack.ts';
 import { DataStack } from './data-stack.ts';
 import { HostingStack } from './hosting-stack.ts';
+import { enableNagChecks } from './nag-checks.ts';
 import { NetworkStack } from './network-stack.ts';
 import { deploySettings } from './settings.ts';
 import { StorageStack } from './storage-stack.ts';
@@ -26,6 +27,7 @@ export function buildTesseraApp(
   app: App,
   groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files'>[] = endpointGroups,
 ): TesseraStacks {
+  enableNagChecks(app);
   const settings = deploySettings(app.node);
   const network = new NetworkStack(app, 'TesseraNetwork');
   const data = new DataStack(app, 'TesseraData', { vpc: network.vpc, settings });

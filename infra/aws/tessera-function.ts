@@ -1,19 +1,27 @@
 // Our Lambda function: bundled by `buildLambdaBundle` (../bundling.ts; what the bundle benchmark
 // measures and the bundle tests run is what is deployed), arm64 on Node 22, Powertools environment,
-// a log group kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
+// X-Ray tracing, a log group kept one month, and a role of its own with inline statements only (no
+// AWS managed policies). Caller props are spread last; `bind*` helpers wire access and configuration.
 import path from 'node:path';
 import { Annotations, AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import type { IKeyValueStore } from 'aws-cdk-lib/aws-cloudfront';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, type FunctionOptions } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing, type FunctionOptions } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { buildLambdaBundle, LAMBDA_ENTRY_FILE } from '#infra/bundling.ts';
+import { acknowledgeNag, acknowledgeNagPattern, bucketKeysWildcard } from './nag-checks.ts';
 import { REPO_ROOT, type DocumentLibrarySettings, type LogLevel } from './settings.ts';
+
+/** The address of `Name <address>` or of a bare address. */
+function senderAddress(from: string): string {
+  const bracketed = /<([^>]+)>/.exec(from);
+  return (bracketed?.[1] ?? from).trim();
+}
 
 /** The runtime the bundles are built for (`LAMBDA_NODE_TARGET`); it also ships an AWS SDK v3, which we do not use. */
 const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
@@ -30,6 +38,9 @@ export const LAMBDA_DATABASE_POOL_MAX = 2;
 
 /** API Gateway gives up on a request after about 30 seconds; an API function stops before that. */
 export const API_FUNCTION_TIMEOUT = Duration.seconds(29);
+
+/** CloudWatch namespace of the functions' Powertools metrics. */
+export const METRICS_NAMESPACE = 'Tessera';
 
 /** How a function's entry becomes its code. */
 interface TesseraBundling {
@@ -61,7 +72,8 @@ function bundledCode(entry: string, bundling: TesseraBundling): Code {
   });
 }
 
-export interface TesseraFunctionProps extends FunctionOptions {
+/** Every function gets its own log group and role (with the statements that come with them). */
+export interface TesseraFunctionProps extends Omit<FunctionOptions, 'logGroup' | 'role'> {
   /** Source of the entry, relative to the repository root (or absolute). */
   entry: string;
   /** POWERTOOLS_SERVICE_NAME of the function's logs. */
@@ -70,25 +82,59 @@ export interface TesseraFunctionProps extends FunctionOptions {
   bundling?: TesseraBundling;
 }
 
+/**
+ * What AWSLambdaVPCAccessExecutionRole grants, as our own statement: Lambda manages the function's
+ * network interfaces with these. EC2 offers no resource-level scoping for Describe*, and the
+ * interfaces do not exist before Lambda creates them, so the resource is `*`.
+ */
+const VPC_NETWORK_INTERFACE_ACTIONS = [
+  'ec2:CreateNetworkInterface',
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DescribeSubnets',
+  'ec2:DeleteNetworkInterface',
+  'ec2:AssignPrivateIpAddresses',
+  'ec2:UnassignPrivateIpAddresses',
+];
+
 export class TesseraFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: TesseraFunctionProps) {
     const { serviceName, logLevel, entry, bundling, ...functionProps } = props;
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // Our own role instead of CDK's, which would attach AWSLambdaBasicExecutionRole (logs to any
+    // group) and AWSLambdaVPCAccessExecutionRole: this one writes to the function's log group only.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 1024,
       timeout: API_FUNCTION_TIMEOUT,
+      tracing: Tracing.ACTIVE,
       ...functionProps,
+      role,
       runtime: LAMBDA_RUNTIME,
       handler: `${path.basename(LAMBDA_ENTRY_FILE, '.mjs')}.handler`,
       code: bundledCode(entry, bundling ?? {}),
-      logGroup:
-        props.logGroup ??
-        new LogGroup(scope, `${id}LogGroup`, {
-          retention: RetentionDays.ONE_MONTH,
-          removalPolicy: RemovalPolicy.DESTROY,
-        }),
-      environment: { POWERTOOLS_SERVICE_NAME: serviceName, LOG_LEVEL: logLevel, ...props.environment },
+      logGroup,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        LOG_LEVEL: logLevel,
+        ...props.environment,
+      },
     });
+    logGroup.grantWrite(this);
+    if (props.vpc !== undefined) {
+      this.addToRolePolicy(new PolicyStatement({ actions: VPC_NETWORK_INTERFACE_ACTIONS, resources: ['*'] }));
+    }
+    acknowledgeNag(
+      role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'Only actions without resource-level scoping: X-Ray PutTraceSegments/PutTelemetryRecords and the network-interface actions Lambda needs in a VPC',
+    );
+    acknowledgeNag(
+      this,
+      'AwsSolutions-L1',
+      'Bundles target nodejs22.x on purpose (DESIGN: Lambdas run Node 22 on arm64); a runtime upgrade is a deliberate, tested change',
+    );
   }
 
   /** Database through RDS Proxy: credentials secret, proxy endpoint, network path, small pool. */
@@ -144,12 +190,19 @@ export class TesseraFunction extends LambdaFunction {
     if (settings.emailFrom !== undefined) this.addEnvironment('EMAIL_FROM', settings.emailFrom);
     if (settings.consoleUrl !== undefined) this.addEnvironment('CONSOLE_URL', settings.consoleUrl);
     const stack = Stack.of(this);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
-      }),
-    );
+    const identity = (name: string): string => stack.formatArn({ service: 'ses', resource: 'identity', resourceName: name });
+    // SES authorizes a send on the sender's identity: the address, or its domain when the domain
+    // is what was verified. Without a configured sender any verified identity may be used.
+    const sender = settings.emailFrom === undefined ? undefined : senderAddress(settings.emailFrom);
+    const identities = sender === undefined ? [identity('*')] : [identity(sender), identity(sender.slice(sender.lastIndexOf('@') + 1))];
+    this.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: identities }));
+    if (sender === undefined) {
+      acknowledgeNag(
+        this.role!,
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        'No sender configured (tessera:emailFrom): any identity verified in SES may send; set the sender to narrow this to its address and domain',
+      );
+    }
     return this;
   }
 
@@ -168,6 +221,11 @@ export class TesseraFunction extends LambdaFunction {
       }),
     );
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    acknowledgeNagPattern(
+      this.role!,
+      bucketKeysWildcard(bucket),
+      'Keys are chosen per tenant, bucket and object at run time; the grant covers this one bucket only',
+    );
     return this;
   }
 
@@ -188,6 +246,11 @@ export class TesseraFunction extends LambdaFunction {
       }),
     );
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    acknowledgeNagPattern(
+      this.role!,
+      bucketKeysWildcard(bucket),
+      'Keys are chosen per tenant, bucket and object at run time; the grant covers this one bucket only',
+    );
     this.addToRolePolicy(
       new PolicyStatement({
         actions: [

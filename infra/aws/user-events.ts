@@ -4,15 +4,17 @@
 // consumer that reports partial batch failures. Only groups that create users may use them.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { acknowledgeNag } from './nag-checks.ts';
 import { REPO_ROOT, type DeploySettings } from './settings.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
@@ -71,11 +73,12 @@ export class UserEvents extends Construct {
       definitionBody: DefinitionBody.fromString(readFileSync(PRE_EVENT_ASL, 'utf8')),
       definitionSubstitutions: { FunctionRunnerArn: this.runner.functionArn },
       timeout: Duration.minutes(1),
-      // Inputs carry the new user's data: keep execution data out of the logs.
-      logs: { destination: logs, level: LogLevel.ERROR, includeExecutionData: false },
+      // Inputs carry the new user's data: keep execution data out of the logs (state transitions only).
+      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: true,
     });
     this.runner.grantInvoke(this.preEvents);
+    acknowledgeStateMachineRole(this.preEvents, this.runner);
 
     this.deadLetters = new Queue(this, 'PostEventDeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -98,4 +101,21 @@ export class UserEvents extends Construct {
     grantee.addEnvironment('PRE_EVENT_STATE_MACHINE_ARN', this.preEvents.stateMachineArn);
     grantee.addEnvironment('POST_EVENT_QUEUE_URL', this.postEvents.queueUrl);
   }
+}
+
+/**
+ * The wildcards CDK puts in a state machine's role: X-Ray (no resource-level scoping) and the
+ * task function's versions (`<arn>:*`, from grantInvoke) — the machine invokes that one function only.
+ */
+export function acknowledgeStateMachineRole(stateMachine: StateMachine, task: TesseraFunction): void {
+  acknowledgeNag(
+    stateMachine.role,
+    'AwsSolutions-IAM5[Resource::*]',
+    'X-Ray tracing of the state machine: PutTraceSegments and the sampling calls take no resource',
+  );
+  acknowledgeNag(
+    stateMachine.role,
+    `AwsSolutions-IAM5[Resource::<${Stack.of(task).getLogicalId(task.node.defaultChild as CfnFunction)}.Arn>:*]`,
+    'Versions and aliases of the one task function the machine invokes (grantInvoke); no other function',
+  );
 }

@@ -1,10 +1,11 @@
 // `npm run invoke -- <group> <fixture>`: calls one group's Lambda handler with an API Gateway event
-// fixture on the local data of `npm start`, like `sam local invoke -e`, and prints the result.
+// fixture on the local data of `npm start`, like `sam local invoke -e`, and prints the result. Only
+// the target group's handler is imported, so a run on an existing DATA_DIR stays short; the time it
+// took (wall and CPU since the process started) is printed with the status.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { endpointGroups, type EndpointGroup } from '#functions/groups.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
 import { ConfigError, loadConfig } from '#shared/config.ts';
 import { users } from '#shared/db/platform-schema.ts';
@@ -12,12 +13,13 @@ import type { Runtime } from '#shared/runtime/runtime.ts';
 import { bootLocal } from './boot.ts';
 import { FixtureError, listFixtures, readFixture, resolveFixture } from './event-fixtures.ts';
 import { fillPlaceholders, PLACEHOLDER_HELP, type PlaceholderSource } from './fixture-placeholders.ts';
+import { invokableGroups, loadGroupHandler } from './invoke-groups.ts';
 import { lambdaContext } from './gateway-event.ts';
 
 type OutputMode = 'full' | 'quiet' | 'json';
 
 interface Invocation {
-  group: EndpointGroup;
+  group: string;
   fixtureFile: string;
   output: OutputMode;
 }
@@ -34,7 +36,7 @@ class UsageError extends Error {
 
 async function usage(): Promise<string> {
   const groups = await Promise.all(
-    endpointGroups.map(async (group) => `  ${group.name}: ${(await listFixtures(group.name)).join(', ') || '(no fixtures)'}`),
+    (await invokableGroups()).map(async (group) => `  ${group}: ${(await listFixtures(group)).join(', ') || '(no fixtures)'}`),
   );
   return [
     'Usage: npm run invoke -- <group> <fixture> [--quiet | --json]',
@@ -58,19 +60,19 @@ async function parseArguments(argv: string[]): Promise<Invocation> {
   if (unknownFlag !== undefined) throw new UsageError(`Unknown option ${unknownFlag}`);
   if (flags.includes('--quiet') && flags.includes('--json')) throw new UsageError('Choose one of --quiet and --json');
   if (positional.length === 0) throw new UsageError('');
-  const [groupName, reference, ...extra] = positional;
-  const group = endpointGroups.find((candidate) => candidate.name === groupName);
-  if (group === undefined) {
-    throw new UsageError(`Unknown group "${groupName}". Groups: ${endpointGroups.map((g) => g.name).join(', ')}`, false);
+  const [group, reference, ...extra] = positional;
+  const groups = await invokableGroups();
+  if (group === undefined || !groups.includes(group)) {
+    throw new UsageError(`Unknown group "${group}". Groups: ${groups.join(', ')}`, false);
   }
   if (reference === undefined) {
-    const available = await listFixtures(group.name);
-    throw new UsageError(`Name a fixture of ${group.name}:\n  ${available.join('\n  ') || '(none yet)'}`, false);
+    const available = await listFixtures(group);
+    throw new UsageError(`Name a fixture of ${group}:\n  ${available.join('\n  ') || '(none yet)'}`, false);
   }
   if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
   // npm runs scripts from the package root; a path typed by the user is relative to where they were.
   const cwd = process.env.INIT_CWD ?? process.cwd();
-  const fixtureFile = await resolveFixture(group.name, reference, cwd);
+  const fixtureFile = await resolveFixture(group, reference, cwd);
   const output: OutputMode = flags.includes('--quiet') ? 'quiet' : flags.includes('--json') ? 'json' : 'full';
   return { group, fixtureFile, output };
 }
@@ -163,13 +165,18 @@ async function main(argv: string[]): Promise<void> {
       console.error(`Created superuser ${superuser.username}; generated password saved in ${superuser.passwordFile}`);
     }
     const event = await fillPlaceholders(fixture, placeholderSource(runtime));
-    const handler = await invocation.group.loadHandler();
+    const handler = await loadGroupHandler(invocation.group);
     const startedAt = performance.now();
-    const result = await handler(event, lambdaContext(invocation.group.name));
+    const result = await handler(event, lambdaContext(invocation.group));
     const durationMs = Math.round(performance.now() - startedAt);
     console.log(render(result, invocation.output));
     if (invocation.output === 'full') {
-      console.error(`${invocation.group.name} ${path.basename(invocation.fixtureFile)}: ${result.statusCode ?? 200} in ${durationMs} ms`);
+      const cpu = process.cpuUsage();
+      const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+      console.error(
+        `${invocation.group} ${path.basename(invocation.fixtureFile)}: ${result.statusCode ?? 200} in ${durationMs} ms ` +
+          `(whole run ${seconds(performance.now())} s, ${seconds((cpu.user + cpu.system) / 1000)} s CPU)`,
+      );
     }
   } finally {
     // PGlite keeps the process alive until it is closed.

@@ -1,5 +1,5 @@
 // Builds a group's Lambda entry: the shared middy chain around the group's route table.
-// Order of use: request context → CORS → rate-limit headers → error rendering → route matching →
+// Order of use: tracing and metrics (deployed only) → request context → CORS → rate-limit headers → error rendering → route matching →
 // authentication → counting for the rate limit → parsing → tenant resolution → dispatch.
 // Authentication comes before parsing so that a caller without a token is told 401 before anything
 // about their input; signed-in callers are counted in the statement that reads them.
@@ -17,6 +17,7 @@ import { Router } from './router.ts';
 import { authenticateMiddleware } from './middleware/authenticate.ts';
 import { corsMiddleware } from './middleware/cors.ts';
 import { matchRouteMiddleware } from './middleware/match-route.ts';
+import { observeMiddleware } from './middleware/observe.ts';
 import { countRequestMiddleware, rateLimitHeadersMiddleware } from './middleware/rate-limit.ts';
 import { parseRequestMiddleware } from './middleware/parse-request.ts';
 import type { ApiResult } from './gateway-event.ts';
@@ -79,6 +80,7 @@ export interface HttpHandler {
 export function createHttpHandler(group: string, routes: readonly AnyRoute[]): HttpHandler {
   const router = new Router(routes);
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(dispatch)
+    .use(observeMiddleware(group))
     .use(requestContextMiddleware(group))
     .use(corsMiddleware())
     .use(rateLimitHeadersMiddleware(router))
