@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import mime from 'mime-types';
 import type { ArchiveLimits } from '#shared/config.ts';
 import { buildFileKey } from '#shared/hosting/build-keys.ts';
+import { mimeTypeOfPath } from '#shared/http/mime-lookup.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { ArchiveGuard } from './archive-guard.ts';
 import type { ArchiveFileSink } from './archive-file.ts';
@@ -63,7 +63,7 @@ export async function extractBuild(
     const filePath = segments.join('/');
     // Recorded before the write: a write that fails half-way may have left its key behind.
     stored.set(filePath, { key, size: 0 });
-    const info = await store.put(key, body, { contentType: mime.lookup(filePath) || 'application/octet-stream' });
+    const info = await store.put(key, body, { contentType: (await mimeTypeOfPath(filePath)) ?? 'application/octet-stream' });
     stored.set(filePath, { key, size: info.size });
   };
   try {
