@@ -1,10 +1,10 @@
 // Our Lambda function: bundled by `buildLambdaBundle` (../bundling.ts; what the bundle benchmark
 // measures and the bundle tests run is what is deployed), arm64 on Node 22, Powertools environment,
 // a log group kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
-import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { Annotations, AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
+import type { IKeyValueStore } from 'aws-cdk-lib/aws-cloudfront';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, type FunctionOptions } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -53,10 +53,7 @@ function bundledCode(entry: string, bundling: TesseraBundling): Code {
       environment: { TESSERA_BUNDLE: JSON.stringify({ entry, ...bundling }) },
       local: {
         tryBundle(outputDir: string): boolean {
-          buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define });
-          for (const { from, to } of bundling.copy ?? []) {
-            cpSync(path.resolve(REPO_ROOT, from), path.join(outputDir, to), { recursive: true });
-          }
+          buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define, copy: bundling.copy });
           return true;
         },
       },
@@ -175,12 +172,14 @@ export class TesseraFunction extends LambdaFunction {
   }
 
   /**
-   * Frontend builds: the builds bucket (files of every build) and the hosted domain the workers'
-   * subdomains live under. (Writing the CloudFront KeyValueStore on activation is not wired yet, so
-   * the function gets no rights on it.)
+   * Frontend builds: the builds bucket (files of every build), the KeyValueStore the edge reads
+   * host → active build from (exactly the calls shared/hosting/kvs-host-mappings.ts makes), and the
+   * hosted domain the workers' subdomains live under.
    */
-  bindHostedBuilds(bucket: IBucket, hostedDomain: string | undefined): this {
+  bindHostedBuilds(hosting: { builds: IBucket; hostMap: IKeyValueStore }, hostedDomain: string | undefined): this {
+    const { builds: bucket, hostMap } = hosting;
     this.addEnvironment('HOSTING_BUCKET', bucket.bucketName);
+    this.addEnvironment('HOSTING_KVS_ARN', hostMap.keyValueStoreArn);
     if (hostedDomain !== undefined) this.addEnvironment('HOSTED_DOMAIN', hostedDomain);
     this.addToRolePolicy(
       new PolicyStatement({
@@ -189,6 +188,16 @@ export class TesseraFunction extends LambdaFunction {
       }),
     );
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'cloudfront-keyvaluestore:DescribeKeyValueStore',
+          'cloudfront-keyvaluestore:PutKey',
+          'cloudfront-keyvaluestore:DeleteKey',
+        ],
+        resources: [hostMap.keyValueStoreArn],
+      }),
+    );
     return this;
   }
 

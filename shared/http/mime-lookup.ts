@@ -11,6 +11,12 @@ export async function mimeTypeOfPath(filePath: string): Promise<string | undefin
   return found === false ? undefined : found;
 }
 
+/** The Content-Type a file of this name is served with, charset added for text (`text/html; charset=utf-8`). */
+export async function contentTypeOfName(name: string): Promise<string | undefined> {
+  const found = (await loadMimeTypes()).contentType(name);
+  return found === false ? undefined : found;
+}
+
 /** The extensions files of this type use (`image/jpeg` → jpeg, jpg, jpe); empty when unknown. */
 export async function extensionsOfMimeType(type: string): Promise<readonly string[]> {
   return (await loadMimeTypes()).extensions[type] ?? [];
