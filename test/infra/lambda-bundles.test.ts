@@ -39,6 +39,8 @@ const ON_DEMAND_LIBRARIES = [
   'node_modules/file-type/',
   'node_modules/ajv/',
   'node_modules/ajv-formats/',
+  'node_modules/yauzl/',
+  'node_modules/tar-stream/',
 ];
 
 describe('Lambda bundles, run as deployed', () => {
