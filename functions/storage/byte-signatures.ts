@@ -3,11 +3,14 @@
 // must agree with them, and both must be in the bucket's allow-list. An image whose bytes are an
 // executable, a PDF named `.png`, a ZIP sent as text: refused with the upload error (400).
 import { Readable } from 'node:stream';
-import { fileTypeFromBuffer } from 'file-type';
-import mime from 'mime-types';
 import { ValidationError } from '#shared/errors.ts';
+import { extensionsOfMimeType } from '#shared/http/mime-lookup.ts';
+import { lazyImport } from '#shared/lazy-import.ts';
 import type { BucketRow } from './buckets/bucket-repository.ts';
 import { FALLBACK_MIME_TYPE, mimeEssence, mimeTypeAllowed } from './mime-rules.ts';
+
+/** file-type and its parsers (some 100 KB) load with the first upload whose bytes are checked. */
+const loadFileType = lazyImport(() => import('file-type'));
 
 /** file-type's own sample size: every signature it knows lies within these bytes. */
 export const SIGNATURE_SAMPLE_BYTES = 4100;
@@ -22,6 +25,7 @@ export interface DetectedType {
 export async function detectType(head: Uint8Array): Promise<DetectedType | undefined> {
   if (head.length === 0) return undefined;
   // A parser failure on odd bytes means "unknown", never a failed upload.
+  const { fileTypeFromBuffer } = await loadFileType();
   const found = await fileTypeFromBuffer(head).catch(() => undefined);
   if (found === undefined) return undefined;
   return { mime: mimeEssence(found.mime) ?? found.mime, ext: found.ext };
@@ -86,12 +90,8 @@ const canonical = (type: string): string => ALIASES[type] ?? type;
 /** ZIP containers: a signature check often sees only the ZIP, or one kind for another. */
 const ZIP_FAMILY = new Set(['zip', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'odg', 'epub', 'jar', 'apk', 'xpi', '3mf', 'vsdx', 'kmz']);
 
-function extensionsOf(type: string): readonly string[] {
-  return mime.extensions[type] ?? [];
-}
-
-function isZipFamily(type: string): boolean {
-  return type === 'application/zip' || extensionsOf(type).some((ext) => ZIP_FAMILY.has(ext));
+async function isZipFamily(type: string): Promise<boolean> {
+  return type === 'application/zip' || (await extensionsOfMimeType(type)).some((ext) => ZIP_FAMILY.has(ext));
 }
 
 /** Raster images (not SVG), and audio and video, whose subtypes name codecs and containers loosely. */
@@ -103,10 +103,10 @@ function kindOf(type: string): 'raster' | 'media' | undefined {
 }
 
 /** Whether the bytes (detected) can be what the upload says it is (declared). */
-export function typesAgree(declared: string, detected: DetectedType): boolean {
+export async function typesAgree(declared: string, detected: DetectedType): Promise<boolean> {
   if (canonical(declared) === canonical(detected.mime)) return true;
-  if (extensionsOf(declared).includes(detected.ext)) return true;
-  if (ZIP_FAMILY.has(detected.ext) && isZipFamily(declared)) return true;
+  if ((await extensionsOfMimeType(declared)).includes(detected.ext)) return true;
+  if (ZIP_FAMILY.has(detected.ext) && (await isZipFamily(declared))) return true;
   const kind = kindOf(declared);
   if (kind !== undefined && kind === kindOf(detected.mime)) return true;
   // XML documents (SVG, feeds) start with an XML declaration; text files may hold a calendar or a card.
@@ -124,13 +124,13 @@ export async function checkedMimeType(declared: string, head: Uint8Array, bucket
   const detected = await detectType(head);
   if (detected === undefined) return declared;
   const stored = declared === FALLBACK_MIME_TYPE ? detected.mime : declared;
-  if (stored !== detected.mime && !typesAgree(stored, detected)) {
+  if (stored !== detected.mime && !(await typesAgree(stored, detected))) {
     throw new ValidationError(`The file's content is ${detected.mime} (.${detected.ext}), not the declared ${stored}.`, {
       extras: { detected_mime_type: detected.mime },
     });
   }
   // A bare ZIP signature under an Office or other ZIP-based type says no more than "a ZIP".
-  const generic = detected.mime === 'application/zip' && isZipFamily(stored);
+  const generic = detected.mime === 'application/zip' && (await isZipFamily(stored));
   const checked = generic ? stored : detected.mime;
   if (!mimeTypeAllowed(checked, bucket.allowed_mime_types) || !mimeTypeAllowed(stored, bucket.allowed_mime_types)) {
     throw new ValidationError(

@@ -1,7 +1,7 @@
 // MIME types in storage: the allow-list patterns of a bucket (`type/subtype`, `type/*`, `*/*`),
 // the type an upload is stored with, and what a type means when served (active content that a
 // browser may show inline, Office documents that a document library can edit).
-import mime from 'mime-types';
+import { mimeTypeOfPath } from '#shared/http/mime-lookup.ts';
 
 /** A pattern as the spec words it: alphanumeric start, then letters, digits, `-`, `+`, `.`. */
 const NAME = '[A-Za-z0-9][A-Za-z0-9+.-]*';
@@ -35,9 +35,8 @@ export function mimeTypeAllowed(mimetype: string, patterns: readonly string[]): 
 }
 
 /** The type a file name suggests, for uploads that did not say (or said only octet-stream). */
-export function mimeTypeFromName(filename: string): string {
-  const guessed = mime.lookup(filename);
-  return guessed === false ? FALLBACK_MIME_TYPE : guessed;
+export async function mimeTypeFromName(filename: string): Promise<string> {
+  return (await mimeTypeOfPath(filename)) ?? FALLBACK_MIME_TYPE;
 }
 
 /**
@@ -45,7 +44,7 @@ export function mimeTypeFromName(filename: string): string {
  * one its file name suggests. Undefined when the client sent something that is not a media type,
  * or a wildcard.
  */
-export function uploadMimeType(sent: string | undefined, filename: string): string | undefined {
+export async function uploadMimeType(sent: string | undefined, filename: string): Promise<string | undefined> {
   if (sent === undefined || sent.trim() === '') return mimeTypeFromName(filename);
   const essence = mimeEssence(sent);
   // A file has one type: `image/*` or `*/*` is a pattern, not what a file is.

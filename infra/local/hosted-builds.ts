@@ -75,7 +75,7 @@ export async function serveHostedBuild(
     plain(response, 404, 'Not Found');
     return true;
   }
-  const { contentType, cacheControl } = buildFileHeaders(name);
+  const { contentType, cacheControl } = await buildFileHeaders(name);
   const headers: Record<string, string> = {
     'Content-Type': contentType,
     'Cache-Control': cacheControl,

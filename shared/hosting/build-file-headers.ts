@@ -3,7 +3,7 @@
 // stores them on each object it uploads to the builds bucket, which CloudFront passes on deployed.
 // index.html is revalidated on every load (no-cache), so a new build shows at once; hashed assets
 // never change under their name, so they are cached for good (immutable); anything else revalidates.
-import mime from 'mime-types';
+import { contentTypeOfName } from '#shared/http/mime-lookup.ts';
 
 /** `app.3f9a1c2e.js`, `index-B4x_2aQ9.css`: a name part of 8+ characters with a digit, before the extension. */
 const HASHED_NAME = /[.-](?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{8,}\.[A-Za-z0-9]+$/;
@@ -16,9 +16,9 @@ export interface BuildFileHeaders {
 }
 
 /** Headers of the build file with this name (the last segment of its path). */
-export function buildFileHeaders(name: string): BuildFileHeaders {
+export async function buildFileHeaders(name: string): Promise<BuildFileHeaders> {
   return {
-    contentType: mime.contentType(name) || 'application/octet-stream',
+    contentType: (await contentTypeOfName(name)) ?? 'application/octet-stream',
     cacheControl: name !== 'index.html' && HASHED_NAME.test(name) ? IMMUTABLE : REVALIDATE,
   };
 }

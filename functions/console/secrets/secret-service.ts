@@ -55,11 +55,11 @@ async function typeById(ports: SecretsPorts, site: Tenant, secret: SecretRow): P
   return (await findSecretType(ports.db, site, secret.secretTypeSlug)) ?? null;
 }
 
-function assertSatisfies(type: SecretTypeRow | null, value: unknown): void {
+async function assertSatisfies(type: SecretTypeRow | null, value: unknown): Promise<void> {
   if (type === null) return;
   let problems: string[];
   try {
-    problems = valueProblems(type.schema, value);
+    problems = await valueProblems(type.schema, value);
   } catch (error) {
     // A schema saved before its patterns had to run on the linear-time engine: the type needs fixing.
     if (error instanceof InvalidSchemaError) {
@@ -120,7 +120,7 @@ export async function createSecret(ports: SecretsPorts, site: Tenant, caller: Pr
     appId = app.id;
   }
   const type = (await typeByBody(ports, site, body.secret_type)) ?? null;
-  assertSatisfies(type, body.value);
+  await assertSatisfies(type, body.value);
   if ((await findSecret(ports.db, site, body.key, appId)) !== undefined) throw ValidationError.forFields({ key: [TAKEN_KEY] });
   const sealed = await sealSecretValue(ports, site, body.key, appId, body.value);
   try {
@@ -149,7 +149,7 @@ export async function replaceSecret(
   const existing = await existingSecret(ports, site, key, appSlug);
   const sent = await typeByBody(ports, site, body.secret_type);
   const type = sent === undefined ? await typeById(ports, site, existing) : sent;
-  assertSatisfies(type, body.value);
+  await assertSatisfies(type, body.value);
   const sealed = await sealSecretValue(ports, site, existing.key, existing.appId, body.value);
   await updateSecret(
     ports.db,

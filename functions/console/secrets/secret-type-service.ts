@@ -28,9 +28,9 @@ export interface SecretTypeServicePorts {
 
 const TAKEN_SLUG = 'A secret type with that slug already exists.';
 
-function checkedSchema(schema: unknown): unknown {
+async function checkedSchema(schema: unknown): Promise<unknown> {
   try {
-    validatorFor(schema);
+    await validatorFor(schema);
     return schema;
   } catch (error) {
     if (error instanceof InvalidSchemaError) throw ValidationError.forFields({ schema: error.problems });
@@ -55,7 +55,7 @@ export async function createType(
   body: CreateSecretTypeBody,
 ): Promise<SecretTypeRow> {
   await assertManagesSecrets(ports.db, site, caller);
-  const schema = checkedSchema(body.schema ?? {});
+  const schema = await checkedSchema(body.schema ?? {});
   if ((await findSecretType(ports.db, site, body.slug)) !== undefined) throw ValidationError.forFields({ slug: [TAKEN_SLUG] });
   try {
     return await insertSecretType(ports.db, site, { slug: body.slug, name: body.name, description: body.description ?? '', schema });
@@ -74,12 +74,13 @@ export async function replaceType(
 ): Promise<SecretTypeRow> {
   await assertManagesSecrets(ports.db, site, caller);
   const type = await existingType(ports, site, slug);
-  const schema = checkedSchema(body.schema ?? {});
+  const schema = await checkedSchema(body.schema ?? {});
   if (JSON.stringify(schema) !== JSON.stringify(type.schema)) {
     const failing: string[] = [];
     for (const secret of await secretsOfType(ports.db, site, type.id)) {
       const value = await openSecretValue(ports, site, secret);
-      if (valueProblems(schema, value).length > 0) failing.push(secret.appSlug === null ? secret.key : `${secret.appSlug}/${secret.key}`);
+      if ((await valueProblems(schema, value)).length > 0)
+        failing.push(secret.appSlug === null ? secret.key : `${secret.appSlug}/${secret.key}`);
     }
     if (failing.length > 0) {
       throw ValidationError.forFields({ schema: [`Existing secrets of this type do not satisfy the new schema: ${failing.join(', ')}.`] });

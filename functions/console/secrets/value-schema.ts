@@ -4,15 +4,19 @@
 // tenant's `$id` cannot clash with another's and dropping a cached validator frees everything.
 // Every `pattern` and `patternProperties` of a schema runs on the linear-time engine of
 // user-patterns.ts (ajv's `code.regExp`), so a tenant's pattern cannot hold the process.
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+// ajv and ajv-formats (some 100 KB) load with the first schema checked, not with the console bundle.
+import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
+import { lazyImport } from '#shared/lazy-import.ts';
 import { compileUserPattern, UserPatternError } from '#shared/text/user-patterns.ts';
 
 /** Limits on a schema document: it is compiled to code, so its size bounds the work. */
 export const MAX_SCHEMA_BYTES = 32 * 1024;
 const CACHE_LIMIT = 100;
 
-const addFormats = addFormatsModule.default;
+const loadAjv = lazyImport(async () => {
+  const [{ Ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
+  return { Ajv, addFormats: formats.default.default };
+});
 const compiled = new Map<string, ValidateFunction>();
 
 export class InvalidSchemaError extends Error {
@@ -30,7 +34,8 @@ const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign(
   },
 );
 
-function newAjv(): Ajv {
+async function newAjv(): Promise<Ajv> {
+  const { Ajv, addFormats } = await loadAjv();
   const ajv = new Ajv({
     strict: true,
     strictTypes: false,
@@ -53,7 +58,7 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
 }
 
 /** The validator of a schema document; throws InvalidSchemaError when it is not a usable JSON Schema. */
-export function validatorFor(schema: unknown): ValidateFunction {
+export async function validatorFor(schema: unknown): Promise<ValidateFunction> {
   const text = JSON.stringify(schema);
   const cached = compiled.get(text);
   if (cached !== undefined) return cached;
@@ -63,7 +68,7 @@ export function validatorFor(schema: unknown): ValidateFunction {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new InvalidSchemaError(['The schema must be a JSON object.']);
   }
-  const ajv = newAjv();
+  const ajv = await newAjv();
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema);
@@ -77,7 +82,7 @@ export function validatorFor(schema: unknown): ValidateFunction {
 }
 
 /** Problems of `value` against `schema`, empty when it satisfies it. */
-export function valueProblems(schema: unknown, value: unknown): string[] {
-  const validate = validatorFor(schema);
+export async function valueProblems(schema: unknown, value: unknown): Promise<string[]> {
+  const validate = await validatorFor(schema);
   return validate(value) ? [] : describe(validate.errors);
 }

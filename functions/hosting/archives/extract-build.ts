@@ -14,8 +14,11 @@ import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { ArchiveGuard } from './archive-guard.ts';
 import type { ArchiveFileSink } from './archive-file.ts';
 import { refusedArchive } from './entry-paths.ts';
-import { readTar } from './tar-reader.ts';
-import { readZip } from './zip-reader.ts';
+import { lazyImport } from '#shared/lazy-import.ts';
+
+/** The archive readers and their libraries (yauzl, tar-stream) load with the first build uploaded. */
+const loadZipReader = lazyImport(() => import('./zip-reader.ts'));
+const loadTarReader = lazyImport(() => import('./tar-reader.ts'));
 
 export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz';
 
@@ -43,6 +46,7 @@ async function readZipUpload(source: Readable, guard: ArchiveGuard, sink: Archiv
     const file = path.join(folder, 'build.zip');
     await pipeline(source, guard.packedMeter(), createWriteStream(file));
     guard.setPackedBytes((await stat(file)).size);
+    const { readZip } = await loadZipReader();
     await readZip(file, guard, sink);
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -64,12 +68,12 @@ export async function extractBuild(
     // Recorded before the write: a write that fails half-way may have left its key behind.
     stored.set(filePath, { key, size: 0 });
     // Deployed, CloudFront answers with the headers stored on the object: the dev server's own.
-    const info = await store.put(key, body, buildFileHeaders(segments[segments.length - 1]!));
+    const info = await store.put(key, body, await buildFileHeaders(segments[segments.length - 1]!));
     stored.set(filePath, { key, size: info.size });
   };
   try {
     if (format === 'zip') await readZipUpload(source, guard, sink);
-    else await readTar(source, format === 'tar.gz', guard, sink);
+    else await (await loadTarReader()).readTar(source, format === 'tar.gz', guard, sink);
     if (!stored.has('index.html')) throw refusedArchive('The archive has no index.html at its root.');
   } catch (error) {
     source.destroy();

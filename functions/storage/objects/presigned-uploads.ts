@@ -75,7 +75,7 @@ export async function requestUploadUrl(env: StorageEnv, params: ObjectParams, bo
   const target = await writeTarget(env, params);
   const presign = presignUploadOf(target.store);
   const filename = body.filename === undefined ? lastSegment(path) : normalizeFilename(body.filename, 'filename');
-  const mimetype = uploadMimeType(body.content_type, filename);
+  const mimetype = await uploadMimeType(body.content_type, filename);
   if (mimetype === undefined) throw ValidationError.forFields({ content_type: [`"${body.content_type}" is not a media type.`] });
   assertMimeAllowed(target.bucket, mimetype);
   if (body.size === 0) throw emptyFileError();

@@ -80,7 +80,7 @@ interface ReceivedFile {
 
 /** Checks a file part's type against the bucket and streams it into the store. */
 async function receiveFile(target: WriteTarget, part: FilePart, filename: string): Promise<ReceivedFile> {
-  const mimetype = uploadMimeType(part.mimeType, filename);
+  const mimetype = await uploadMimeType(part.mimeType, filename);
   if (mimetype === undefined) throw new ValidationError(`The file part's Content-Type "${part.mimeType}" is not a media type.`);
   assertMimeAllowed(target.bucket, mimetype);
   return { bytes: await storeBytes(target, { stream: part.stream, filename, mimetype }), filename };
@@ -134,7 +134,7 @@ export async function uploadByPath(
   }
   assertMetadataSize(fromHeaders);
   const filename = lastSegment(path);
-  const mimetype = uploadMimeType(body.contentType, filename);
+  const mimetype = await uploadMimeType(body.contentType, filename);
   if (mimetype === undefined)
     throw new ValidationError(`Content-Type "${body.contentType}" is not a media type (wildcards name no file type).`);
   assertMimeAllowed(target.bucket, mimetype);

@@ -29,16 +29,16 @@ describe('byte signatures', () => {
     expect(empty.head.length).toBe(0);
   });
 
-  it('tells agreeing types from contradicting ones', () => {
-    expect(typesAgree('image/png', { mime: 'application/x-msdownload', ext: 'exe' })).toBe(false);
-    expect(typesAgree('text/plain', { mime: 'application/pdf', ext: 'pdf' })).toBe(false);
-    expect(typesAgree('image/jpg', { mime: 'image/jpeg', ext: 'jpg' })).toBe(true);
-    expect(typesAgree('audio/mp3', { mime: 'audio/mpeg', ext: 'mp3' })).toBe(true);
-    expect(
+  it('tells agreeing types from contradicting ones', async () => {
+    await expect(typesAgree('image/png', { mime: 'application/x-msdownload', ext: 'exe' })).resolves.toBe(false);
+    await expect(typesAgree('text/plain', { mime: 'application/pdf', ext: 'pdf' })).resolves.toBe(false);
+    await expect(typesAgree('image/jpg', { mime: 'image/jpeg', ext: 'jpg' })).resolves.toBe(true);
+    await expect(typesAgree('audio/mp3', { mime: 'audio/mpeg', ext: 'mp3' })).resolves.toBe(true);
+    await expect(
       typesAgree('application/vnd.openxmlformats-officedocument.wordprocessingml.document', { mime: 'application/zip', ext: 'zip' }),
-    ).toBe(true);
-    expect(typesAgree('image/svg+xml', { mime: 'application/xml', ext: 'xml' })).toBe(true);
-    expect(typesAgree('image/svg+xml', { mime: 'image/png', ext: 'png' })).toBe(false);
+    ).resolves.toBe(true);
+    await expect(typesAgree('image/svg+xml', { mime: 'application/xml', ext: 'xml' })).resolves.toBe(true);
+    await expect(typesAgree('image/svg+xml', { mime: 'image/png', ext: 'png' })).resolves.toBe(false);
   });
 
   it('keeps the declared type, names untyped bytes, and refuses contradictions and types outside the allow-list', async () => {

@@ -71,14 +71,14 @@ describe('the type an upload is stored with', () => {
     expect(mimeEssence('text/')).toBeUndefined();
   });
 
-  it('takes the sent type, or the one the name suggests when none or octet-stream was sent', () => {
-    expect(uploadMimeType('image/png', 'a.txt')).toBe('image/png');
-    expect(uploadMimeType(undefined, 'a.txt')).toBe('text/plain');
-    expect(uploadMimeType('application/octet-stream', 'slides.pptx')).toBe(
+  it('takes the sent type, or the one the name suggests when none or octet-stream was sent', async () => {
+    await expect(uploadMimeType('image/png', 'a.txt')).resolves.toBe('image/png');
+    await expect(uploadMimeType(undefined, 'a.txt')).resolves.toBe('text/plain');
+    await expect(uploadMimeType('application/octet-stream', 'slides.pptx')).resolves.toBe(
       'application/vnd.openxmlformats-officedocument.presentationml.presentation',
     );
-    expect(uploadMimeType('', 'noextension')).toBe('application/octet-stream');
-    expect(uploadMimeType('garbage', 'a.txt')).toBeUndefined();
+    await expect(uploadMimeType('', 'noextension')).resolves.toBe('application/octet-stream');
+    await expect(uploadMimeType('garbage', 'a.txt')).resolves.toBeUndefined();
   });
 });
 
