@@ -7,11 +7,14 @@
 import { ConfigError, loadConfig } from '#shared/config.ts';
 import { bootLocal } from './boot.ts';
 import { startDevServer } from './dev-server.ts';
+import { startMaintenance } from './maintenance.ts';
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const config = loadConfig();
   const { runtime, superuser } = await bootLocal(config);
+  // Before listening: what a killed server left half-done (bytes without a record) is swept first.
+  const maintenance = await startMaintenance(runtime);
   const server = await startDevServer(config.port, config.host);
   const database = runtime.db.driver === 'pglite' ? `PGlite in ${config.dataDir}/pglite` : 'PostgreSQL (DATABASE_URL)';
   const lines = [
@@ -28,6 +31,7 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   const stop = async (): Promise<void> => {
     await server.close();
+    await maintenance.stop();
     await runtime.db.close();
     process.exit(0);
   };
