@@ -87,7 +87,7 @@ describe('SIGKILL in the middle of acknowledged writes', () => {
     objects = `/api/apps/crash/storage/buckets/${bucket.body.slug}/objects/`;
     await client.expect(201, 'POST', '/api/secrets/', { key: 'API_KEY', value: 'v-initial' });
     ledger.secret.acked = 'v-initial';
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     if (server !== undefined) await stopServerProcess(server, 'SIGKILL');
@@ -243,7 +243,7 @@ describe('SIGKILL in the middle of acknowledged writes', () => {
     } finally {
       await db.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   function openServerDatabase(): Promise<Database> {
     return database?.url === undefined ? connectPglite(path.join(dataDir, 'pglite')) : connectPostgres({ url: database.url, poolMax: 1 });

@@ -43,7 +43,7 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
     output += chunk.toString();
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 150_000);
     const onData = () => {
       const found = /listening on (http:\/\/\S+)/.exec(output);
       if (found === null) return;
