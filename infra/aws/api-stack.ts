@@ -14,6 +14,7 @@ import type { HostingStack } from './hosting-stack.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
 import { SchemaMigration } from './schema-migration.ts';
 import { UserEvents } from './user-events.ts';
+import { StorageMaintenance } from './storage-maintenance.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -75,6 +76,13 @@ export class ApiStack extends Stack {
       settings: props.settings,
     });
     this.userEvents = new UserEvents(this, 'UserEvents', { vpc: props.vpc, database: props.database, settings: props.settings });
+    new StorageMaintenance(this, 'StorageMaintenance', {
+      vpc: props.vpc,
+      database: props.database,
+      settings: props.settings,
+      objects: props.objects,
+      builds: props.hosting.builds,
+    });
 
     const functions = new Map<string, TesseraFunction>();
     for (const group of props.groups) {
