@@ -42,6 +42,14 @@ export interface MaintenanceReport {
 
 const PURGES_PER_RUN = 100;
 
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/**
+ * The shape of the keys the storage service makes for the object store (`<site>/<bucket>/<upload>`,
+ * stored-bytes.ts). Only such keys can be orphans: anything else in a bucket that is shared with
+ * something else (an S3-compatible endpoint of the operator's) is not ours to remove.
+ */
+const SERVICE_KEY = new RegExp(`^${UUID}/${UUID}/${UUID}$`);
+
 /** Removes every key under `prefix`, a batch at a time; a store failure throws, a rerun goes on. */
 async function removeAllUnder(store: ObjectStore, prefix: string): Promise<void> {
   if (store.listKeys === undefined) return;
@@ -96,7 +104,7 @@ async function removeOrphanBytes(ports: MaintenancePorts, sites: SiteOfStore[], 
   const referenced = new Map<string, Set<string>>();
   let orphans: string[] = [];
   for await (const { key, lastModified } of listKeys.call(ports.objectStore, '')) {
-    if (lastModified >= olderThan) continue;
+    if (lastModified >= olderThan || !SERVICE_KEY.test(key)) continue;
     const owner = bySite.get(key.split('/', 1)[0]!);
     if (owner !== undefined) {
       let keys = referenced.get(owner.uuid);

@@ -4,6 +4,7 @@
 // site's uuid, then the queue row. A store failure keeps the purge queued for the next run. The
 // sweep also takes abandoned presigned uploads and bytes no record points at. Runs on the
 // filesystem store and on S3 (s3rver on loopback).
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStorageMaintenance, type MaintenanceReport } from '#functions/storage/maintenance/storage-maintenance.ts';
@@ -152,16 +153,18 @@ describe.each(['filesystem', 's3'])('tenant purge on the %s store', (backend) =>
     const { site, uuid } = await populatedSite();
     const { objects } = await stores();
     const before = await keysUnder(objects, `${uuid}/`);
-    await objects.put(`${uuid}/orphaned-bucket/orphaned-upload`, Buffer.from('never committed'), { contentType: 'text/plain' });
+    await objects.put(`${uuid}/${randomUUID()}/${randomUUID()}`, Buffer.from('never committed'), { contentType: 'text/plain' });
+    // Not of the service's key shape: someone else's file in a shared bucket, never swept.
+    await objects.put(`${uuid}/not-ours.txt`, Buffer.from('operator file'), { contentType: 'text/plain' });
     // Act
     const young = await sweep({ graceSeconds: 3600 });
     const keptWhileYoung = await keysUnder(objects, `${uuid}/`);
     const old = await sweep({ graceSeconds: 0 });
     // Assess
     expect(young.removedOrphans).toBe(0);
-    expect(keptWhileYoung).toHaveLength(3);
+    expect(keptWhileYoung).toHaveLength(4);
     expect(old.removedOrphans).toBe(1);
-    expect((await keysUnder(objects, `${uuid}/`)).sort()).toEqual(before.sort());
+    expect((await keysUnder(objects, `${uuid}/`)).sort()).toEqual([...before, `${uuid}/not-ours.txt`].sort());
     const stillServed = await sendBinary(app.url, 'GET', `/api/apps/${site.app}/storage/buckets/files/objects/b.txt`, {
       token: admin,
       headers: site.tenant,
