@@ -36,8 +36,11 @@ export class StorageMaintenance extends Construct {
       timeout: Duration.minutes(15),
     })
       .bindDatabase(props.database)
-      .bindObjectStore(props.objects)
-      .bindHostedBuilds(props.builds, props.settings.hostedDomain);
+      .bindObjectStore(props.objects);
+    // The builds bucket only to list and delete a deleted site's builds: not the hosting function's
+    // whole binding (writes, the edge host map).
+    this.sweepFunction.addEnvironment('HOSTING_BUCKET', props.builds.bucketName);
+    this.sweepFunction.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.builds.arnForObjects('*')] }));
     this.sweepFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.objects.bucketArn, props.builds.bucketArn] }),
     );
