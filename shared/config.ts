@@ -48,6 +48,7 @@ const settingsSchema = z.object({
   DATABASE_HOST: z.string().min(1).optional(),
   DATABASE_NAME: z.string().min(1).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
   ADMIN_USERNAME: z.string().min(1).default('admin'),
   ADMIN_EMAIL: z.string().email().default('admin@example.com'),
   ADMIN_PASSWORD: z.string().min(8).optional(),
@@ -180,6 +181,15 @@ export interface Config {
     host?: string;
     name?: string;
     poolMax: number;
+    /**
+     * statement_timeout of each connection to DATABASE_URL (0: none): a statement still running when
+     * API Gateway has given up on the request (30 s) only holds a connection. Past it the request is
+     * answered 504 and the connection goes back to the pool. Statements that need longer (DDL of
+     * schema migrations) set their own with SET LOCAL. Not sent behind RDS Proxy (the deployed
+     * secret): whether the proxy takes it without pinning sessions is not checked; the proxy's init
+     * query would be the place for it there.
+     */
+    statementTimeoutMs: number;
   };
   admin: { username: string; email: string; password?: string; passwordSecretArn?: string };
   platformDomain: string;
@@ -363,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host: s.DATABASE_HOST,
       name: s.DATABASE_NAME,
       poolMax: s.DATABASE_POOL_MAX,
+      statementTimeoutMs: s.DATABASE_STATEMENT_TIMEOUT_MS,
     },
     admin: {
       username: s.ADMIN_USERNAME,

@@ -7,7 +7,6 @@ import { ensureSuperuser, type SuperuserOutcome } from '#shared/bootstrap/ensure
 import { loadSecretsKey } from '#shared/crypto/secrets-key.ts';
 import { sealLegacySigningSecrets } from '#shared/events/seal-legacy-signing-secrets.ts';
 import { sealLegacySocialSecrets } from '#shared/social/seal-legacy-social-secrets.ts';
-import type { Database } from '#shared/db/database.ts';
 import { prepareDatabase } from '#shared/db/open-database.ts';
 import { createRuntime, installRuntime, type Runtime } from '#shared/runtime/runtime.ts';
 
@@ -16,7 +15,7 @@ export interface LocalBoot {
   superuser: SuperuserOutcome;
 }
 
-export async function bootLocal(config: Config, ports: { db?: Database } = {}): Promise<LocalBoot> {
+export async function bootLocal(config: Config, ports: Partial<Pick<Runtime, 'db' | 'objectStore'>> = {}): Promise<LocalBoot> {
   const runtime = await createRuntime(config, ports);
   await prepareDatabase(runtime.db);
   await sealLegacySocialSecrets(runtime.db, () => loadSecretsKey(config));

@@ -6,14 +6,20 @@
 // mid-upload are removed by `removeAbandonedTemporaries` (the maintenance sweep).
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, type Dirent, type Stats, type WriteStream } from 'node:fs';
+import { createWriteStream, type Dirent, type Stats } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ByteLimit } from './byte-limit.ts';
 import type { ByteRange, ListedKey, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
-import { ObjectMissingError, RangeNotSatisfiableError, StorageUnavailableError } from './storage-errors.ts';
+import {
+  InsufficientStorageError,
+  isOutOfSpace,
+  ObjectMissingError,
+  RangeNotSatisfiableError,
+  StorageUnavailableError,
+} from './storage-errors.ts';
 
 /**
  * Bytes buffered per file stream. Node's 16 KB default (64 KB for reads) stops the pipe after every
@@ -65,11 +71,19 @@ function infoOf(stats: Stats): StoredObjectInfo {
   };
 }
 
+/** Opens the stream an upload's bytes are written to (a file stream; a test gives one that fills up). */
+export type OpenWriteStream = (file: string) => Writable;
+
+const openFileStream: OpenWriteStream = (file) => createWriteStream(file, FILE_STREAM_BUFFER);
+
 export class FilesystemObjectStore implements ObjectStore {
   readonly provider = 'filesystem' as const;
   private readonly root: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly openWriteStream: OpenWriteStream = openFileStream,
+  ) {
     this.root = path.resolve(root);
   }
 
@@ -94,11 +108,11 @@ export class FilesystemObjectStore implements ObjectStore {
   async put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo> {
     const file = this.fileOf(key);
     const temporary = this.temporaryFile();
-    let sink: WriteStream | undefined;
+    let sink: Writable | undefined;
     try {
       const counter = new ByteLimit(options);
       await mkdir(path.dirname(temporary), { recursive: true });
-      sink = createWriteStream(temporary, FILE_STREAM_BUFFER);
+      sink = this.openWriteStream(temporary);
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, sink);
       return { ...(await this.moveIntoPlace(temporary, file)), contentType: options.contentType };
     } catch (error) {
@@ -107,7 +121,7 @@ export class FilesystemObjectStore implements ObjectStore {
       // temporary file: removing it before the stream has closed would leave the file behind.
       if (sink !== undefined && !sink.closed) await once(sink, 'close').catch(() => undefined);
       await rm(temporary, { force: true });
-      throw error;
+      throw isOutOfSpace(error) ? new InsufficientStorageError({ cause: error }) : error;
     }
   }
 
