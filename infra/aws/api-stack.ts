@@ -18,6 +18,7 @@ import { Observability } from './observability.ts';
 import { definedEnvironment, type DeploySettings } from './settings.ts';
 import { SchemaMigration } from './schema-migration.ts';
 import { UserEvents } from './user-events.ts';
+import { StorageMaintenance } from './storage-maintenance.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
 export interface ApiStackProps extends StackProps {
@@ -86,6 +87,13 @@ export class ApiStack extends Stack {
       database: props.database,
       secretsKey: props.secretsKey,
       settings: props.settings,
+    });
+    new StorageMaintenance(this, 'StorageMaintenance', {
+      vpc: props.vpc,
+      database: props.database,
+      settings: props.settings,
+      objects: props.objects,
+      builds: props.hosting.builds,
     });
 
     const functions = new Map<string, TesseraFunction>();

@@ -8,6 +8,9 @@ import type { Construct } from 'constructs';
 import { loadConfig } from '#shared/config.ts';
 import type { DeploySettings } from './settings.ts';
 
+/** How long overwritten and deleted object bytes stay recoverable: Aurora's backup retention. */
+export const OBJECT_VERSION_RETENTION_DAYS = 7;
+
 export interface StorageStackProps extends StackProps {
   settings: DeploySettings;
 }
@@ -26,6 +29,11 @@ export class StorageStack extends Stack {
       ...PRIVATE_BUCKET,
       serverAccessLogsBucket: accessLogBucket(this, 'AccessLogs'),
       serverAccessLogsPrefix: 'objects/',
+      // Versioned for recovery: an overwritten or deleted object stays as a noncurrent version for
+      // as long as Aurora keeps point-in-time recovery (7 days, data-stack.ts), so a database
+      // restored to any moment of that window finds its bytes; after that they are gone for good,
+      // and a deleted tenant's bytes with them.
+      versioned: true,
       cors: [
         {
           allowedMethods: [HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
@@ -41,6 +49,11 @@ export class StorageStack extends Stack {
           id: 'AbortIncompleteMultipartUploads',
           // The adapter aborts a refused upload itself; this catches the ones a crash left behind.
           abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        {
+          id: 'ExpireNoncurrentVersions',
+          noncurrentVersionExpiration: Duration.days(OBJECT_VERSION_RETENTION_DAYS),
+          expiredObjectDeleteMarker: true,
         },
       ],
     });

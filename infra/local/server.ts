@@ -6,12 +6,18 @@
 // starting the old generation at 128 MB keeps it to the usual one per transfer or so.
 import { ConfigError, loadConfig } from '#shared/config.ts';
 import { bootLocal } from './boot.ts';
+import { claimDataDir } from './data-dir-lock.ts';
 import { startDevServer } from './dev-server.ts';
+import { startMaintenance } from './maintenance.ts';
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const config = loadConfig();
   const { runtime, superuser } = await bootLocal(config);
+  // `npm run backup` and `restore` refuse to touch the DATA_DIR while this process lives.
+  const releaseDataDir = await claimDataDir(config.dataDir);
+  // Before listening: what a killed server left half-done (bytes without a record) is swept first.
+  const maintenance = await startMaintenance(runtime);
   const server = await startDevServer(config.port, config.host);
   const database = runtime.db.driver === 'pglite' ? `PGlite in ${config.dataDir}/pglite` : 'PostgreSQL (DATABASE_URL)';
   const lines = [
@@ -28,7 +34,9 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   const stop = async (): Promise<void> => {
     await server.close();
+    await maintenance.stop();
     await runtime.db.close();
+    await releaseDataDir();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

@@ -359,3 +359,17 @@ export const hostedDomains = platform.table(
   },
   (table) => [uniqueIndex('hosted_domains_site_worker_key').on(table.siteId, table.workerSlug)],
 );
+
+/**
+ * Deleted sites whose bytes (objects, hosted builds, all under `<site uuid>/`) are still to be
+ * removed from the stores. Queued in the transaction that drops the site, so a crash or a store
+ * failure after the commit cannot leave bytes behind for good; the maintenance sweep works the
+ * queue and removes a row only once both stores are empty of the site.
+ */
+export const tenantPurges = platform.table('tenant_purges', {
+  id: serial('id').primaryKey(),
+  siteUuid: uuid('site_uuid').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

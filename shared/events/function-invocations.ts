@@ -13,6 +13,12 @@ import { callWebhook, type WebhookOptions, type WebhookOutcome } from './webhook
 
 type Site = Pick<Tenant, 'schemaName'>;
 
+/** Whether a site still owns this schema: an invocation queued for a deleted site finds none. */
+export async function siteSchemaExists(db: Queryable, schemaName: string): Promise<boolean> {
+  const rows = await db.rows(sql`select 1 from platform.sites where schema_name = ${schemaName} limit 1`);
+  return rows.length > 0;
+}
+
 export interface SubscribedFunction {
   id: number;
   name: string;

@@ -6,7 +6,7 @@
 import type { Queryable } from '#shared/db/database.ts';
 import { describeError, systemLog } from '#shared/logger.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
-import { runInvocation, type InvocationOptions } from './function-invocations.ts';
+import { runInvocation, siteSchemaExists, type InvocationOptions } from './function-invocations.ts';
 import { publishResult, subscriberInvocations, type PublishResult } from './pre-events.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
@@ -23,6 +23,12 @@ export const MAX_RECEIVES = 3;
 
 /** The consumer: runs one message's invocation; throws when it failed, so the queue delivers it again. */
 export async function consumePostEvent(db: Queryable, message: PostEventMessage, options: InvocationOptions): Promise<void> {
+  // The site was deleted after the event was queued: its functions went with it, so the message is
+  // done, not failed (retrying it would only end on the dead-letter queue).
+  if (!(await siteSchemaExists(db, message.schema_name))) {
+    systemLog.info('POST event of a deleted site dropped', { invocation_id: message.invocation_id });
+    return;
+  }
   const outcome = await runInvocation(db, { schemaName: message.schema_name }, message.invocation_id, message.params, {
     ...options,
     maxAttempts: MAX_RECEIVES,

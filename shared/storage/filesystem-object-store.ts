@@ -1,15 +1,18 @@
 // The embedded default object store: each object is one file under a root folder (DATA_DIR/objects).
-// Writes land in a temporary file first and are renamed into place, so a reader sees the old bytes
-// or the new ones, never half an upload, and an upload refused half-way leaves nothing behind.
+// Writes land in a temporary file first, are flushed to the disk (fsync) and renamed into place, the
+// folder flushed too, before `put` answers: a reader sees the old bytes or the new ones, never half
+// an upload; an upload refused half-way leaves nothing behind; and bytes whose record the caller
+// then commits survive a crash of the process or the machine. Temporary files of a process killed
+// mid-upload are removed by `removeAbandonedTemporaries` (the maintenance sweep).
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, type Stats } from 'node:fs';
-import { copyFile, mkdir, open, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { createWriteStream, type Dirent, type Stats } from 'node:fs';
+import { copyFile, mkdir, open, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ByteLimit } from './byte-limit.ts';
-import type { ByteRange, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
+import type { ByteRange, ListedKey, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
 import {
   InsufficientStorageError,
   isOutOfSpace,
@@ -37,6 +40,19 @@ const FILE_READ_BUFFER_BYTES = 4 * 1024 * 1024;
  */
 function readBuffer(bytes: number): { highWaterMark: number } {
   return { highWaterMark: Math.max(16 * 1024, Math.min(FILE_READ_BUFFER_BYTES, bytes)) };
+}
+
+/** Where writes are staged; never a key's first segment (keys cannot start with `.`). */
+const INCOMING = '.incoming';
+
+/** Flushes a file's (or a folder's) data and metadata to the disk. */
+async function flushToDisk(file: string, mode: 'r' | 'r+'): Promise<void> {
+  const handle = await open(file, mode);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Storage keys are the service's own: path segments of safe characters, never `.` or `..`. */
@@ -77,12 +93,15 @@ export class FilesystemObjectStore implements ObjectStore {
   }
 
   private temporaryFile(): string {
-    return path.join(this.root, '.incoming', randomUUID());
+    return path.join(this.root, INCOMING, randomUUID());
   }
 
+  /** The bytes on the disk first, then the name; the folder's entry on the disk before answering. */
   private async moveIntoPlace(temporary: string, file: string): Promise<StoredObjectInfo> {
+    await flushToDisk(temporary, 'r+');
     await mkdir(path.dirname(file), { recursive: true });
     await rename(temporary, file);
+    await flushToDisk(path.dirname(file), 'r');
     return infoOf(await stat(file));
   }
 
@@ -174,6 +193,42 @@ export class FilesystemObjectStore implements ObjectStore {
         cause: failures[0],
       });
     }
+  }
+
+  async *listKeys(prefix: string): AsyncIterable<ListedKey> {
+    const folder = prefix === '' ? this.root : this.fileOf(prefix.replace(/\/+$/, ''));
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder, { recursive: true, withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const key = path.relative(this.root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+      if (key.startsWith(`${INCOMING}/`) || !SAFE_KEY.test(key)) continue;
+      const stats = await stat(path.join(entry.parentPath, entry.name)).catch(() => undefined);
+      if (stats !== undefined) yield { key, lastModified: stats.mtime };
+    }
+  }
+
+  async removeAbandonedTemporaries(olderThan: Date): Promise<number> {
+    const folder = path.join(this.root, INCOMING);
+    const names = await readdir(folder).catch((error: unknown) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(folder, name);
+      const stats = await stat(file).catch(() => undefined);
+      // A write still streaming touches its file all the time; one left alone was abandoned.
+      if (stats === undefined || stats.mtime >= olderThan) continue;
+      await rm(file, { force: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   /** Drops the folders a removed object leaves empty, up to the root; one still in use refuses. */

@@ -47,6 +47,12 @@ export interface ObjectDownload extends StoredObjectInfo {
   range?: ByteRange;
 }
 
+/** A key found by listing, with the time its bytes were last written. */
+export interface ListedKey {
+  key: string;
+  lastModified: Date;
+}
+
 export interface PresignOptions {
   expiresInSeconds: number;
 }
@@ -90,6 +96,19 @@ export interface ObjectStore {
    * so a retry of the same call finishes the job.
    */
   deleteMany(keys: readonly string[]): Promise<void>;
+
+  /**
+   * Every key under `prefix` (`''` for the whole store), in no particular order. Sweeps and tenant
+   * purges use it to find bytes no record points at; undefined where the store cannot list (a
+   * document library, whose files go with its site).
+   */
+  listKeys?(prefix: string): AsyncIterable<ListedKey>;
+
+  /**
+   * Removes temporary files of writes that never finished (a process killed mid-upload) last
+   * touched before `olderThan`; answers how many went. Only stores that stage writes have them.
+   */
+  removeAbandonedTemporaries?(olderThan: Date): Promise<number>;
 
   /**
    * A URL the client PUTs the bytes to directly, bypassing the API (deployed mode, for uploads over

@@ -7,6 +7,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -19,6 +20,7 @@ import { ByteLimit, checkKnownSize } from './byte-limit.ts';
 import {
   DELETE_BATCH_SIZE,
   type ByteRange,
+  type ListedKey,
   type ObjectDownload,
   type ObjectStore,
   type PresignOptions,
@@ -254,6 +256,20 @@ export class S3ObjectStore implements ObjectStore {
         cause: failures[0],
       });
     }
+  }
+
+  /** Pages through ListObjectsV2 (1000 keys a call); a failure is the store's, to retry later. */
+  async *listKeys(prefix: string): AsyncIterable<ListedKey> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix === '' ? undefined : prefix, ContinuationToken: token }),
+      );
+      for (const item of page.Contents ?? []) {
+        if (item.Key !== undefined) yield { key: item.Key, lastModified: item.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
   }
 
   /**

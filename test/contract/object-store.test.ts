@@ -4,7 +4,7 @@
 // too; S3-only behaviour (batching, presigned URLs) is at the end.
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -405,6 +405,27 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
     // A document library's upload URLs take ranges, not one PUT: it presigns neither way, like the filesystem.
     expect(store.presignUpload === undefined).toBe(store.provider !== 's3');
   });
+
+  it('lists every key under a prefix and nothing outside it, where the store lists', async () => {
+    // Prepare
+    if (store.listKeys === undefined) return expect(store.provider).toBe('document_library');
+    const before = new Date(Date.now() - 60_000);
+    for (const name of ['a/one.txt', 'a/b/two.txt', 'c/three.txt'])
+      await store.put(key(name), Buffer.from(name), { contentType: 'text/plain' });
+    await store.put(`other-${prefix}/a/four.txt`, Buffer.from('x'), { contentType: 'text/plain' });
+    // Act
+    const listed: string[] = [];
+    for await (const item of store.listKeys(`${prefix}/`)) {
+      expect(item.lastModified.getTime()).toBeGreaterThan(before.getTime());
+      listed.push(item.key);
+    }
+    const all: string[] = [];
+    for await (const item of store.listKeys('')) all.push(item.key);
+    // Assess
+    expect(listed.sort()).toEqual([key('a/b/two.txt'), key('a/one.txt'), key('c/three.txt')]);
+    expect(all).toContain(`other-${prefix}/a/four.txt`);
+    expect(all).toContain(key('a/one.txt'));
+  });
 });
 
 describe('object store: filesystem adapter specifics', () => {
@@ -431,6 +452,25 @@ describe('object store: filesystem adapter specifics', () => {
     // Assess
     expect(download.size).toBe(old.length);
     expect(sha256(read)).toBe(sha256(old));
+  });
+
+  it('removes temporary files left untouched since before the cut-off, never younger ones or objects', async () => {
+    // Prepare: two staged writes of a killed process, one of them old
+    await store.put(key('kept.bin'), Buffer.from('kept'), { contentType: 'application/octet-stream' });
+    await mkdir(path.join(root, '.incoming'), { recursive: true });
+    await writeFile(path.join(root, '.incoming', 'old-write'), 'half an upload');
+    await writeFile(path.join(root, '.incoming', 'young-write'), 'still streaming');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await utimes(path.join(root, '.incoming', 'old-write'), hourAgo, hourAgo);
+    // Act
+    const removed = await store.removeAbandonedTemporaries!(new Date(Date.now() - 60_000));
+    const listed: string[] = [];
+    for await (const item of store.listKeys!('')) listed.push(item.key);
+    // Assess
+    expect(removed).toBe(1);
+    expect(await readdir(path.join(root, '.incoming'))).toEqual(['young-write']);
+    expect(listed).toContain(key('kept.bin'));
+    expect(listed.filter((item) => item.startsWith('.incoming'))).toEqual([]);
   });
 });
 

@@ -25,8 +25,8 @@ beforeAll(() => {
 const idOf = (construct: { node: { defaultChild?: unknown } }, stack: { getLogicalId(element: never): string }): string =>
   stack.getLogicalId(construct.node.defaultChild as never);
 
-/** Lambdas in the API stack that serve no routes: the schema-migration tasks, the user-event runner and consumer. */
-const TASK_SERVICES = ['tessera-schema-migration', 'tessera-event-runner', 'tessera-event-consumer'];
+/** Lambdas in the API stack that serve no routes: the schema-migration tasks, the user-event runner and consumer, the storage maintenance sweep. */
+const TASK_SERVICES = ['tessera-schema-migration', 'tessera-event-runner', 'tessera-event-consumer', 'tessera-storage-maintenance'];
 
 function apiFunctionsByGroup(): Map<string, { id: string; fn: Resource }> {
   return new Map(

@@ -48,7 +48,7 @@ function bucketResource(resource: unknown): string {
 }
 
 describe('object bucket', () => {
-  it('is encrypted, owner-enforced, unversioned, and blocks every kind of public access', () => {
+  it('is encrypted, owner-enforced, versioned, and blocks every kind of public access', () => {
     synthesized.storage.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: {
@@ -58,7 +58,7 @@ describe('object bucket', () => {
         RestrictPublicBuckets: true,
       },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
-      VersioningConfiguration: Match.absent(),
+      VersioningConfiguration: { Status: 'Enabled' },
       WebsiteConfiguration: Match.absent(),
     });
   });
@@ -101,10 +101,20 @@ describe('object bucket', () => {
     });
   });
 
+  it('keeps overwritten and deleted bytes for the 7 days of Aurora point-in-time recovery, then expires them', () => {
+    synthesized.storage.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 7 }, ExpiredObjectDeleteMarker: true }),
+        ]),
+      },
+    });
+  });
+
   it('aborts multipart uploads left unfinished for a day', () => {
     synthesized.storage.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
-        Rules: [Match.objectLike({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })],
+        Rules: Match.arrayWith([Match.objectLike({ Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })]),
       },
     });
   });

@@ -31,6 +31,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ PUBLIC_API_URL: 'not a url' })).toThrow(/PUBLIC_API_URL/);
   });
 
+  it('runs the storage maintenance sweep every 5 minutes with a 15-minute grace unless told otherwise', () => {
+    expect(loadConfig({}).maintenance).toEqual({ intervalSeconds: 300, graceSeconds: 900 });
+    expect(loadConfig({ MAINTENANCE_INTERVAL_SECONDS: '60', MAINTENANCE_GRACE_SECONDS: '0' }).maintenance).toEqual({
+      intervalSeconds: 60,
+      graceSeconds: 0,
+    });
+    expect(() => loadConfig({ MAINTENANCE_INTERVAL_SECONDS: '1' })).toThrow(/MAINTENANCE_INTERVAL_SECONDS/);
+    expect(() => loadConfig({ MAINTENANCE_GRACE_SECONDS: '-5' })).toThrow(/MAINTENANCE_GRACE_SECONDS/);
+  });
+
   it('names every invalid variable at once', () => {
     let caught: unknown;
     try {

@@ -14,6 +14,7 @@ import {
   type OrganizationRow,
 } from '#shared/db/platform-schema.ts';
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
+import { queueTenantPurges } from '#shared/tenancy/tenant-purges.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { OrganizationOrderingField } from './organization-schemas.ts';
@@ -136,7 +137,10 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
     // Locks the row so a concurrent membership or site insert waits for the outcome.
     await tx.rows(sql`select id from platform.organizations where id = ${organizationId} for update`);
     const ownSites = await tx.query((orm) =>
-      orm.select({ id: sites.id, schemaName: sites.schemaName }).from(sites).where(eq(sites.organizationId, organizationId)),
+      orm
+        .select({ id: sites.id, uuid: sites.uuid, schemaName: sites.schemaName })
+        .from(sites)
+        .where(eq(sites.organizationId, organizationId)),
     );
     const exclusive = await tx.rows<{ id: number }>(sql`
       select m.user_id as id from platform.organization_members m
@@ -148,6 +152,11 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
           where other.user_id = m.user_id and other.organization_id <> ${organizationId}
         )`);
     for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
+    // Their bytes in the stores go after the commit, by the maintenance sweep (tenant-purges.ts).
+    await queueTenantPurges(
+      tx,
+      ownSites.map((site) => site.uuid),
+    );
     if (ownSites.length > 0) {
       await tx.query((orm) =>
         orm.delete(sites).where(

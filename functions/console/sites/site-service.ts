@@ -9,6 +9,7 @@ import { ConflictError } from '#shared/errors.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { siteStanding, effectiveSitePermissions, type SitePermission } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { queueTenantPurges } from '#shared/tenancy/tenant-purges.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import { organizationForAction, visibleOrganization } from '../access/organization-access.ts';
 import { insertDomain } from './domain-repository.ts';
@@ -137,12 +138,17 @@ export async function changeSite(
   return { site: updated, organization };
 }
 
-/** Drops the tenant schema and the site row (domains and user permissions cascade) together. */
+/**
+ * Drops the tenant schema and the site row (domains and user permissions cascade) together, and
+ * queues the site's bytes in the stores (objects, hosted builds) for the maintenance sweep, in the
+ * same transaction: the site is gone as a whole or not at all, and its bytes follow.
+ */
 export async function deleteSite(ports: SiteServicePorts, caller: Principal, slugOrUuid: string): Promise<void> {
   const { site } = await siteForManagers(ports.db, caller, slugOrUuid);
   await ports.db.transaction(async (tx) => {
     await deleteSiteRow(tx, site.id);
     await dropTenantSchema(tx, site.schemaName);
+    await queueTenantPurges(tx, [site.uuid]);
   });
 }
 

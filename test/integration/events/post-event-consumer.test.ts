@@ -98,6 +98,34 @@ describe('the POST-event consumer Lambda', () => {
     expect(hits.filter((path) => path === '/down')).toHaveLength(1);
   });
 
+  it('drops the messages of a deleted site as done instead of retrying them to the dead-letter queue', async () => {
+    // Prepare: an invocation queued, then its site deleted
+    const admin = await app.adminToken();
+    const doomed = await createStorageSite(app, admin, 'Doomed Site');
+    const [row] = await app.runtime.db.rows<{ schema_name: string }>(
+      sql`select schema_name from platform.sites where slug = ${doomed.slug}`,
+    );
+    const created = await app.request('POST', `/api/apps/${doomed.app}/functions/`, {
+      token: admin,
+      headers: doomed.tenant,
+      body: { name: 'Gone', webhook_url: `${hooks}/gone`, timeout_seconds: 5 },
+    });
+    expect(created.status).toBe(201);
+    const [fn] = await app.runtime.db.rows<{ id: number }>(sql`select id from ${sql.identifier(row!.schema_name)}.functions`);
+    const [invocation] = await createInvocations(app.runtime.db, { schemaName: row!.schema_name }, 'POST_USER_CREATE', [Number(fn!.id)]);
+    expect((await app.request('DELETE', `/api/cloud/sites/${doomed.slug}/`, { token: admin })).status).toBe(204);
+
+    // Act
+    const answer = await handler(
+      sqsEvent([{ id: 'orphan', body: { schema_name: row!.schema_name, invocation_id: invocation!.invocationId, params: {} } }]),
+      {} as Context,
+    );
+
+    // Assess
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(hits).not.toContain('/gone');
+  });
+
   it('reports malformed messages as failed, also when the whole batch failed', async () => {
     const answer = await handler(
       sqsEvent([
