@@ -12,7 +12,7 @@ import { castTo, parseScalar, ROW, tableSql, typedValue } from '../records/query
 import { queryError } from '../records/query/query-error.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { edgeText, edgesSql, keyFieldOf } from './edges-sql.ts';
-import { asHierarchy, typeList, type HierarchyTable } from './edges-service.ts';
+import { asHierarchy, typeList, type HierarchyTable } from './hierarchy-table.ts';
 import type { DataRecord } from './populate.ts';
 import type { RelationTable } from './relation-graph.ts';
 

@@ -9,7 +9,7 @@ import { planAnswer, type ListAnswer } from '../records/record-list.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { parseListQuery, type ListPlan, type QueryEntries, type QueryExtensions } from '../records/query/list-query.ts';
 import { queryError } from '../records/query/query-error.ts';
-import { loadTableDescriptor } from '../tables/table-service.ts';
+import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import { populateRecords, type DataRecord } from './populate.ts';
 import { PopulateRequest } from './populate-plan.ts';
 import { asGraph, asTree, HierarchyRequest, withIncluded } from './hierarchy-read.ts';

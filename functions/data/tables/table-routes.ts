@@ -13,7 +13,8 @@ import {
   tableParams,
   validateDataBody,
 } from './table-schemas.ts';
-import { changeTable, compiledTable, createTable, existingTable, removeTable, tablesOf } from './table-service.ts';
+import { compiledTable, existingTable } from './table-lookup.ts';
+import { changeTable, createTable, removeTable, tablesOf } from './table-service.ts';
 
 const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
 const DATASOURCE = '/api/apps/{app_slug}/datasources/{datasource_slug}/';

@@ -12,7 +12,7 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable } from '../table-schema.ts';
-import { compileTarget, storedTarget } from '../table-service.ts';
+import { compileTarget, storedTarget } from '../table-lookup.ts';
 import { mapFields } from './field-mapping.ts';
 import { planMigration } from './migration-plan.ts';
 import { planSql, type PlannedStep } from './migration-steps.ts';
