@@ -6,6 +6,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { domains, organizations, sites, type SiteRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { looksLikeUuid } from './site-schemas.ts';
+import { siteScopeCondition, type SiteScope } from './site-scope-sql.ts';
 import { containsPattern, startsWithPattern } from '#shared/text/like-patterns.ts';
 
 export interface SiteOrganization {
@@ -37,8 +38,8 @@ export async function findSite(db: Queryable, slugOrUuid: string): Promise<SiteW
 }
 
 export interface SiteListFilter {
-  /** Condition on `platform.sites.id` limiting the list to what the caller may see. */
-  scope: (siteId: SQL) => SQL;
+  /** The sites the caller may see. */
+  scope: SiteScope;
   organizationId?: number;
   search?: string;
   environment?: string;
@@ -46,7 +47,7 @@ export interface SiteListFilter {
 }
 
 export async function listSites(db: Queryable, filter: SiteListFilter): Promise<{ rows: SiteWithOrganization[]; total: number }> {
-  const conditions: Array<SQL | undefined> = [filter.scope(sql`${sites.id}`)];
+  const conditions: Array<SQL | undefined> = [siteScopeCondition(filter.scope, sql`${sites.id}`)];
   if (filter.organizationId !== undefined) conditions.push(eq(sites.organizationId, filter.organizationId));
   if (filter.environment !== undefined) conditions.push(eq(sites.environment, filter.environment));
   if (filter.search !== undefined && filter.search !== '') {
