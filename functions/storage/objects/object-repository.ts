@@ -8,6 +8,8 @@ import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { Visibility } from '../buckets/bucket-schemas.ts';
 import type { StorageCaller } from '../storage-env.ts';
+import { listConditions, orderTerms, searchConditions, searchOrder } from './object-filter-sql.ts';
+import type { ListObjectsQuery, SearchBody } from './object-schemas.ts';
 
 export type ObjectRow = {
   id: number;
@@ -36,11 +38,17 @@ function objects(site: Site): SQL {
   return sql`${tenantTable(site, 'objects')} o`;
 }
 
+/** Who reads a bucket's objects, and the bucket's visibility, which objects without their own inherit. */
+export interface ObjectViewer {
+  caller: StorageCaller;
+  bucketVisibility: Visibility;
+}
+
 /**
  * Objects the caller may see (DECISIONS): an object's own visibility, else its bucket's; public
  * ones for anyone, private ones for their owner and for staff.
  */
-export function visibleTo(caller: StorageCaller, bucketVisibility: Visibility): SQL {
+function visibleTo({ caller, bucketVisibility }: ObjectViewer): SQL {
   if (caller.staff) return sql`true`;
   const isPublic = sql`coalesce(o.visibility, ${bucketVisibility}) = 'public'`;
   return caller.userId === undefined ? isPublic : sql`(${isPublic} or o.created_by = ${caller.userId})`;
@@ -179,11 +187,11 @@ export function lockVisibleObjects(
   site: Site,
   bucketId: number,
   paths: readonly string[],
-  visible: SQL,
+  viewer: ObjectViewer,
 ): Promise<ObjectRow[]> {
   return tx.rows<ObjectRow>(sql`select ${COLUMNS} from ${objects(site)}
     where o.bucket_id = ${bucketId} and o.file_path = any(${sql.param([...paths])}::text[])
-      and o.upload_status = 'complete' and ${visible}
+      and o.upload_status = 'complete' and ${visibleTo(viewer)}
     for update`);
 }
 
@@ -207,15 +215,40 @@ export async function deleteObjectBatch(db: Queryable, site: Site, batch: readon
     where o.id = removed.id and o.storage_key = removed.storage_key`);
 }
 
-export interface ObjectQuery {
+interface ObjectQuery {
   bucketId: number;
   conditions: SQL[];
   /** SQL order terms from a fixed set of columns. */
   orderBy: SQL;
 }
 
+/** A page of the bucket's objects the viewer may see, matching the list filters, with the total count. */
+export function listObjectRecords(
+  db: Queryable,
+  site: Site,
+  bucketId: number,
+  viewer: ObjectViewer,
+  query: ListObjectsQuery,
+  page: PageRequest,
+): Promise<{ rows: ObjectRow[]; total: number }> {
+  const conditions = [visibleTo(viewer), ...listConditions(query, viewer.caller, viewer.bucketVisibility)];
+  return queryObjects(db, site, { bucketId, conditions, orderBy: orderTerms(query.ordering ?? []) }, pageWindow(page));
+}
+
+/** The search endpoint's window of the bucket's objects the viewer may see, with the total count. */
+export function searchObjectRecords(
+  db: Queryable,
+  site: Site,
+  bucketId: number,
+  viewer: ObjectViewer,
+  body: SearchBody,
+): Promise<{ rows: ObjectRow[]; total: number }> {
+  const conditions = [visibleTo(viewer), ...searchConditions(body)];
+  return queryObjects(db, site, { bucketId, conditions, orderBy: searchOrder(body) }, { limit: body.limit, offset: body.offset });
+}
+
 /** A page of complete objects matching every condition, with the total count. */
-export async function queryObjects(
+async function queryObjects(
   db: Queryable,
   site: Site,
   query: ObjectQuery,
@@ -230,6 +263,6 @@ export async function queryObjects(
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
-export function pageWindow(page: PageRequest): { limit: number; offset: number } {
+function pageWindow(page: PageRequest): { limit: number; offset: number } {
   return { limit: page.pageSize, offset: pageOffset(page) };
 }
