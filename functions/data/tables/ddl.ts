@@ -7,7 +7,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 // `ident`: DDL texts are long, and the short name keeps them readable.
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { constraintName } from './constraint-names.ts';
-import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';
+import type { PredicateLiteral } from './index-predicate.ts';
+import { renderPredicate, sqlLiteral } from './index-predicate-sql.ts';
 import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,

@@ -11,7 +11,7 @@ import { answeredValue } from '../../records/query/field-sql.ts';
 import { constraintName } from '../constraint-names.ts';
 import { columnType, ddlText, fieldChecks, indexStatement } from '../ddl.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
-import { sqlLiteral } from '../index-predicate.ts';
+import { sqlLiteral } from '../index-predicate-sql.ts';
 import { JSONB_DATA_COLUMN, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type IndexSpec } from '../table-schema.ts';
 import type { FieldMapping } from './field-mapping.ts';
