@@ -15,7 +15,7 @@ export interface LocalBoot {
   superuser: SuperuserOutcome;
 }
 
-export async function bootLocal(config: Config, ports: { db?: Database } = {}): Promise<LocalBoot> {
+export async function bootLocal(config: Config, ports: { db?: Database; now?: () => Date } = {}): Promise<LocalBoot> {
   const runtime = await createRuntime(config, ports);
   await prepareDatabase(runtime.db);
   await sealLegacySocialSecrets(runtime.db, () => loadSecretsKey(config));

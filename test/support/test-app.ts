@@ -89,7 +89,8 @@ function sendHttp(url: string, method: string, headers: Record<string, string>, 
   });
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** `now`: the runtime's clock (a `FakeClock`'s `now` for rules that depend on time); the system clock if unset. */
+export async function startTestApp(env: Record<string, string> = {}, ports: { now?: () => Date } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-test-'));
   const config = loadConfig({
@@ -108,7 +109,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...GENEROUS_RATE_LIMITS,
     ...env,
   });
-  const { runtime } = await bootLocal(config, { db: database.db });
+  const { runtime } = await bootLocal(config, { db: database.db, ...ports });
   const server: DevServer = await startDevServer(0);
 
   const request = async (method: string, route: string, options: RequestOptions = {}): Promise<ApiResponse> => {
