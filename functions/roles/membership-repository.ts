@@ -1,5 +1,6 @@
 // SQL of role memberships: which platform users hold which of a site's roles, until when. The
 // membership table is in the site's schema (through `tenantTable`); users are platform rows.
+import { countedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -120,11 +121,15 @@ export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, fi
   const where = sql.join(conditions, sql` and `);
   const from = sql`from ${tenantTable(site, 'role_memberships')} m join platform.users u on u.id = m.user_id`;
   const column = filter.ordering.column === 'created_at' ? 'm.created_at' : `u.${filter.ordering.column}`;
-  const rows = await db.rows<RoleUserRow>(sql`select u.username, u.email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<RoleUserRow>(sql`select u.username, u.email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
     order by ${sql.raw(`${column} ${filter.ordering.descending ? 'desc' : 'asc'}, m.id asc`)}
-    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total ${from} where ${where}`);
-  return { rows, total: count?.total ?? 0 };
+    limit ${limit} offset ${pageOffset(filter.page)}`),
+    sql`select 1 ${from} where ${where}`,
+  );
 }
 
 export interface UserRoleRow {
@@ -176,11 +181,15 @@ export async function listUserRoles(db: Queryable, site: Site, userId: number, f
   }
   const where = sql.join(conditions, sql` and `);
   const { column, descending } = filter.ordering;
-  const rows = await db.rows<UserRoleRow>(sql`select x.* from (${all}) x where ${where}
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<UserRoleRow>(sql`select x.* from (${all}) x where ${where}
     order by ${sql.raw(`x.${column} ${descending ? 'desc' : 'asc'} nulls last, x.membership_id asc`)}
-    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from (${all}) x where ${where}`);
-  return { rows, total: count?.total ?? 0 };
+    limit ${limit} offset ${pageOffset(filter.page)}`),
+    sql`select 1 from (${all}) x where ${where}`,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 // SQL of a site's app roles and site roles. Every table is named through `tenantTable`, so the
 // schema comes from the resolved site record only; every value is a bound parameter, and ordering
 // columns come from fixed lists.
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -8,10 +9,7 @@ import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
-export interface Page<T> {
-  rows: T[];
-  total: number;
-}
+export type Page<T> = CountedPage<T>;
 
 export interface AppRef {
   id: number;
@@ -84,13 +82,15 @@ export async function listAppRoles(db: Queryable, site: Site, appId: number, fil
       ? sql`true`
       : sql`(r.name ilike ${containsPattern(filter.search)} or r.description ilike ${containsPattern(filter.search)})`;
   const where = sql`r.app_id = ${appId} and ${search}`;
-  const rows = await db.rows<AppRoleRow>(
-    sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<AppRoleRow>(
+        sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} limit ${limit} offset ${pageOffset(filter.page)}`,
+      ),
+    sql`select 1 from ${tenantTable(site, 'app_roles')} r where ${where}`,
   );
-  const [count] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${tenantTable(site, 'app_roles')} r where ${where}`,
-  );
-  return { rows, total: count?.total ?? 0 };
 }
 
 export async function findAppRole(db: Queryable, site: Site, appId: number, slug: string): Promise<AppRoleRow | undefined> {
@@ -185,12 +185,14 @@ export async function listSiteRoles(db: Queryable, site: Site, filter: ListFilte
     filter.search === undefined
       ? sql`true`
       : sql`(s.name ilike ${containsPattern(filter.search)} or s.description ilike ${containsPattern(filter.search)})`;
-  const rows = await db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where ${where}
-    order by ${orderBy('s', filter.ordering)} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`);
-  const [count] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${tenantTable(site, 'site_roles')} s where ${where}`,
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where ${where}
+    order by ${orderBy('s', filter.ordering)} limit ${limit} offset ${pageOffset(filter.page)}`),
+    sql`select 1 from ${tenantTable(site, 'site_roles')} s where ${where}`,
   );
-  return { rows, total: count?.total ?? 0 };
 }
 
 export async function findSiteRole(db: Queryable, site: Site, slug: string): Promise<SiteRoleRow | undefined> {

@@ -1,6 +1,7 @@
 // SQL of social apps in one scope (the platform's tables or a site's): tables are named from code and
 // the scope's resolved site record only; values are bound parameters.
 import type { SQL } from 'drizzle-orm';
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import { sql } from '#shared/db/sql.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
@@ -53,11 +54,7 @@ export interface SocialAppFilter {
 export const socialAppColumns = sql`id, provider, provider_id, name, client_id, secret, secret_sealed, key, settings`;
 const columns = socialAppColumns;
 
-export async function listSocialApps(
-  db: Queryable,
-  scope: SocialScope,
-  filter: SocialAppFilter,
-): Promise<{ rows: SocialAppRow[]; total: number }> {
+export async function listSocialApps(db: Queryable, scope: SocialScope, filter: SocialAppFilter): Promise<CountedPage<SocialAppRow>> {
   const conditions = [sql`true`];
   if (filter.provider !== undefined) conditions.push(sql`provider = ${filter.provider}`);
   if (filter.search !== undefined) {
@@ -68,11 +65,15 @@ export async function listSocialApps(
   }
   const where = sql.join(conditions, sql` and `);
   const order = sql.raw(`${filter.ordering.column} ${filter.ordering.descending ? 'desc' : 'asc'}, id asc`);
-  const rows = await db.rows<SocialAppRow>(
-    sql`select ${columns} from ${socialAppsTable(scope)} where ${where} order by ${order} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<SocialAppRow>(
+        sql`select ${columns} from ${socialAppsTable(scope)} where ${where} order by ${order} limit ${limit} offset ${pageOffset(filter.page)}`,
+      ),
+    sql`select 1 from ${socialAppsTable(scope)} where ${where}`,
   );
-  const [count] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${socialAppsTable(scope)} where ${where}`);
-  return { rows, total: count?.total ?? 0 };
 }
 
 export async function findSocialApp(db: Queryable, scope: SocialScope, id: number): Promise<SocialAppRow | undefined> {

@@ -3,6 +3,7 @@
 // handler returns data, a page of data, or data with the status the spec varies by outcome, and
 // never builds an envelope itself (test/unit/http/route-envelopes.test.ts holds every route to it).
 import { Readable } from 'node:stream';
+import type { ListTotal } from '#shared/db/counted-page.ts';
 import { envelopeA, envelopeB, pageA, pageB, pageC } from './envelopes.ts';
 import type { PageRequest } from './pagination.ts';
 import { HttpReply, JsonText } from './reply.ts';
@@ -13,12 +14,13 @@ import type { AnyRoute } from './route.ts';
 export class PageResult<T> {
   constructor(
     readonly items: T[],
-    readonly total: number,
+    readonly total: ListTotal,
     readonly page: PageRequest,
   ) {}
 }
 
-export function paged<T>(items: T[], total: number, page: PageRequest): PageResult<T> {
+/** A page with its total as `countedPage` read it under the request's `_count` mode. */
+export function paged<T>(items: T[], total: ListTotal, page: PageRequest): PageResult<T> {
   return new PageResult(items, total, page);
 }
 

@@ -3,13 +3,15 @@
 import type { AppError } from '#shared/errors.ts';
 import type { RequestContext } from './request-context.ts';
 import type { ErrorStyle } from './route.ts';
+import type { ListTotal } from '#shared/db/counted-page.ts';
 import type { PageRequest } from './pagination.ts';
 
 export interface EnvelopeA<T> {
   status: 'success';
   message: string;
   data: T;
-  total?: number;
+  total?: number | null;
+  total_is_estimate?: boolean;
   pagination?: { page: number; page_size: number; has_next: boolean; has_previous: boolean };
 }
 
@@ -21,34 +23,47 @@ export interface EnvelopeB<T> {
 }
 
 export interface PageB<T> extends EnvelopeB<T[]> {
-  total: number;
+  total: number | null;
   page: number;
   page_size: number;
-  total_pages: number;
+  total_pages: number | null;
+  total_is_estimate?: boolean;
 }
 
 /** Envelope C, the plain page of the console lists. */
 export interface PageC<T> {
-  count: number;
+  count: number | null;
+  total_is_estimate?: boolean;
   next: string | null;
   previous: string | null;
   results: T[];
+}
+
+/** `_count=planned` answers say whether the total is the planner's estimate; other modes say nothing. */
+function estimateMember(total: ListTotal, page: PageRequest): { total_is_estimate?: boolean } {
+  return page.count === 'planned' ? { total_is_estimate: total.estimated } : {};
+}
+
+/** Whether a page follows: from the exact total as the spec has it, else from the look-ahead row. */
+function hasNext(total: ListTotal, page: PageRequest): boolean {
+  return total.value !== null && !total.estimated ? page.page * page.pageSize < total.value : total.more;
 }
 
 export function envelopeA<T>(data: T, message: string): EnvelopeA<T> {
   return { status: 'success', message, data };
 }
 
-export function pageA<T>(items: T[], total: number, page: PageRequest, message: string): EnvelopeA<T[]> {
+export function pageA<T>(items: T[], total: ListTotal, page: PageRequest, message: string): EnvelopeA<T[]> {
   return {
     status: 'success',
     message,
     data: items,
-    total,
+    total: total.value,
+    ...estimateMember(total, page),
     pagination: {
       page: page.page,
       page_size: page.pageSize,
-      has_next: page.page * page.pageSize < total,
+      has_next: hasNext(total, page),
       has_previous: page.page > 1,
     },
   };
@@ -58,25 +73,27 @@ export function envelopeB<T>(data: T, message: string, statusCode = 200): Envelo
   return { success: true, message, status_code: statusCode, data };
 }
 
-export function pageB<T>(items: T[], total: number, page: PageRequest, message: string): PageB<T> {
+export function pageB<T>(items: T[], total: ListTotal, page: PageRequest, message: string): PageB<T> {
   return {
     success: true,
     message,
     data: items,
-    total,
+    total: total.value,
     page: page.page,
     page_size: page.pageSize,
-    total_pages: Math.ceil(total / page.pageSize),
+    total_pages: total.value === null ? null : Math.ceil(total.value / page.pageSize),
+    ...estimateMember(total, page),
   };
 }
 
-export function pageC<T>(ctx: RequestContext, items: T[], total: number, page: PageRequest): PageC<T> {
-  const lastPage = Math.max(1, Math.ceil(total / page.pageSize));
-  // Past the end, `previous` leads back to the last page that has results.
+export function pageC<T>(ctx: RequestContext, items: T[], total: ListTotal, page: PageRequest): PageC<T> {
+  // Past the end of an exact total, `previous` leads back to the last page that has results.
+  const lastPage = total.value !== null && !total.estimated ? Math.max(1, Math.ceil(total.value / page.pageSize)) : page.page;
   const previousPage = Math.min(page.page - 1, lastPage);
   return {
-    count: total,
-    next: page.page < lastPage ? ctx.urlWithQuery({ page: String(page.page + 1) }) : null,
+    count: total.value,
+    ...estimateMember(total, page),
+    next: hasNext(total, page) ? ctx.urlWithQuery({ page: String(page.page + 1) }) : null,
     previous: page.page > 1 ? ctx.urlWithQuery({ page: previousPage === 1 ? undefined : String(previousPage) }) : null,
     results: items,
   };

@@ -4,6 +4,7 @@
 // unexpired memberships, the app roles of the site roles they hold, and every descendant of a role
 // they hold: a parent role is the senior one and can do all its children can. Memberships live in
 // the site's schema, so another site's roles never count here.
+import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable, type SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
@@ -18,11 +19,14 @@ export function appSlugOfRoute(path: string, params: unknown): string | undefine
   return typeof slug === 'string' ? slug : undefined;
 }
 
-/** The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted. */
-export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite, userId: number, appSlug: string): Promise<string[]> {
+/**
+ * The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted, as a
+ * scalar subquery (a text array): read alone, or fused into the caller-and-site statement.
+ */
+export function rolePermissionsSql(site: SchemaScopedSite, userId: SQL | number, appSlug: string): SQL {
   const roles = tenantTable(site, 'app_roles');
   const memberships = tenantTable(site, 'role_memberships');
-  const [row] = await db.rows<{ permissions: string[] | null }>(sql`
+  return sql`
     with recursive held as (
       select m.app_role_id as id from ${memberships} m
         where m.user_id = ${userId} and m.app_role_id is not null and (m.expires_at is null or m.expires_at > now())
@@ -39,7 +43,12 @@ export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite
         join ${tenantTable(site, 'apps')} a on a.id = r.app_id and a.slug = ${appSlug} and a.deleted_at is null
         cross join unnest(r.permissions) as permission
       order by permission
-    ) as permissions`);
+    )`;
+}
+
+/** The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted. */
+export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite, userId: number, appSlug: string): Promise<string[]> {
+  const [row] = await db.rows<{ permissions: string[] | null }>(sql`select (${rolePermissionsSql(site, userId, appSlug)}) as permissions`);
   return row?.permissions ?? [];
 }
 

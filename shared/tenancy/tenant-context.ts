@@ -2,6 +2,9 @@
 // site the Host or X-Tenant names, and the caller's standing on that site. A route may fuse a read
 // of its own into the same statement: it gets the value back when the statement succeeds, and
 // undefined when it failed (the context is then read alone, so a fused read can only cost a retry).
+// On a route that names an app, what the caller's roles grant there rides along too when the site's
+// schema can be guessed (the one the same host resolved to before); the guess is used only when the
+// site the statement resolved has that schema, so a wrong guess costs the ordinary second read.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/auth/authenticate.ts';
@@ -12,6 +15,8 @@ import type { CallerCounting, CountingSql } from '#shared/rate-limit/counters.ts
 import { missingTenant, tenantFromRow, tenantMatchSql, type TenantHint, type TenantLookup, type TenantRow } from './resolve-tenant.ts';
 import { rememberStanding, standingColumns, standingFromRow } from './site-access.ts';
 import type { Tenant } from './tenant.ts';
+import type { SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
+import { rolePermissionsSql } from './role-grants.ts';
 
 type ContextRow = PrincipalRow &
   Partial<TenantRow> & {
@@ -20,6 +25,7 @@ type ContextRow = PrincipalRow &
     member_permissions: string[] | null;
     site_permissions: string[];
     fused?: unknown;
+    app_role_permissions?: string[] | null;
   };
 
 export interface SignedInTenantContext {
@@ -27,11 +33,30 @@ export interface SignedInTenantContext {
   lookup: TenantLookup;
   /** The fused read's value; undefined when none was asked for or its statement failed. */
   fused: unknown;
+  /**
+   * What the caller's roles grant in the route's app, when `roles` was asked for and its schema is
+   * the resolved site's; undefined otherwise (the caller then reads them itself).
+   */
+  rolePermissions?: string[];
 }
 
-function contextStatement(claims: TokenClaims, hint: TenantHint, fused: SQL | undefined, counting: CountingSql | undefined): SQL {
+/** The roles read to fuse: the app a route names, in the schema its host resolved to before. */
+export interface RolesGuess {
+  site: SchemaScopedSite;
+  appSlug: string;
+}
+
+function contextStatement(
+  claims: TokenClaims,
+  hint: TenantHint,
+  fused: SQL | undefined,
+  counting: CountingSql | undefined,
+  roles: RolesGuess | undefined,
+): SQL {
+  const rolesColumn =
+    roles === undefined ? sql`` : sql`, (${rolePermissionsSql(roles.site, sql`u.id`, roles.appSlug)}) as app_role_permissions`;
   return sql`${counting === undefined ? sql`` : counting.withClause} select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
-      ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}${
+      ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}${rolesColumn}${
         counting === undefined ? sql`` : sql`, ${counting.column}`
       }
     from platform.users u
@@ -51,22 +76,29 @@ export async function signedInTenantContext(
   hint: TenantHint,
   fused?: SQL,
   counting?: CallerCounting,
+  roles?: RolesGuess,
 ): Promise<SignedInTenantContext> {
   const countingSql = counting?.sqlFor(claims.subject);
   let row: ContextRow | undefined;
   let fusedValue: unknown;
+  let rolesRead = roles;
   try {
-    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, fused, countingSql));
+    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, fused, countingSql, roles));
     fusedValue = row?.fused;
   } catch (error) {
-    // A failed statement counted nothing (it rolled back as a whole), so the retry counts once.
-    if (fused === undefined) throw error;
-    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, undefined, countingSql));
+    // A failed statement counted nothing (it rolled back as a whole), so the retry counts once. A
+    // guessed schema that is gone (a deleted site) fails it too.
+    if (fused === undefined && roles === undefined) throw error;
+    rolesRead = undefined;
+    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, undefined, countingSql, undefined));
   }
   counting?.settle(row?.rate_limit);
   const principal = principalFromRow(row, claims);
   if (row!.site_id === null || row!.site_id === undefined) return { principal, lookup: missingTenant(hint), fused: undefined };
   const tenant: Tenant = tenantFromRow(row as ContextRow & TenantRow);
   rememberStanding(tenant, principal.id, standingFromRow(row));
-  return { principal, lookup: { found: tenant }, fused: fusedValue };
+  // Only the resolved site's own schema answers for its roles.
+  const rolePermissions =
+    rolesRead !== undefined && rolesRead.site.schemaName === tenant.schemaName ? (row!.app_role_permissions ?? []) : undefined;
+  return { principal, lookup: { found: tenant }, fused: fusedValue, rolePermissions };
 }

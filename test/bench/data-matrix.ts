@@ -3,6 +3,7 @@
 // two prepared statements sent together (the statements the platform's one list statement is made
 // of, captured from compile.ts), answered with JSON.stringify. 8 connections, rounds alternating,
 // median of BENCH_ROUNDS (≥ 3). Then `_count=planned` against `_count=exact` on 1,000,000 rows.
+import { get } from 'node:http';
 import { sql } from 'drizzle-orm';
 import { listSql } from '#functions/data/records/query/compile.ts';
 import {
@@ -105,14 +106,31 @@ function tokenClaims(token: string): { sub: string; jti: string } {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string; jti: string };
 }
 
+/**
+ * GET on a connection of its own, closed after the answer. fetch's pool keeps the set-up's
+ * connections open, and on PGlite the statement-forms phase holds this process's event loop (the
+ * database runs in it) for longer than the dev server's keep-alive: the server's idle timer and the
+ * client's reuse then meet in the same turn, the server destroys a socket with the new request
+ * unread, and the client reads ECONNRESET (`connection: close` does not help: it still goes out on
+ * the pooled socket). A fresh connection after each long phase avoids the race.
+ */
+function freshGet(url: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get(url, { headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
 async function sameAnswer(urls: [string, string], headers: Record<string, string>, origins: [string, string]): Promise<unknown> {
   const answers = await Promise.all(
     urls.map(async (url, index) => {
-      // A fresh connection: fetch's pooled one from the set-up may have idled past the server's
-      // keep-alive while PGlite held the event loop, and be reset as it is reused.
-      const response = await fetch(url, { headers: { ...headers, connection: 'close' } });
-      const text = await response.text();
-      return `${response.status} ${JSON.stringify(JSON.parse(text)).replaceAll(origins[index]!, 'ORIGIN')}`;
+      const { status, text } = await freshGet(url, headers);
+      return `${status} ${JSON.stringify(JSON.parse(text)).replaceAll(origins[index]!, 'ORIGIN')}`;
     }),
   );
   if (answers[0] !== answers[1])
@@ -170,9 +188,7 @@ export async function benchDataMatrix(): Promise<void> {
         const list = lists.get(path)!;
         note(`answers equal as JSON (total ${String(answer.total)}); bare page: ${list.page.text.replace(/\s+/g, ' ').slice(0, 220)}…`);
         if (shape === chosen.shapes[0]) {
-          const trace = await platform.trace(() =>
-            fetch(`${platform.url}${path}`, { headers: platform.headers }).then((response) => response.text()),
-          );
+          const trace = await platform.trace(() => freshGet(`${platform.url}${path}`, platform.headers));
           note(`the platform ran ${trace.length} statements for one request:`);
           for (const line of describeTrace(trace)) note(`  ${line}`);
         }
@@ -279,7 +295,7 @@ async function plannedAgainstExact(platform: DataPlatform): Promise<void> {
   for (const query of queries) {
     const p50 = async (count: string) => {
       const url = `${platform.url}/api/apps/${APP_SLUG}/datatables/items_large/data/?${query}&_count=${count}`;
-      const answer = (await (await fetch(url, { headers: platform.headers })).json()) as { total: number };
+      const answer = JSON.parse((await freshGet(url, platform.headers)).text) as { total: number };
       const latencies = await runSequential({ url, headers: platform.headers, warmup: 5, requests: 60, maxSeconds: 20 });
       return { p50: percentile(latencies, 0.5), total: answer.total };
     };

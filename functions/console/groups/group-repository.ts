@@ -1,10 +1,11 @@
 // SQL of the groups and permissions endpoints: groups with their permission codenames and member
 // usernames, the permission catalogue, and the atomic replacement of a group's two lists.
-import { and, asc, count, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { groupPermissions, groups, permissions, userGroups, users } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
 export interface GroupWithLists {
@@ -21,10 +22,7 @@ export interface PermissionRow {
   model: string;
 }
 
-export interface Page<T> {
-  rows: T[];
-  total: number;
-}
+export type Page<T> = CountedPage<T>;
 
 // Drizzle leaves columns of a one-table select unqualified, so the subqueries name the outer row
 // explicitly as "groups"."id".
@@ -41,20 +39,21 @@ const groupColumns = {
 
 export async function listGroups(db: Queryable, filter: { search?: string; page: PageRequest }): Promise<Page<GroupWithLists>> {
   const where = filter.search ? ilike(groups.name, containsPattern(filter.search)) : undefined;
-  // Page and total as two statements, each planned on its own (issue 15: never a window count).
-  const [rows, [counted]] = await Promise.all([
-    db.query((orm) =>
-      orm
-        .select(groupColumns)
-        .from(groups)
-        .where(where)
-        .orderBy(asc(groups.name), asc(groups.id))
-        .limit(filter.page.pageSize)
-        .offset(pageOffset(filter.page)),
-    ),
-    db.query((orm) => orm.select({ total: count() }).from(groups).where(where)),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.query((orm) =>
+        orm
+          .select(groupColumns)
+          .from(groups)
+          .where(where)
+          .orderBy(asc(groups.name), asc(groups.id))
+          .limit(limit)
+          .offset(pageOffset(filter.page)),
+      ),
+    matchesOf(groups, where),
+  );
 }
 
 export async function findGroup(db: Queryable, id: number): Promise<GroupWithLists | undefined> {
@@ -135,11 +134,15 @@ export async function listPermissions(
     conditions.push(or(ilike(permissions.codename, pattern), ilike(permissions.name, pattern)));
   }
   const where = and(...conditions);
-  const rows = await db.query((orm) =>
-    orm.select().from(permissions).where(where).orderBy(asc(permissions.id)).limit(filter.page.pageSize).offset(pageOffset(filter.page)),
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.query((orm) =>
+        orm.select().from(permissions).where(where).orderBy(asc(permissions.id)).limit(limit).offset(pageOffset(filter.page)),
+      ),
+    matchesOf(permissions, where),
   );
-  const [counted] = await db.query((orm) => orm.select({ total: count() }).from(permissions).where(where));
-  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 export async function findPermission(db: Queryable, id: number): Promise<PermissionRow | undefined> {

@@ -1,10 +1,11 @@
 // SQL of the invitations endpoints. An invitation is read with its organization's slug and name
 // and the inviter's username, which its record shows.
-import { and, count, desc, eq, ilike, lte, gt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, ilike, lte, gt, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { invitations, organizations, users, type InvitationRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { InvitationStatus } from './invitation-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -31,28 +32,29 @@ function statusCondition(status: InvitationStatus, now: Date): SQL | undefined {
 export async function listInvitations(
   db: Queryable,
   filter: { organizationId: number; status?: InvitationStatus; search?: string; now: Date; page: PageRequest },
-): Promise<{ rows: InvitationView[]; total: number }> {
+): Promise<CountedPage<InvitationView>> {
   const where = and(
     eq(invitations.organizationId, filter.organizationId),
     filter.status === undefined ? undefined : statusCondition(filter.status, filter.now),
     filter.search ? ilike(invitations.inviteeIdentifier, containsPattern(filter.search)) : undefined,
   );
-  // Page and total as two statements, each planned on its own (issue 15: never a window count).
-  const [rows, [counted]] = await Promise.all([
-    db.query((orm) =>
-      orm
-        .select(viewColumns)
-        .from(invitations)
-        .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
-        .leftJoin(users, eq(users.id, invitations.invitedById))
-        .where(where)
-        .orderBy(desc(invitations.createdAt), desc(invitations.id))
-        .limit(filter.page.pageSize)
-        .offset(pageOffset(filter.page)),
-    ),
-    db.query((orm) => orm.select({ total: count() }).from(invitations).where(where)),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.query((orm) =>
+        orm
+          .select(viewColumns)
+          .from(invitations)
+          .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
+          .leftJoin(users, eq(users.id, invitations.invitedById))
+          .where(where)
+          .orderBy(desc(invitations.createdAt), desc(invitations.id))
+          .limit(limit)
+          .offset(pageOffset(filter.page)),
+      ),
+    matchesOf(invitations, where),
+  );
 }
 
 /** By token (the invitation UUID), optionally within one organization; `lock` holds the row. */

@@ -1,10 +1,11 @@
 // SQL of the members endpoints: memberships joined with their users.
-import { and, asc, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, users, type MemberRow, type MembershipOrigin, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { MemberOrderingField } from './member-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -36,7 +37,7 @@ const orderingColumns: Record<MemberOrderingField, AnyPgColumn> = {
   created_at: organizationMembers.createdAt,
 };
 
-export async function listMembers(db: Queryable, filter: MemberListFilter): Promise<{ rows: MemberWithUser[]; total: number }> {
+export async function listMembers(db: Queryable, filter: MemberListFilter): Promise<CountedPage<MemberWithUser>> {
   const conditions: Array<SQL | undefined> = [eq(organizationMembers.organizationId, filter.organizationId)];
   if (filter.userIsActive !== undefined) conditions.push(eq(users.isActive, filter.userIsActive));
   if (filter.userIsDeleted !== undefined) conditions.push(eq(users.isDeleted, filter.userIsDeleted));
@@ -58,23 +59,22 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
     ...ordering.map(({ field, descending }) => (descending ? desc(orderingColumns[field]) : asc(orderingColumns[field]))),
     asc(organizationMembers.id),
   ];
-  // Page and total as two statements, each planned on its own (issue 15: never a window count).
-  const [rows, [counted]] = await Promise.all([
-    db.query((orm) =>
-      orm
-        .select({ member: organizationMembers, user: users })
-        .from(organizationMembers)
-        .innerJoin(users, eq(users.id, organizationMembers.userId))
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(filter.page.pageSize)
-        .offset(pageOffset(filter.page)),
-    ),
-    db.query((orm) =>
-      orm.select({ total: count() }).from(organizationMembers).innerJoin(users, eq(users.id, organizationMembers.userId)).where(where),
-    ),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.query((orm) =>
+        orm
+          .select({ member: organizationMembers, user: users })
+          .from(organizationMembers)
+          .innerJoin(users, eq(users.id, organizationMembers.userId))
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(limit)
+          .offset(pageOffset(filter.page)),
+      ),
+    matchesOf(sql`${organizationMembers} join ${users} on ${users.id} = ${organizationMembers.userId}`, where),
+  );
 }
 
 /** The membership of a user (by username or UUID) in the organization. */

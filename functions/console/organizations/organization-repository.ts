@@ -1,6 +1,6 @@
 // SQL of the organizations endpoints: listing, creation with the founding membership, changes and
 // the hard delete with its cascade. Returns plain rows; the service decides who may do what.
-import { and, asc, count, desc, eq, ilike, inArray, like, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, like, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
@@ -15,6 +15,7 @@ import {
 } from '#shared/db/platform-schema.ts';
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { OrganizationOrderingField } from './organization-schemas.ts';
 import { containsPattern, escapeLike } from '#shared/text/like-patterns.ts';
 
@@ -35,10 +36,7 @@ const orderingColumns: Record<OrganizationOrderingField, AnyPgColumn> = {
   is_active: organizations.isActive,
 };
 
-export async function listOrganizations(
-  db: Queryable,
-  filter: OrganizationListFilter,
-): Promise<{ rows: OrganizationRow[]; total: number }> {
+export async function listOrganizations(db: Queryable, filter: OrganizationListFilter): Promise<CountedPage<OrganizationRow>> {
   const conditions: Array<SQL | undefined> = [];
   if (filter.memberUserId !== undefined) {
     conditions.push(
@@ -59,20 +57,21 @@ export async function listOrganizations(
     ...ordering.map(({ field, descending }) => (descending ? desc(orderingColumns[field]) : asc(orderingColumns[field]))),
     asc(organizations.id),
   ];
-  // Page and total as two statements, each planned on its own (issue 15: never a window count).
-  const [rows, [counted]] = await Promise.all([
-    db.query((orm) =>
-      orm
-        .select()
-        .from(organizations)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(filter.page.pageSize)
-        .offset(pageOffset(filter.page)),
-    ),
-    db.query((orm) => orm.select({ total: count() }).from(organizations).where(where)),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.query((orm) =>
+        orm
+          .select()
+          .from(organizations)
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(limit)
+          .offset(pageOffset(filter.page)),
+      ),
+    matchesOf(organizations, where),
+  );
 }
 
 /** Every organization slug equal to `base` or starting with `base-`. */

@@ -5,13 +5,11 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
-export interface Page<T> {
-  rows: T[];
-  total: number;
-}
+export type Page<T> = CountedPage<T>;
 
 export interface SecretTypeRow {
   id: number;
@@ -86,11 +84,15 @@ export async function listSecretTypes(
     ? sql`where slug ilike ${containsPattern(filter.search)} or name ilike ${containsPattern(filter.search)}`
     : sql``;
   const table = tenantTable(site, 'secret_types');
-  const rows = await db.rows(
-    sql`select * from ${table} ${where} order by slug limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
+  return countedPage(
+    db,
+    filter.page,
+    async (limit) =>
+      (await db.rows(sql`select * from ${table} ${where} order by slug limit ${limit} offset ${pageOffset(filter.page)}`)).map(
+        secretTypeOf,
+      ),
+    sql`select 1 from ${table} ${where}`,
   );
-  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${table} ${where}`);
-  return { rows: rows.map(secretTypeOf), total: Number(counted?.total ?? 0) };
 }
 
 export async function findSecretType(db: Queryable, site: Site, slug: string): Promise<SecretTypeRow | undefined> {
@@ -179,14 +181,12 @@ export async function listSecrets(db: Queryable, site: Site, filter: SecretListF
   if (filter.secretTypeId !== undefined) conditions.push(sql`s.secret_type_id = ${filter.secretTypeId}`);
   if (filter.search) conditions.push(sql`s.key ilike ${containsPattern(filter.search)}`);
   const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
-  const rows = await selectSecrets(
+  return countedPage(
     db,
-    site,
-    where,
-    sql`order by s.key, a.slug nulls first limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
+    filter.page,
+    (limit) => selectSecrets(db, site, where, sql`order by s.key, a.slug nulls first limit ${limit} offset ${pageOffset(filter.page)}`),
+    sql`select 1 from ${tenantTable(site, 'secrets')} s ${where}`,
   );
-  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'secrets')} s ${where}`);
-  return { rows, total: Number(counted?.total ?? 0) };
 }
 
 function scope(appId: number | null): SQL {
@@ -285,17 +285,18 @@ export async function secretHistory(
 ): Promise<Page<HistoryRow>> {
   const table = tenantTable(site, 'secret_history');
   const where = sql`where key = ${key} and ${scope(appId)}`;
-  const rows = await db.rows(sql`
-    select version, action, changed_by, changed_at from ${table} ${where}
-    order by version desc, id desc limit ${page.pageSize} offset ${pageOffset(page)}`);
-  const [counted] = await db.rows<{ total: number }>(sql`select count(*)::int as total from ${table} ${where}`);
-  return {
-    rows: rows.map((row) => ({
-      version: Number(row.version),
-      action: row.action as HistoryRow['action'],
-      changedBy: row.changed_by === null ? null : String(row.changed_by),
-      changedAt: toDate(row.changed_at),
-    })),
-    total: Number(counted?.total ?? 0),
+  const readPage = async (limit: number) => {
+    const rows = await db.rows(sql`
+      select version, action, changed_by, changed_at from ${table} ${where}
+      order by version desc, id desc limit ${limit} offset ${pageOffset(page)}`);
+    return rows.map(
+      (row): HistoryRow => ({
+        version: Number(row.version),
+        action: row.action as HistoryRow['action'],
+        changedBy: row.changed_by === null ? null : String(row.changed_by),
+        changedAt: toDate(row.changed_at),
+      }),
+    );
   };
+  return countedPage(db, page, readPage, sql`select 1 from ${table} ${where}`);
 }

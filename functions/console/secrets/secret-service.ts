@@ -1,6 +1,7 @@
 // The rules of secrets: values checked against their type's schema, sealed before they are stored,
 // masked in lists and opened only for managers; `?app=` reads fall back to the site-level secret;
 // every change moves the version one up and leaves a history entry without the value.
+import { emptyPage } from '#shared/db/counted-page.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
@@ -81,7 +82,7 @@ export async function listMaskedSecrets(ports: SecretsPorts, site: Tenant, query
   let secretTypeId: number | undefined;
   if (query.secret_type !== undefined) {
     const type = await findSecretType(ports.db, site, query.secret_type);
-    if (type === undefined) return { rows: [], total: 0 };
+    if (type === undefined) return emptyPage(toPageRequest(query));
     secretTypeId = type.id;
   }
   return listSecrets(ports.db, site, { appId: app?.id, secretTypeId, search: query.search, page: toPageRequest(query) });
@@ -179,6 +180,7 @@ export async function historyOf(ports: SecretsPorts, site: Tenant, key: string, 
   const app = await appByQuery(ports, site, query.app);
   const page: PageRequest = toPageRequest(query);
   const history = await secretHistory(ports.db, site, key, app?.id ?? null, page);
-  if (history.total === 0) throw new NotFoundError('Secret not found.');
+  // No row on the first page: the key has no history at all, whatever `_count` asked.
+  if (history.rows.length === 0 && page.page === 1) throw new NotFoundError('Secret not found.');
   return history;
 }

@@ -1,9 +1,10 @@
 // SQL of the domains endpoints. One primary per site is also enforced by a partial unique index;
 // `demotePrimary` runs first inside the same transaction so a switch never trips it.
-import { and, asc, count, desc, eq, like, ne, or } from 'drizzle-orm';
+import { and, asc, desc, eq, like, ne, or } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, type DomainRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { uniqueSlug } from '#shared/text/slugs.ts';
 import { domainSlugBase } from './domain-names.ts';
 import { looksLikeUuid } from './site-schemas.ts';
@@ -22,21 +23,17 @@ export async function findDomain(db: Queryable, siteId: number, slugOrUuid: stri
   return row;
 }
 
-export async function listDomains(db: Queryable, siteId: number, page: PageRequest): Promise<{ rows: DomainRow[]; total: number }> {
+export async function listDomains(db: Queryable, siteId: number, page: PageRequest): Promise<CountedPage<DomainRow>> {
   const where = eq(domains.siteId, siteId);
-  const [rows, [counted]] = await Promise.all([
-    db.query((orm) =>
-      orm
-        .select()
-        .from(domains)
-        .where(where)
-        .orderBy(desc(domains.isPrimary), asc(domains.domain))
-        .limit(page.pageSize)
-        .offset(pageOffset(page)),
-    ),
-    db.query((orm) => orm.select({ total: count() }).from(domains).where(where)),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return countedPage(
+    db,
+    page,
+    (limit) =>
+      db.query((orm) =>
+        orm.select().from(domains).where(where).orderBy(desc(domains.isPrimary), asc(domains.domain)).limit(limit).offset(pageOffset(page)),
+      ),
+    matchesOf(domains, where),
+  );
 }
 
 /** Whether another domain row (of any site) already holds `host`. */

@@ -5,6 +5,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, organizations, sites, type SiteRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { looksLikeUuid } from './site-schemas.ts';
 import { siteScopeCondition, type SiteScope } from './site-scope-sql.ts';
 import { containsPattern, startsWithPattern } from '#shared/text/like-patterns.ts';
@@ -46,7 +47,7 @@ export interface SiteListFilter {
   page: PageRequest;
 }
 
-export async function listSites(db: Queryable, filter: SiteListFilter): Promise<{ rows: SiteWithOrganization[]; total: number }> {
+export async function listSites(db: Queryable, filter: SiteListFilter): Promise<CountedPage<SiteWithOrganization>> {
   const conditions: Array<SQL | undefined> = [siteScopeCondition(filter.scope, sql`${sites.id}`)];
   if (filter.organizationId !== undefined) conditions.push(eq(sites.organizationId, filter.organizationId));
   if (filter.environment !== undefined) conditions.push(eq(sites.environment, filter.environment));
@@ -54,21 +55,22 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
     const pattern = containsPattern(filter.search);
     conditions.push(or(ilike(sites.name, pattern), ilike(sites.slug, pattern)));
   }
-  // Page and total as two statements, each planned on its own (issue 15: never a window count).
-  const [rows, [counted]] = await Promise.all([
-    db.query((orm) =>
-      orm
-        .select({ site: sites, organization: organizationColumns })
-        .from(sites)
-        .innerJoin(organizations, eq(organizations.id, sites.organizationId))
-        .where(and(...conditions))
-        .orderBy(asc(sites.slug))
-        .limit(filter.page.pageSize)
-        .offset(pageOffset(filter.page)),
-    ),
-    db.rows<{ total: number }>(sql`select count(*)::int as total from ${sites} where ${and(...conditions)}`),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.query((orm) =>
+        orm
+          .select({ site: sites, organization: organizationColumns })
+          .from(sites)
+          .innerJoin(organizations, eq(organizations.id, sites.organizationId))
+          .where(and(...conditions))
+          .orderBy(asc(sites.slug))
+          .limit(limit)
+          .offset(pageOffset(filter.page)),
+      ),
+    matchesOf(sites, and(...conditions)),
+  );
 }
 
 /** Every site slug that starts with `base`, for choosing the next free `-2`, `-3` suffix. */

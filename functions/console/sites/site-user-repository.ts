@@ -5,6 +5,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage } from '#shared/db/counted-page.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 import { siteScopeCondition, sitesManagedOrganizations, type SiteScope } from './site-scope-sql.ts';
 
@@ -38,8 +39,11 @@ export async function sitesOfUser(db: Queryable, userId: number, filter: UserSit
   }
   if (filter.name !== undefined) conditions.push(sql`s.name = ${filter.name}`);
   if (filter.nameContains !== undefined) conditions.push(sql`s.name ilike ${containsPattern(filter.nameContains)}`);
-  const [rows, total] = await Promise.all([
-    db.rows<UserSiteRow>(sql`
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<UserSiteRow>(sql`
     select s.slug, s.name, array_agg(p.codename::text order by p.codename) as permissions
     from platform.site_user_permissions sup
     join platform.sites s on s.id = sup.site_id
@@ -47,16 +51,11 @@ export async function sitesOfUser(db: Queryable, userId: number, filter: UserSit
     where ${sql.join(conditions, sql` and `)}
     group by s.id, s.slug, s.name
     order by s.slug
-    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`),
-    countGroups(
-      db,
-      sql`
-    select count(distinct sup.site_id)::int as total
+    limit ${limit} offset ${pageOffset(filter.page)}`),
+    sql`select distinct sup.site_id
     from platform.site_user_permissions sup join platform.sites s on s.id = sup.site_id
     where ${sql.join(conditions, sql` and `)}`,
-    ),
-  ]);
-  return { rows, total };
+  );
 }
 
 export async function usersOfSite(db: Queryable, siteId: number, filter: { onlyUserId?: number; search?: string; page: PageRequest }) {
@@ -68,8 +67,11 @@ export async function usersOfSite(db: Queryable, siteId: number, filter: { onlyU
       sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
     );
   }
-  const [rows, total] = await Promise.all([
-    db.rows<SiteUserRow>(sql`
+  return countedPage(
+    db,
+    filter.page,
+    (limit) =>
+      db.rows<SiteUserRow>(sql`
     select u.username, u.email, u.first_name, u.last_name,
       array_agg(p.codename::text order by p.codename) as permissions
     from platform.site_user_permissions sup
@@ -78,22 +80,11 @@ export async function usersOfSite(db: Queryable, siteId: number, filter: { onlyU
     where ${sql.join(conditions, sql` and `)}
     group by u.id, u.username, u.email, u.first_name, u.last_name
     order by u.username
-    limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`),
-    countGroups(
-      db,
-      sql`
-    select count(distinct sup.user_id)::int as total
+    limit ${limit} offset ${pageOffset(filter.page)}`),
+    sql`select distinct sup.user_id
     from platform.site_user_permissions sup join platform.users u on u.id = sup.user_id
     where ${sql.join(conditions, sql` and `)}`,
-    ),
-  ]);
-  return { rows, total };
-}
-
-/** The total of a page of groups, its own statement beside the page (issue 15: never a window count). */
-async function countGroups(db: Queryable, statement: SQL): Promise<number> {
-  const [row] = await db.rows<{ total: number }>(statement);
-  return Number(row?.total ?? 0);
+  );
 }
 
 export type RelationUser = {

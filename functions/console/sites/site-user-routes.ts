@@ -1,4 +1,5 @@
 // The user↔site relation endpoints, both directions, answering in Envelope B.
+import type { ListTotal } from '#shared/db/counted-page.ts';
 import { outcome, paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
@@ -40,8 +41,9 @@ function siteUserItem(row: SiteUserRow) {
 }
 
 /** A change answers with the resulting assignments and their count beside them. */
-function changed<T>(rows: T[], total: number) {
-  return outcome(rows, { total });
+function changed<T>(rows: T[], total: ListTotal) {
+  // The assignments are read with an exact count (no `_count` on a change), so the value is a number.
+  return outcome(rows, { total: total.value ?? rows.length });
 }
 
 const USER_SITES_PATH = '/api/cloud/users/{username}/sites/';

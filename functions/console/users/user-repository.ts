@@ -4,6 +4,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, organizations, users, type NewUserRow, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import { looksLikeUuid, type UserOrdering, type UserOrderingField } from './user-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -19,10 +20,7 @@ export interface UserListFilter {
   page: PageRequest;
 }
 
-export interface UserPage {
-  rows: UserRow[];
-  total: number;
-}
+export type UserPage = CountedPage<UserRow>;
 
 /** Sort keys as columns of `u` (platform.users). */
 const ORDERING_COLUMNS: Record<UserOrderingField, string> = {
@@ -65,9 +63,10 @@ function listWhere(filter: UserListFilter): SQL {
  * a literal, so PostgreSQL keeps a generic plan for the prepared text. `withTotal: false` leaves the
  * total out: the benchmarks' bare servers send page and count as two statements.
  */
-export function userPageStatement(filter: UserListFilter, options: { withTotal: boolean } = { withTotal: true }): SQL {
-  const { pageSize } = filter.page;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > LARGEST_PAGE_LITERAL) throw new Error(`page size ${pageSize} out of range`);
+export function userPageStatement(filter: UserListFilter, options: { withTotal: boolean; limit?: number } = { withTotal: true }): SQL {
+  const pageSize = options.limit ?? filter.page.pageSize;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > LARGEST_PAGE_LITERAL + 1)
+    throw new Error(`page size ${pageSize} out of range`);
   const ordering = filter.ordering.length > 0 ? filter.ordering : [{ field: 'username' as const, descending: false }];
   const orderBy = [
     ...ordering.map(({ field, descending }) => `${ORDERING_COLUMNS[field]} ${descending ? 'desc' : 'asc'}`),
@@ -133,11 +132,19 @@ export function userFromPageRow(row: UserPageRow): UserRow {
 }
 
 export async function listUsers(db: Queryable, filter: UserListFilter): Promise<UserPage> {
-  // The total rides along with the page (one round trip, planned apart); only an empty page needs its own count.
-  const rows = await db.rows<UserPageRow>(userPageStatement(filter));
-  if (rows.length > 0) return { rows: rows.map(userFromPageRow), total: Number(rows[0]!.total) };
+  const limit = filter.page.pageSize + 1;
+  if ((filter.page.count ?? 'exact') !== 'exact') {
+    const readPage = async (size: number) =>
+      (await db.rows<UserPageRow>(userPageStatement(filter, { withTotal: false, limit: size }))).map(userFromPageRow);
+    return countedPage(db, filter.page, readPage, sql`select 1 from platform.users u ${listWhere(filter)}`);
+  }
+  // The exact total rides along with the page (one round trip, planned apart); only an empty page needs its own count.
+  const read = await db.rows<UserPageRow>(userPageStatement(filter, { withTotal: true, limit }));
+  const more = read.length > filter.page.pageSize;
+  const rows = (more ? read.slice(0, filter.page.pageSize) : read).map(userFromPageRow);
+  if (read.length > 0) return { rows, total: { value: Number(read[0]!.total), estimated: false, more } };
   const [counted] = await db.rows<{ total: number }>(userCountStatement(filter));
-  return { rows: [], total: Number(counted?.total ?? 0) };
+  return { rows, total: { value: Number(counted?.total ?? 0), estimated: false, more } };
 }
 
 /** Finds a user by username or UUID, soft-deleted ones included. */

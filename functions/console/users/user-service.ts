@@ -1,5 +1,6 @@
 // The rules of the users endpoints: who sees whom, who may change what, and the soft-delete and
 // restore transitions of the spec's States table.
+import { emptyPage } from '#shared/db/counted-page.ts';
 import { passwordWeaknesses, type PasswordOwner } from '#shared/auth/password-strength.ts';
 import { hashPassword } from '#shared/auth/passwords.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
@@ -64,7 +65,7 @@ export async function listVisibleUsers(ports: UserServicePorts, caller: Principa
   const filter = await listFilterFor(ports, caller, query);
   // An unknown organization, or one the caller has no part in, shows nobody rather than an error
   // that would tell which organizations exist.
-  if (filter === undefined) return { rows: [], total: 0 };
+  if (filter === undefined) return emptyPage(toPageRequest(query));
   return listUsers(ports.db, filter);
 }
 

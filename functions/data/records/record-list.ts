@@ -3,12 +3,13 @@
 // context when the table is remembered, and shape the answer as text from the statement's parts:
 // `{data, total, page, page_size}` (aggregations `{data, total}`), with `total_is_estimate` for
 // `_count=planned` and `next` for `_count=none`.
+import { plannedRows, plannedTotal } from '#shared/db/counted-page.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { JsonText } from '#shared/http/reply.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { readableTable, readWithRememberedTable, type TableAddress } from './fused-reads.ts';
-import { listSql, plannedCountSql } from './query/compile.ts';
+import { listSql, matchesSql } from './query/compile.ts';
 import { parseListQuery, type ListPlan, type QueryEntries } from './query/list-query.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 
@@ -90,33 +91,13 @@ async function listAnswer(
   let total = parts.total;
   let estimate = '';
   if (plan.count === 'planned') {
-    const planned = await plannedTotal(db, table, plan, parts);
+    const planned = await plannedTotal(plan, parts.rows, () => plannedRows(db, matchesSql(table, plan)));
     total = String(planned.total);
     estimate = `,"total_is_estimate":${planned.estimated}`;
   }
   const next = plan.count === 'none' ? `,"next":${more ? JSON.stringify(nextUrl(plan)) : 'null'}` : '';
   const paging = plan.aggregates ? '' : `,"page":${plan.page},"page_size":${plan.pageSize}`;
   return `{"data":${parts.data},"total":${total}${paging}${estimate}${next}}`;
-}
-
-/**
- * `_count=planned`: the planner's row estimate of the matches (no row is read). When the page shows
- * where the matches end (it is not full and not past the end), the total is known exactly; an
- * estimate is never below what the page has already seen.
- */
-async function plannedTotal(
-  db: Queryable,
-  table: TableDescriptor,
-  plan: ListPlan,
-  parts: ListParts,
-): Promise<{ total: number; estimated: boolean }> {
-  const seen = plan.offset + Math.min(parts.rows, plan.pageSize);
-  if (parts.rows <= plan.pageSize && (parts.rows > 0 || plan.offset === 0)) return { total: seen, estimated: false };
-  const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(plannedCountSql(table, plan));
-  const explained = row!['QUERY PLAN'];
-  const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Array<{ Plan: { 'Plan Rows': number } }>;
-  const lower = parts.rows > plan.pageSize ? seen + 1 : 0;
-  return { total: Math.max(Math.round(top!.Plan['Plan Rows']), lower), estimated: true };
 }
 
 /** The URL of the page after `plan`'s, for `next` under `_count=none`. */

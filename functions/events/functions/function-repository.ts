@@ -1,4 +1,5 @@
 // SQL of an app's functions and their invocation records (tenant schema).
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
@@ -71,19 +72,14 @@ export async function findApp(db: Queryable, site: Site, slug: string): Promise<
   return row === undefined ? undefined : { id: Number(row.id), name: row.name, slug: row.slug };
 }
 
-export async function listFunctions(
-  db: Queryable,
-  site: Site,
-  appId: number,
-  page: PageRequest,
-): Promise<{ rows: FunctionRow[]; total: number }> {
-  const rows = await db.rows(
-    sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id limit ${page.pageSize} offset ${pageOffset(page)}`,
-  );
-  const [counted] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${tenantTable(site, 'functions')} where app_id = ${appId}`,
-  );
-  return { rows: rows.map(functionOf), total: Number(counted?.total ?? 0) };
+export async function listFunctions(db: Queryable, site: Site, appId: number, page: PageRequest): Promise<CountedPage<FunctionRow>> {
+  const readPage = async (limit: number) =>
+    (
+      await db.rows(
+        sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id limit ${limit} offset ${pageOffset(page)}`,
+      )
+    ).map(functionOf);
+  return countedPage(db, page, readPage, sql`select 1 from ${tenantTable(site, 'functions')} where app_id = ${appId}`);
 }
 
 export async function findFunction(db: Queryable, site: Site, appId: number, slug: string): Promise<FunctionRow | undefined> {
@@ -144,22 +140,21 @@ export async function listInvocations(
   site: Site,
   functionId: number,
   page: PageRequest,
-): Promise<{ rows: InvocationRow[]; total: number }> {
-  const rows = await db.rows<Record<string, unknown>>(sql`select * from ${tenantTable(site, 'function_invocations')}
-    where function_id = ${functionId} order by created_at desc, id desc limit ${page.pageSize} offset ${pageOffset(page)}`);
-  const [counted] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${tenantTable(site, 'function_invocations')} where function_id = ${functionId}`,
-  );
-  return {
-    rows: rows.map((row) => ({
-      invocationId: String(row.invocation_id),
-      taskId: String(row.task_id),
-      event: String(row.event),
-      status: String(row.status),
-      startedAt: toDateOrNull(row.started_at),
-      completedAt: toDateOrNull(row.completed_at),
-      error: row.error === null ? null : String(row.error),
-    })),
-    total: Number(counted?.total ?? 0),
+): Promise<CountedPage<InvocationRow>> {
+  const readPage = async (limit: number) => {
+    const rows = await db.rows<Record<string, unknown>>(sql`select * from ${tenantTable(site, 'function_invocations')}
+    where function_id = ${functionId} order by created_at desc, id desc limit ${limit} offset ${pageOffset(page)}`);
+    return rows.map(
+      (row): InvocationRow => ({
+        invocationId: String(row.invocation_id),
+        taskId: String(row.task_id),
+        event: String(row.event),
+        status: String(row.status),
+        startedAt: toDateOrNull(row.started_at),
+        completedAt: toDateOrNull(row.completed_at),
+        error: row.error === null ? null : String(row.error),
+      }),
+    );
   };
+  return countedPage(db, page, readPage, sql`select 1 from ${tenantTable(site, 'function_invocations')} where function_id = ${functionId}`);
 }

@@ -1,5 +1,6 @@
 // SQL of frontend workers and their builds (tenant schema) and of the platform's hosted domain
 // registry. Tenant tables are named through `tenantTable`; every value is a bound parameter.
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -87,18 +88,16 @@ export async function listWorkers(
   db: Queryable,
   site: Site,
   filter: { search?: string; appId?: number; ordering: WorkerOrdering; page: PageRequest },
-): Promise<{ rows: WorkerRow[]; total: number }> {
+): Promise<CountedPage<WorkerRow>> {
   const conditions: SQL[] = [];
   if (filter.search) conditions.push(sql`w.name ilike ${containsPattern(filter.search)}`);
   if (filter.appId !== undefined) conditions.push(sql`w.app_id = ${filter.appId}`);
   const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
-  const rows = await db.rows(
-    sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} limit ${filter.page.pageSize} offset ${pageOffset(filter.page)}`,
-  );
-  const [counted] = await db.rows<{ total: number }>(
-    sql`select count(*)::int as total from ${tenantTable(site, 'frontend_workers')} w ${where}`,
-  );
-  return { rows: rows.map(workerOf), total: Number(counted?.total ?? 0) };
+  const readPage = async (limit: number) =>
+    (await db.rows(sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} limit ${limit} offset ${pageOffset(filter.page)}`)).map(
+      workerOf,
+    );
+  return countedPage(db, filter.page, readPage, sql`select 1 from ${tenantTable(site, 'frontend_workers')} w ${where}`);
 }
 
 export async function findWorker(db: Queryable, site: Site, slug: string): Promise<WorkerRow | undefined> {

@@ -1,5 +1,6 @@
 // SQL of a site's buckets. Tables are named through `tenantTable` (the schema comes from the
 // resolved site only); every value is a bound parameter.
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -86,7 +87,7 @@ export async function listBuckets(
   appId: number,
   filter: BucketFilter,
   page: PageRequest,
-): Promise<{ rows: BucketRow[]; total: number }> {
+): Promise<CountedPage<BucketRow>> {
   const conditions: SQL[] = [sql`b.app_id = ${appId}`];
   if (filter.search !== undefined && filter.search !== '') {
     const pattern = containsPattern(filter.search);
@@ -100,12 +101,14 @@ export async function listBuckets(
   const orderBy = sql.raw(
     [...ordering.map(({ field, descending }) => `${ORDER_EXPRESSIONS[field]} ${descending ? 'desc' : 'asc'}`), 'id asc'].join(', '),
   );
-  const [rows, counted] = await Promise.all([
-    db.rows<BucketRow>(sql`select * from (${bucketSelect(site)} where ${where}) listed
-      order by ${orderBy} limit ${page.pageSize} offset ${pageOffset(page)}`),
-    db.rows<{ total: number }>(sql`select count(*)::int as total from ${tenantTable(site, 'buckets')} b where ${where}`),
-  ]);
-  return { rows, total: counted[0]?.total ?? 0 };
+  return countedPage(
+    db,
+    page,
+    (limit) =>
+      db.rows<BucketRow>(sql`select * from (${bucketSelect(site)} where ${where}) listed
+      order by ${orderBy} limit ${limit} offset ${pageOffset(page)}`),
+    sql`select 1 from ${tenantTable(site, 'buckets')} b where ${where}`,
+  );
 }
 
 export async function slugsLike(db: Queryable, site: Site, appId: number, base: string): Promise<string[]> {

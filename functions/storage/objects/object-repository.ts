@@ -1,6 +1,7 @@
 // SQL of a site's object records. Tables are named through `tenantTable` (the schema comes from
 // the resolved site only); every value is a bound parameter. Only `complete` uploads are objects to
 // readers; `pending` rows belong to uploads still on their way.
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -222,7 +223,7 @@ interface ObjectQuery {
   orderBy: SQL;
 }
 
-/** A page of the bucket's objects the viewer may see, matching the list filters, with the total count. */
+/** A page of the bucket's objects the viewer may see, matching the list filters, with its total as `_count` asks. */
 export function listObjectRecords(
   db: Queryable,
   site: Site,
@@ -230,12 +231,12 @@ export function listObjectRecords(
   viewer: ObjectViewer,
   query: ListObjectsQuery,
   page: PageRequest,
-): Promise<{ rows: ObjectRow[]; total: number }> {
+): Promise<CountedPage<ObjectRow>> {
   const conditions = [visibleTo(viewer), ...listConditions(query, viewer.caller, viewer.bucketVisibility)];
-  return queryObjects(db, site, { bucketId, conditions, orderBy: orderTerms(query.ordering ?? []) }, pageWindow(page));
+  return pageOfObjects(db, site, { bucketId, conditions, orderBy: orderTerms(query.ordering ?? []) }, page);
 }
 
-/** The search endpoint's window of the bucket's objects the viewer may see, with the total count. */
+/** The search endpoint's window of the bucket's objects the viewer may see, with the exact total. */
 export function searchObjectRecords(
   db: Queryable,
   site: Site,
@@ -247,22 +248,33 @@ export function searchObjectRecords(
   return queryObjects(db, site, { bucketId, conditions, orderBy: searchOrder(body) }, { limit: body.limit, offset: body.offset });
 }
 
-/** A page of complete objects matching every condition, with the total count. */
+/** The complete objects matching every condition: a window of them, and all of them (to count). */
+function objectQuerySql(site: Site, query: ObjectQuery) {
+  const where = sql.join([sql`o.bucket_id = ${query.bucketId}`, sql`o.upload_status = 'complete'`, ...query.conditions], sql` and `);
+  return {
+    window: (limit: number, offset: number) => sql`select ${COLUMNS} from ${objects(site)} where ${where}
+      order by ${query.orderBy} limit ${limit} offset ${offset}`,
+    matches: sql`select 1 from ${objects(site)} where ${where}`,
+  };
+}
+
+/** A window of complete objects matching every condition, with the exact total (a search's). */
 async function queryObjects(
   db: Queryable,
   site: Site,
   query: ObjectQuery,
   window: { limit: number; offset: number },
 ): Promise<{ rows: ObjectRow[]; total: number }> {
-  const where = sql.join([sql`o.bucket_id = ${query.bucketId}`, sql`o.upload_status = 'complete'`, ...query.conditions], sql` and `);
+  const statements = objectQuerySql(site, query);
   const [rows, counted] = await Promise.all([
-    db.rows<ObjectRow>(sql`select ${COLUMNS} from ${objects(site)} where ${where}
-      order by ${query.orderBy} limit ${window.limit} offset ${window.offset}`),
-    db.rows<{ total: number }>(sql`select count(*)::int as total from ${objects(site)} where ${where}`),
+    db.rows<ObjectRow>(statements.window(window.limit, window.offset)),
+    db.rows<{ total: number }>(sql`select count(*)::int as total from (${statements.matches}) m`),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
-function pageWindow(page: PageRequest): { limit: number; offset: number } {
-  return { limit: page.pageSize, offset: pageOffset(page) };
+/** A page of complete objects matching every condition, with its total as `_count` asks. */
+async function pageOfObjects(db: Queryable, site: Site, query: ObjectQuery, page: PageRequest): Promise<CountedPage<ObjectRow>> {
+  const statements = objectQuerySql(site, query);
+  return countedPage(db, page, (limit) => db.rows<ObjectRow>(statements.window(limit, pageOffset(page))), statements.matches);
 }

@@ -1,6 +1,7 @@
 // Reading and changing objects that exist: list, search, detail, bytes, metadata changes and
 // deletes, each under the object permission table (object-access.ts). Objects a caller may not
 // see answer 404 and are absent from lists, as if they did not exist.
+import type { ListTotal } from '#shared/db/counted-page.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
@@ -29,10 +30,11 @@ import { assertMetadataSize } from './object-writes.ts';
 
 export const OBJECT_NOT_FOUND = 'Object not found.';
 
-export interface BucketObjects {
+export interface BucketObjects<Total = number> {
   bucket: BucketRow;
   rows: ObjectRow[];
-  total: number;
+  /** A search's exact count, or a list's total as `_count` asked it. */
+  total: Total;
 }
 
 /** The bucket of a list or search, when the caller may list it (object-access.ts). */
@@ -53,7 +55,7 @@ export async function listObjects(
   params: BucketParams,
   query: ListObjectsQuery,
   page: PageRequest,
-): Promise<BucketObjects> {
+): Promise<BucketObjects<ListTotal>> {
   const bucket = await listableBucket(env, params);
   const viewer = { caller: env.caller, bucketVisibility: bucket.visibility };
   const found = await listObjectRecords(env.db, env.site, bucket.id, viewer, query, page);

@@ -6,12 +6,15 @@
 // Routes with `access: 'optional'` serve anonymous callers too (public objects), so a signed-in
 // caller without access to the site is not refused here either: `ctx.hasSiteAccess` tells the
 // handler, which grants such a caller no more than an anonymous one.
+// On routes that name an app, the caller's role grants there are read in the same statement when the
+// host's site schema is known from an earlier request (`schemaGuesses`); the guess is checked
+// against the site the statement resolves, and a wrong or missing one costs the separate read.
 import type { SQL } from 'drizzle-orm';
 import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
 import { appSlugOfRoute, holdsAnyRole, rolePermissionsInApp } from '#shared/tenancy/role-grants.ts';
 import { effectiveSitePermissions, rememberStanding, siteStanding } from '#shared/tenancy/site-access.ts';
 import { resolveTenant, type TenantHint, type TenantLookup } from '#shared/tenancy/resolve-tenant.ts';
-import { signedInTenantContext } from '#shared/tenancy/tenant-context.ts';
+import { signedInTenantContext, type RolesGuess } from '#shared/tenancy/tenant-context.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { AnyRoute } from '../route.ts';
@@ -37,19 +40,48 @@ async function establishAnonymous(ctx: RequestContext, hint: TenantHint): Promis
  * where the route lets role holders reach it, any unexpired role. The role reads cost a statement
  * only for callers whose site permissions do not already cover everything a role could add.
  */
-async function reachesSite(ctx: RequestContext, tenant: Tenant, route: AnyRoute, params: unknown): Promise<boolean> {
+async function reachesSite(
+  ctx: RequestContext,
+  tenant: Tenant,
+  route: AnyRoute,
+  params: unknown,
+  fusedRolePermissions: string[] | undefined,
+): Promise<boolean> {
   const { db } = ctx.runtime;
   const principal = ctx.principal!;
   const standing = await siteStanding(db, tenant, principal.id);
   const held = effectiveSitePermissions(principal, standing);
   const appSlug = appSlugOfRoute(route.path, params);
   if (appSlug !== undefined && !(held.includes('manage_site') && held.includes('access_site'))) {
-    const granted = await rolePermissionsInApp(db, tenant, principal.id, appSlug);
+    const granted = fusedRolePermissions ?? (await rolePermissionsInApp(db, tenant, principal.id, appSlug));
     if (granted.length > 0) rememberStanding(tenant, principal.id, { ...standing, appPermissions: granted });
     return held.length > 0 || granted.length > 0;
   }
   if (held.length > 0) return true;
   return route.roleHoldersReach === true && (await holdsAnyRole(db, tenant, principal.id));
+}
+
+/** Bounded: a process serving many hosts starts over rather than grow without limit. */
+const SCHEMA_GUESS_LIMIT = 2_000;
+/** The schema each host (and X-Tenant) resolved to last: only a guess, checked on every use. */
+const schemaGuesses = new Map<string, string>();
+
+function guessKey(hint: TenantHint): string {
+  return `${hint.host}\n${hint.tenantHeader ?? ''}`;
+}
+
+function rememberSchema(hint: TenantHint, tenant: Tenant): void {
+  const key = guessKey(hint);
+  if (schemaGuesses.get(key) === tenant.schemaName) return;
+  if (schemaGuesses.size >= SCHEMA_GUESS_LIMIT) schemaGuesses.clear();
+  schemaGuesses.set(key, tenant.schemaName);
+}
+
+/** The roles read to fuse into the context statement, when the route names an app and the schema can be guessed. */
+function rolesGuess(hint: TenantHint, route: AnyRoute, params: unknown): RolesGuess | undefined {
+  const appSlug = appSlugOfRoute(route.path, params);
+  const schemaName = appSlug === undefined ? undefined : schemaGuesses.get(guessKey(hint));
+  return schemaName === undefined ? undefined : { site: { schemaName }, appSlug: appSlug! };
 }
 
 interface Counting {
@@ -74,7 +106,7 @@ async function establishSignedIn(
   const { db } = ctx.runtime;
   let context: Awaited<ReturnType<typeof signedInTenantContext>>;
   try {
-    context = await signedInTenantContext(db, claims, hint, fused, limits.counting);
+    context = await signedInTenantContext(db, claims, hint, fused, limits.counting, rolesGuess(hint, route, params));
   } catch (error) {
     limits.enforce();
     // As on platform routes: where a caller is optional, a token that no longer counts makes them anonymous.
@@ -87,7 +119,8 @@ async function establishSignedIn(
   ctx.principal = principal;
   assertRouteAccess(principal, route.access);
   const tenant = foundTenant(context.lookup);
-  ctx.hasSiteAccess = await reachesSite(ctx, tenant, route, params);
+  rememberSchema(hint, tenant);
+  ctx.hasSiteAccess = await reachesSite(ctx, tenant, route, params, context.rolePermissions);
   if (!ctx.hasSiteAccess && route.access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
   ctx.tenant = tenant;
   return context.fused;

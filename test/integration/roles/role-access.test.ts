@@ -2,8 +2,9 @@
 // role's app roles count, a parent role can do what its descendants can, and only unexpired
 // memberships of existing roles of this site count. Also the hostile chains: assigning yourself,
 // handing out more than you hold, roles of another app or another site, expired and deleted roles.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { createSite } from '#test/support/sites.ts';
 import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
 
@@ -82,6 +83,31 @@ describe('roles in access decisions', () => {
     expect(await writesShop('holder')).toBe(403);
     expect((await call('DELETE', '/api/revoke/roles', { roles: ['shop-reader'], usernames: ['holder'] })).status).toBe(200);
     expect(await readsShop('holder')).toBe(403);
+  });
+
+  it("reads a role holder's grants in the caller-and-site statement once the host's site is known", async () => {
+    await app.createUser('fused-holder');
+    const token = (await app.login('fused-holder', USER_PASSWORD)).access;
+    expect((await assign(['shop-reader'], ['fused-holder'])).status).toBe(200);
+    expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(200);
+    // The next request from the same host: one statement reads caller, site and role grants.
+    const dialect = new PgDialect();
+    const texts: string[] = [];
+    const rows = vi.spyOn(app.runtime.db, 'rows');
+    try {
+      expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(200);
+      for (const [statement] of rows.mock.calls) texts.push(dialect.sqlToQuery(statement).sql);
+    } finally {
+      rows.mockRestore();
+    }
+    const roleReads = texts.filter((text) => text.includes('role_memberships'));
+    expect(roleReads).toHaveLength(1);
+    expect(roleReads[0]).toContain('from platform.users u');
+    // Revoked, the same fused read refuses at once.
+    expect((await call('DELETE', '/api/revoke/roles', { roles: ['shop-reader'], usernames: ['fused-holder'] })).status).toBe(200);
+    expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(403);
+    // A guess made on one site is never taken for another: the other site's roles are its own.
+    expect((await on(otherSite, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(403);
   });
 
   it('lets a parent role do what its descendants can, and not the other way round', async () => {

@@ -76,7 +76,7 @@ const shapes: Record<EnvelopeKind, { data?: z.ZodType; page?: z.ZodType }> = {
 const results: Array<[string, () => unknown, 'data' | 'page' | 'raw']> = [
   ['plain data', () => item, 'data'],
   ['no data', () => undefined, 'data'],
-  ['a page', () => paged([item], 3, page), 'page'],
+  ['a page', () => paged([item], { value: 3, estimated: false, more: page.page < 3 }, page), 'page'],
   ['an outcome with its own status and message', () => outcome(item, { status: 201, message: 'Made.' }), 'data'],
   ['an outcome with a total', () => outcome([item], { total: 1 }), 'data'],
   ['a reply with a JSON body', () => reply(207, item), 'data'],
@@ -144,7 +144,7 @@ describe('route envelopes', () => {
   it('links the pages of Envelope C from the request URL', () => {
     const route = routes.find(([, , , candidate]) => candidate.envelope === 'C')![3];
 
-    expect(routeReply(route, contextFor(route), paged([item], 3, page)).body).toEqual({
+    expect(routeReply(route, contextFor(route), paged([item], { value: 3, estimated: false, more: page.page < 3 }, page)).body).toEqual({
       count: 3,
       next: 'https://api.example.test/api/things/?page=3&page_size=1',
       previous: 'https://api.example.test/api/things/?page_size=1',

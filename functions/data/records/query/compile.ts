@@ -118,7 +118,7 @@ function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
  * The rows a list answers about, without a page: the matching records, or the groups of an
  * aggregation. Its count is the answer's `total`; its EXPLAIN gives the planned one.
  */
-function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
+export function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
   // Aggregates without groups answer one row, whatever matches.
   if (plan.aggregates && (plan.groupBy ?? []).length === 0) return sql`select 1`;
   return sql`select 1 from ${tableSql(table)} as ${ROW}
@@ -129,11 +129,6 @@ function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
 /** The exact number of matches (or groups), as `total`. */
 export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
   return sql`select count(*) as total from (${matchesSql(table, plan)}) m`;
-}
-
-/** The planner's estimate of `matchesSql`'s rows: `_count=planned`, no row is read. */
-export function plannedCountSql(table: TableDescriptor, plan: ListPlan): SQL {
-  return sql`explain (format json) ${matchesSql(table, plan)}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Reads a record list's query parameters into a validated plan: filters, sort, pagination, search,
 // soft-delete visibility and aggregation. Every parameter is either understood or a 400 naming it.
+import { COUNT_MODE_PROBLEM, countModeOf, type CountMode } from '#shared/http/pagination.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import type { SQL } from 'drizzle-orm';
 import { parseFilterKey, type FilterCondition } from './filters.ts';
@@ -54,9 +55,6 @@ export interface ListPlan {
   /** `_count`: the exact total (the spec's), the planner's estimate, or none at all. */
   count: CountMode;
 }
-
-export const COUNT_MODES = ['exact', 'planned', 'none'] as const;
-export type CountMode = (typeof COUNT_MODES)[number];
 
 const NOT_YET = new Set(['populate', 'format', 'include', 'depth', 'graph_types']);
 const CONTROL = new Set([
@@ -224,11 +222,10 @@ export function parseListQuery(table: TableDescriptor, entries: QueryEntries, ex
   return plan;
 }
 
-/** `_count` as given, or a 400 naming it. */
-export function countMode(raw: string | undefined): CountMode {
-  if (raw === undefined) return 'exact';
-  const mode = COUNT_MODES.find((candidate) => candidate === raw);
-  if (mode === undefined) throw queryError('_count', `expects one of ${COUNT_MODES.join(', ')}`);
+/** `_count` as given, or a 400 naming it (the modes and their parsing are every paged list's). */
+function countMode(raw: string | undefined): CountMode {
+  const mode = countModeOf(raw);
+  if (mode === undefined) throw queryError('_count', COUNT_MODE_PROBLEM);
   return mode;
 }
 
