@@ -5,6 +5,8 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { authRoutes } from './auth/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { EXPLORER_VENDOR_FILES } from './docs/explorer-files.ts';
+import { docsRoutes } from './docs/routes.ts';
 import { eventsRoutes } from './events/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
@@ -28,6 +30,8 @@ export interface EndpointGroup {
   routes: readonly AnyRoute[];
   /** Drives the least-privilege grants in CDK: only groups that send mail may use SES, and so on. */
   uses: readonly GroupCapability[];
+  /** Files of the repository the deployed bundle needs beside index.mjs: `{from: repository path, to: bundle path}`. */
+  files?: ReadonlyArray<{ from: string; to: string }>;
   loadHandler: () => Promise<ApiHandler>;
 }
 
@@ -55,6 +59,16 @@ export const endpointGroups: readonly EndpointGroup[] = [
     // A schema PATCH starts the schema-migration state machine.
     uses: ['schema-migrations'],
     loadHandler: async () => (await import('./data/handler.ts')).handler,
+  },
+  {
+    name: 'docs',
+    entry: 'functions/docs/handler.ts',
+    routes: docsRoutes,
+    // The readiness check reads the object store's head of a probe key; the explorer pages serve
+    // the vendors' bundles, copied beside the function's code.
+    uses: ['object-store'],
+    files: EXPLORER_VENDOR_FILES,
+    loadHandler: async () => (await import('./docs/handler.ts')).handler,
   },
   {
     name: 'events',

@@ -5,7 +5,7 @@
 // only through `await import(...)` (the database driver, the AWS SDK clients and the credential
 // providers a Lambda never uses, the password dictionaries) is a chunk file beside it that Node reads
 // when that import first runs. A cold start therefore parses only the code it executes.
-import { statSync } from 'node:fs';
+import { cpSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
@@ -69,6 +69,8 @@ export interface LambdaBundleRequest {
   /** Folder to write index.mjs and its chunks into; it should be empty. */
   outdir: string;
   define?: Record<string, string>;
+  /** Files or folders of the repository copied beside index.mjs, as `{ from: repo path, to: name }`. */
+  copy?: ReadonlyArray<{ from: string; to: string }>;
 }
 
 interface BundleFile {
@@ -104,6 +106,9 @@ export function buildLambdaBundle(request: LambdaBundleRequest): LambdaBundle {
     metafile: true,
     logLevel: 'error',
   });
+  for (const { from, to } of request.copy ?? []) {
+    cpSync(path.resolve(REPO_ROOT, from), path.join(request.outdir, to), { recursive: true });
+  }
   const metafile = result.metafile!;
   const outputs = metafile.outputs;
   const outputPath = (name: string) => path.resolve(REPO_ROOT, name);

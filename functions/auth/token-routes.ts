@@ -8,6 +8,10 @@ const credentials = z.object({ username: z.string().min(1).max(150), password: z
 const refreshBody = z.object({ refresh: z.string().min(1) });
 const verifyBody = z.object({ token: z.string().min(1) });
 
+// The answers, for the OpenAPI document and the typed client generated from it.
+const tokenPair = z.object({ access: z.string(), refresh: z.string() });
+const signedInUser = z.object({ uuid: z.string(), username: z.string(), email: z.string() });
+
 export const obtainTokenRoute = defineRoute({
   method: 'POST',
   path: '/api/auth/jwt/token/',
@@ -17,6 +21,7 @@ export const obtainTokenRoute = defineRoute({
   countsAsLogin: true,
   body: credentials,
   envelope: 'bare',
+  response: tokenPair,
   handler: async (ctx, { body }) => {
     const { pair } = await obtainTokens(ctx.runtime, body.username, body.password);
     return { access: pair.access.token, refresh: pair.refresh.token };
@@ -32,6 +37,7 @@ export const obtainConsoleTokenRoute = defineRoute({
   countsAsLogin: true,
   body: credentials,
   envelope: 'bare',
+  response: tokenPair.extend({ user: signedInUser }),
   handler: async (ctx, { body }) => {
     const { pair, user } = await obtainTokens(ctx.runtime, body.username, body.password);
     return { access: pair.access.token, refresh: pair.refresh.token, user };
@@ -47,6 +53,7 @@ export const refreshTokenRoute = defineRoute({
   host: 'any',
   body: refreshBody,
   envelope: 'bare',
+  response: tokenPair,
   handler: async (ctx, { body }) => {
     const pair = await refreshTokens(ctx.runtime, body.refresh);
     return { access: pair.access.token, refresh: pair.refresh.token };
@@ -62,6 +69,7 @@ export const verifyTokenRoute = defineRoute({
   host: 'any',
   body: verifyBody,
   envelope: 'bare',
+  response: z.object({ token_type: z.enum(['access', 'refresh']), expires_at: z.string() }),
   handler: async (ctx, { body }) => {
     const claims = await verifyToken(ctx.runtime, body.token);
     return { token_type: claims.type, expires_at: claims.expiresAt.toISOString() };
@@ -77,6 +85,7 @@ export const blacklistTokenRoute = defineRoute({
   host: 'any',
   body: refreshBody,
   envelope: 'bare',
+  response: z.object({ message: z.string() }),
   handler: async (ctx, { body }) => {
     await blacklistTokens(ctx.runtime, body.refresh, ctx.principal);
     return { message: 'Token blacklisted' };

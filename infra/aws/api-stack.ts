@@ -26,7 +26,7 @@ export interface ApiStackProps extends StackProps {
   /** The builds bucket, for the groups that serve frontend builds. */
   hosting: Pick<HostingStack, 'builds'>;
   settings: DeploySettings;
-  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[];
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files'>[];
 }
 
 /**
@@ -85,7 +85,7 @@ export class ApiStack extends Stack {
         description: `Tessera ${group.name} endpoints`,
         vpc: props.vpc,
         vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
-        bundling: { define: capabilityDefines(group.uses) },
+        bundling: { define: capabilityDefines(group.uses), copy: group.files },
         environment: definedEnvironment({
           PLATFORM_DOMAIN: props.settings.platformDomain,
           CORS_ORIGINS: props.settings.corsOrigins,

@@ -24,7 +24,7 @@ export interface TesseraStacks {
  */
 export function buildTesseraApp(
   app: App,
-  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>[] = endpointGroups,
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files'>[] = endpointGroups,
 ): TesseraStacks {
   const settings = deploySettings(app.node);
   const network = new NetworkStack(app, 'TesseraNetwork');

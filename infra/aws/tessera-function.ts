@@ -1,7 +1,6 @@
 // Our Lambda function: bundled by `buildLambdaBundle` (../bundling.ts; what the bundle benchmark
 // measures and the bundle tests run is what is deployed), arm64 on Node 22, Powertools environment,
 // a log group kept one month. Caller props are spread last; `bind*` helpers wire access and configuration.
-import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { Annotations, AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
@@ -53,10 +52,7 @@ function bundledCode(entry: string, bundling: TesseraBundling): Code {
       environment: { TESSERA_BUNDLE: JSON.stringify({ entry, ...bundling }) },
       local: {
         tryBundle(outputDir: string): boolean {
-          buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define });
-          for (const { from, to } of bundling.copy ?? []) {
-            cpSync(path.resolve(REPO_ROOT, from), path.join(outputDir, to), { recursive: true });
-          }
+          buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define, copy: bundling.copy });
           return true;
         },
       },

@@ -12,5 +12,6 @@ export function isJsonObject(value: unknown): value is JsonObject {
 
 /** A JSON object with any members, every member kept (including `__proto__`). */
 export function jsonObject(message = 'Expected a JSON object.') {
-  return z.custom<JsonObject>(isJsonObject, { message });
+  // The type is told to the OpenAPI document, which cannot see through a custom check.
+  return z.custom<JsonObject>(isJsonObject, { message }).meta({ type: 'object', additionalProperties: true });
 }

@@ -51,6 +51,13 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   query?: ZodType<Q>;
   body?: ZodType<B>;
   /**
+   * The shape of the success answer's data (inside the declared envelope) or, for `bare`, of the
+   * whole body: read only by the OpenAPI document, which describes it as any JSON value when absent.
+   */
+  response?: ZodType;
+  /** Envelope `none`: the media type of the success answer where it is text (an HTML page), for the OpenAPI document. */
+  contentType?: string;
+  /**
    * The body is not parsed: the handler gets it as a StreamedBody (file uploads). The dev server
    * then does not buffer it, so an upload of any size passes through with bounded memory.
    */
@@ -77,6 +84,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
    * route even without a site permission (their own roles); the handler decides the rest.
    */
   roleHoldersReach?: boolean;
+  /**
+   * Never counted against a rate limit (the health checks: a load balancer or monitor polling them
+   * must neither be refused nor use up a caller's allowance). Only for public routes.
+   */
+  unlimited?: boolean;
   /** Status of a result that does not set its own (HttpReply, Outcome); 200 unless given. */
   status?: number;
   handler: (ctx: RequestContext, input: RouteInput<P, Q, B>) => Promise<R>;

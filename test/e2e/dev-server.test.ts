@@ -1,50 +1,10 @@
 // Starts the real `npm start` entry in a child process on the embedded defaults and speaks HTTP to
 // it like a client would, then restarts it on the same data directory.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-interface RunningServer {
-  process: ChildProcessWithoutNullStreams;
-  url: string;
-  output: string;
-}
-
-function startServer(dataDir: string): Promise<RunningServer> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', PASSWORD_SCRYPT_COST: '1024', LOG_LEVEL: 'WARN' };
-  delete env.DATABASE_URL; // the embedded default is what `npm start` runs on a fresh machine
-  delete env.ADMIN_PASSWORD;
-  const child = spawn(path.resolve('node_modules/.bin/tsx'), ['infra/local/server.ts'], { env });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(output);
-      if (found) {
-        clearTimeout(timer);
-        resolve({ process: child, url: found[1]!, output });
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-function stopServer(server: RunningServer): Promise<number | null> {
-  return new Promise((resolve) => {
-    server.process.removeAllListeners('exit');
-    server.process.once('exit', (code) => resolve(code));
-    server.process.kill('SIGTERM');
-  });
-}
+import { startServer, stopServer, type RunningServer } from '#test/support/dev-server-process.ts';
 
 async function json(response: Response): Promise<any> {
   // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field

@@ -22,6 +22,7 @@ import {
   firstRequestEvent,
   invokeBundle,
   lambdaEnvironment,
+  publicRequest,
   seedThroughBundles,
   SIGNING_KEY_SECRET_ID,
   startSecretsStandIn,
@@ -80,7 +81,12 @@ describe('Lambda bundles, run as deployed', () => {
     for (const group of endpointGroups) {
       bundles.set(
         group.name,
-        buildLambdaBundle({ entry: group.entry, outdir: path.join(scratch, group.name), define: capabilityDefines(group.uses) }),
+        buildLambdaBundle({
+          entry: group.entry,
+          outdir: path.join(scratch, group.name),
+          define: capabilityDefines(group.uses),
+          copy: group.files,
+        }),
       );
     }
   }, 300_000);
@@ -120,6 +126,17 @@ describe('Lambda bundles, run as deployed', () => {
     expect(JSON.parse(site!.body!)).toMatchObject({ slug: BUNDLE_FIXTURE.siteSlug });
     expect(seeded.data.results[0]!.statusCode, seeded.data.results[0]!.body).toBe(201);
     expect(secrets.reads).toContain(SIGNING_KEY_SECRET_ID); // the SDK client ran from its chunk
+  }, 300_000);
+
+  it('docs: serves the explorer pages and the vendor files copied beside the bundle', async () => {
+    // Act
+    const paths = ['/api/docs/', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css', '/api/redoc/redoc.standalone.js'];
+    const run = await invokeBundle(bundleDir('docs'), paths.map(publicRequest), env());
+    // Assess
+    for (const [index, answer] of run.results.entries()) {
+      expect(answer.statusCode, paths[index]).toBe(200);
+      expect(answer.body!.length, paths[index]).toBeGreaterThan(300);
+    }
   }, 300_000);
 
   for (const group of endpointGroups) {

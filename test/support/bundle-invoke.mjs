@@ -47,7 +47,7 @@ for (const event of events) {
   const result = await handler(event, lambdaContext());
   results.push({ statusCode: result.statusCode, body: result.body, ms: performance.now() - callStartedAt, cpuMs: cpuMsSince(cpuAtCall) });
 }
-// The handler's logs go to stdout too; the caller reads the last line.
-process.stdout.write(`\n${JSON.stringify({ importMs, importCpuMs, results })}\n`);
-// A Lambda container is frozen, not ended; the pool would keep this process alive.
-process.exit(0);
+// The handler's logs go to stdout too; the caller reads the last line. A write to a pipe finishes
+// later: exiting before it does would cut a large answer (the OpenAPI document) short.
+// A Lambda container is frozen, not ended; the pool would keep this process alive, hence the exit.
+process.stdout.write(`\n${JSON.stringify({ importMs, importCpuMs, results })}\n`, () => process.exit(0));

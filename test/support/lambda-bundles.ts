@@ -138,6 +138,11 @@ function signedRequest(method: string, url: string, token: string, body?: unknow
   return gatewayEvent({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), sourceIp: '203.0.113.10' });
 }
 
+/** An anonymous GET, as the gateway sends it. */
+export function publicRequest(url: string): APIGatewayProxyEventV2 {
+  return gatewayEvent({ method: 'GET', url, headers: { host: 'localhost' }, sourceIp: '203.0.113.10' });
+}
+
 export interface SeedRuns {
   /** A weak then a strong password for a new user, a new organization, its site. */
   console: BundleRun;

@@ -1,6 +1,7 @@
 // Request shapes of the object endpoints. Paths in bodies are plain strings here; the services
 // normalise and check them (object-keys.ts) so every way in refuses the same things.
 import * as z from 'zod';
+import { jsonValue } from '#shared/json/json-value.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery, orderingQuery } from '#shared/http/query-params.ts';
 import { bucketParams, choice, VISIBILITIES } from '../buckets/bucket-schemas.ts';
@@ -73,7 +74,7 @@ export const downloadQuery = z.strictObject({
 });
 export type DownloadQuery = z.infer<typeof downloadQuery>;
 
-const metadataObject = z.record(z.string().max(255), z.json());
+const metadataObject = z.record(z.string().max(255), jsonValue);
 
 export const patchObjectBody = z.strictObject({
   /** Merged into the stored metadata; a `null` value removes its key. */

@@ -4,6 +4,7 @@
 // resolve-tenant ask `callerCounting`); otherwise `countRequestMiddleware` counts on its own before
 // the input is parsed. A request that failed before being counted (a bad token, a 404) is counted
 // on the way out. Every response then carries the X-RateLimit-* headers; a passed limit is 429.
+// Routes marked `unlimited` (the health checks) are never counted and carry no such headers.
 import { countersFor, loginUsernameOf, statementOfPath, type CountedCaller, type Counter } from '#shared/rate-limit/limits.ts';
 import {
   countRequest,
@@ -122,7 +123,7 @@ export function countRequestMiddleware(router: Router): ApiMiddleware {
   return {
     before: async (request) => {
       const state = pipelineState(request);
-      if (state.ctx!.runtime.config.rateLimit === undefined) return;
+      if (state.ctx!.runtime.config.rateLimit === undefined || state.match?.route.unlimited === true) return;
       await sweepCounters(request);
       if (state.rateLimit !== undefined) return;
       if (state.match?.route.host === 'tenant' && state.claims !== undefined) return;
@@ -146,6 +147,8 @@ export function rateLimitHeadersMiddleware(router: Router): ApiMiddleware {
     onError: async (request) => {
       const state = pipelineState(request);
       if (state.ctx === undefined || state.ctx.runtime.config.rateLimit === undefined) return;
+      // A failed health check is not counted either: an unlimited route never touches the counters.
+      if (state.match?.route.unlimited === true) return;
       if (state.rateLimit === undefined) {
         try {
           await countStandalone(request, router);

@@ -32,6 +32,12 @@ describe('the unauthenticated check before input validation', () => {
     expect(guarded.length).toBeGreaterThan(80);
   });
 
+  it('leaves out only the docs group, whose description, explorer pages and health checks are public', () => {
+    const unguarded = endpointGroups.filter((group) => !guarded.some((route) => route.group === group.name)).map((group) => group.name);
+    expect(unguarded).toEqual(['auth', 'docs']);
+    expect(endpointGroups.find((group) => group.name === 'docs')!.routes.every((route) => route.access === 'public')).toBe(true);
+  });
+
   it('answers 401 to an anonymous POST /api/apps/ on a tenant without a name', async () => {
     const answer = await app.request('POST', '/api/apps/', { headers: { 'x-tenant': 'no-such-site' }, body: {} });
     expect(answer.status).toBe(401);

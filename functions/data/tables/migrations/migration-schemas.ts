@@ -1,8 +1,9 @@
 // Request shapes of the schema-evolution endpoints. The schemas themselves are checked by the
 // Table Schema compiler so that their problems come back in the spec's words.
 import * as z from 'zod';
+import { jsonValue } from '#shared/json/json-value.ts';
 
-const jsonSchema = z.record(z.string(), z.json(), { message: 'The table schema must be a JSON object.' });
+const jsonSchema = z.record(z.string(), jsonValue, { message: 'The table schema must be a JSON object.' });
 const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);
 
 export const previewBody = z.object({ new_schema: jsonSchema });
