@@ -136,6 +136,11 @@ const settingsSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
     .optional(),
+  /** Deployed: the CloudFront KeyValueStore the edge reads host → build from; unset locally. */
+  HOSTING_KVS_ARN: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:cloudfront::\d{12}:key-value-store\/[A-Za-z0-9-]+$/, 'must be a CloudFront KeyValueStore ARN')
+    .optional(),
   HOSTING_MAX_ARCHIVE_BYTES: z.coerce
     .number()
     .int()
@@ -253,6 +258,8 @@ export interface HostingConfig {
   siteUrl: string;
   /** Build files: a folder locally (DATA_DIR/builds), the builds bucket behind CloudFront when deployed. */
   store: FilesystemStoreConfig | S3StoreConfig;
+  /** Deployed: the KeyValueStore holding host → active build prefix for the edge; unset locally. */
+  hostMapArn?: string;
   limits: ArchiveLimits;
 }
 
@@ -421,6 +428,7 @@ function hostingOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): H
       s.HOSTING_BUCKET === undefined
         ? { backend: 'filesystem', root: path.join(s.DATA_DIR, 'builds') }
         : s3StoreOf(s, env, s.HOSTING_BUCKET),
+    ...(s.HOSTING_KVS_ARN === undefined ? {} : { hostMapArn: s.HOSTING_KVS_ARN }),
     limits: {
       archiveBytes: s.HOSTING_MAX_ARCHIVE_BYTES,
       entries: s.HOSTING_MAX_ENTRIES,

@@ -12,6 +12,7 @@ import { parseScalar } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
 import { assertMayWriteRecords } from '../records/record-access.ts';
 import { validationFailed } from '../records/record-preparation.ts';
+import { existingTable } from '../tables/table-lookup.ts';
 import {
   countEdgesSql,
   deleteEdgesSql,
@@ -29,7 +30,14 @@ import { relationsOf, type TableAddress } from './relations-service.ts';
 
 export type Edge = Record<string, unknown>;
 
-async function hierarchyAt(db: Queryable, site: Tenant, address: TableAddress): Promise<HierarchyTable> {
+/** The edges' address: the short URL form, or the long one with the table's datasource. */
+export interface EdgesAddress extends TableAddress {
+  datasource_slug?: string;
+}
+
+async function hierarchyAt(db: Queryable, site: Tenant, address: EdgesAddress): Promise<HierarchyTable> {
+  // The long form names the datasource: a table of another datasource (or none) is 404, as for the table itself.
+  if (address.datasource_slug !== undefined) await existingTable(db, site, address);
   return asHierarchy((await relationsOf(db, site, address)).base);
 }
 
@@ -55,7 +63,7 @@ function keyParameter(table: HierarchyTable, parameter: string, raw: string | un
   return value;
 }
 
-export async function listEdges(db: Queryable, site: Tenant, address: TableAddress, query: Record<string, string | undefined>) {
+export async function listEdges(db: Queryable, site: Tenant, address: EdgesAddress, query: Record<string, string | undefined>) {
   const table = await hierarchyAt(db, site, address);
   const page = wholeNumber('page', query.page, 1, 1, 1_000_000);
   const pageSize = wholeNumber('page_size', query.page_size, PAGE_SIZE, 1, MAX_PAGE_SIZE);
@@ -173,7 +181,7 @@ async function mappingEdgeErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function createEdges(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, body: unknown[]) {
+export async function createEdges(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, body: unknown[]) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const errors: Record<string, string[]> = {};
@@ -192,7 +200,7 @@ function edgeId(id: string): string {
   return id;
 }
 
-export async function updateEdge(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, id: string, body: unknown) {
+export async function updateEdge(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, id: string, body: unknown) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const errors: Record<string, string[]> = {};
@@ -219,7 +227,7 @@ export async function updateEdge(db: Queryable, site: Tenant, caller: Principal,
   });
 }
 
-export async function deleteEdges(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, body: unknown) {
+export async function deleteEdges(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, body: unknown) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const ids = isJsonObject(body) ? body.ids : undefined;

@@ -1,6 +1,6 @@
 // The datatable bodies of the spec, with the derived fields computed from the compiled schema.
 import { isoTime } from '#shared/db/row-values.ts';
-import type { DatatableRow, OperationRow } from './table-repository.ts';
+import type { DatatableRow, OperationRow, ReferenceRow } from './table-repository.ts';
 import { analyzeTableSchema } from './table-schema.ts';
 import type { StorageProvider } from './table-descriptor.ts';
 
@@ -29,8 +29,39 @@ export function tableListItem(table: DatatableRow) {
     is_materialized: table.is_materialized,
     is_active: table.is_active,
     field_count: derived(table).field_count,
+    is_reference: false,
+    source_info: null,
     created_at: isoTime(table.created_at),
     updated_at: isoTime(table.updated_at),
+  };
+}
+
+/** Where a reference reads through to: the spec's `source_info`. */
+function sourceInfo(source: DatatableRow) {
+  return { id: source.id, app: source.app_slug, table: source.name, physical_table_name: source.physical_table_name };
+}
+
+/** A reference in its app's table list: the source table under the reference's name and app. */
+export function referenceListItem(reference: ReferenceRow) {
+  return {
+    ...tableListItem(reference),
+    name: reference.reference_name,
+    app_slug: reference.target_app_slug,
+    app_name: reference.target_app_name,
+    is_reference: true,
+    source_info: sourceInfo(reference),
+  };
+}
+
+/** A reference's detail: the source table as seen from the app that references it. */
+export function referenceDetail(source: DatatableRow, target: { slug: string; name: string }, name: string) {
+  return {
+    ...tableDetail(source),
+    name,
+    app_slug: target.slug,
+    app_name: target.name,
+    is_reference: true,
+    source_info: sourceInfo(source),
   };
 }
 

@@ -4,9 +4,17 @@ import { noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
 import { validateRows } from './record-checks.ts';
-import { operationRecord, tableDetail, tableListItem, tableSchemaBody } from './table-representation.ts';
+import {
+  operationRecord,
+  referenceDetail,
+  referenceListItem,
+  tableDetail,
+  tableListItem,
+  tableSchemaBody,
+} from './table-representation.ts';
 import {
   createTableBody,
+  appTablesParams,
   datasourceTablesParams,
   patchTableBody,
   replaceTableBody,
@@ -14,7 +22,7 @@ import {
   validateDataBody,
 } from './table-schemas.ts';
 import { compiledTable, existingTable } from './table-lookup.ts';
-import { changeTable, createTable, removeTable, tablesOf } from './table-service.ts';
+import { changeTable, createTable, removeTable, tableOrReference, tablesAndReferencesOf, tablesOf } from './table-service.ts';
 
 const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
 const DATASOURCE = '/api/apps/{app_slug}/datasources/{datasource_slug}/';
@@ -41,6 +49,19 @@ export const listTablesRoute = defineRoute({
   envelope: 'bare',
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
+});
+
+export const appTablesRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: SHORT,
+  summary: 'Every datatable of an app (all its datasources), then the references it imported (is_reference, source_info)',
+  params: appTablesParams,
+  envelope: 'bare',
+  handler: async (ctx, { params }) => {
+    const { tables, references } = await tablesAndReferencesOf(ctx.runtime.db, ctx.site, params.app_slug);
+    return [...tables.map(tableListItem), ...references.map(referenceListItem)];
+  },
 });
 
 export const createTableRoute = defineRoute({
@@ -78,10 +99,15 @@ function itemRoutes(prefix: string): AnyRoute[] {
       ...common,
       method: 'GET',
       path: item,
-      summary: 'Datatable detail',
+      summary: 'Datatable detail; on the short form also a reference (is_reference, source_info)',
       params: tableParams,
       envelope: 'bare',
-      handler: async (ctx, { params }) => tableDetail(await existingTable(ctx.runtime.db, ctx.site, params)),
+      handler: async (ctx, { params }) => {
+        const found = await tableOrReference(ctx.runtime.db, ctx.site, params);
+        if ('table' in found) return tableDetail(found.table);
+        const { reference } = found;
+        return referenceDetail(reference, { slug: reference.target_app_slug, name: reference.target_app_name }, reference.reference_name);
+      },
     }),
     change('PUT'),
     change('PATCH'),

@@ -3,8 +3,9 @@
 import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Database, Queryable } from '#shared/db/database.ts';
-import { ConflictError, ValidationError } from '#shared/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
 import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
@@ -14,10 +15,13 @@ import {
   deleteTableRow,
   findTable,
   insertTable,
+  referenceNameTaken,
+  referencesOfApp,
   tablesOfApp,
   tablesOfDatasource,
   updateTable,
   type DatatableRow,
+  type ReferenceRow,
 } from './table-repository.ts';
 import { compileTable, schemaHash } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
@@ -28,6 +32,33 @@ import type { CreateTableBody, PatchTableBody, TableAddress } from './table-sche
 /** DECISIONS: app slug and table name joined by `_`, hyphens turned into underscores. */
 export function physicalTableName(appSlug: string, name: string): string {
   return `${appSlug}_${name}`.replace(/-/g, '_');
+}
+
+/** Every table of an app (all its datasources) and, after them, the references it imported. */
+export async function tablesAndReferencesOf(
+  db: Queryable,
+  site: Tenant,
+  appSlug: string,
+): Promise<{ tables: DatatableRow[]; references: ReferenceRow[] }> {
+  const app = await existingApp(db, site, appSlug);
+  const [tables, references] = await Promise.all([tablesOfApp(db, site, app.id), referencesOfApp(db, site, appSlug)]);
+  return { tables, references };
+}
+
+/** A table's detail by address; on the short form, a reference of the app under that name when no table has it. */
+export async function tableOrReference(
+  db: Queryable,
+  site: Tenant,
+  address: TableAddress,
+): Promise<{ table: DatatableRow } | { reference: ReferenceRow }> {
+  try {
+    return { table: await existingTable(db, site, address) };
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || address.datasource_slug !== undefined) throw error;
+    const [reference] = await referencesOfApp(db, site, address.app_slug, address.name);
+    if (reference === undefined) throw error;
+    return { reference };
+  }
 }
 
 export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, datasourceSlug: string): Promise<DatatableRow[]> {
@@ -54,6 +85,8 @@ export async function createTable(
   const appTables = await tablesOfApp(db, site, datasource.app_id);
   if (appTables.some((t) => t.name === body.name))
     throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
+  if (await referenceNameTaken(db, site, datasource.app_id, body.name))
+    throw ValidationError.forFields({ name: ['A reference (import-reference) with that name already exists in this app.'] });
   compileTable(
     body.json_schema,
     compileTarget(site, { name: body.name, physical_table_name: physical, provider_type: datasource.provider_type }, appTables),
