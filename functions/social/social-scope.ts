@@ -3,8 +3,6 @@
 // (its schema). Changing platform providers needs a superuser; changing a site's needs a
 // superuser or an owner of the site's organization. The scope also seals and opens its apps' secrets
 // (shared/social/social-app-secret.ts), with the project's secrets key.
-import type { SQL } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
@@ -13,14 +11,11 @@ import type { RequestContext } from '#shared/http/request-context.ts';
 import type { SocialSecretScope } from '#shared/social/social-app-secret.ts';
 import { resolveTenant } from '#shared/tenancy/resolve-tenant.ts';
 import { siteStanding } from '#shared/tenancy/site-access.ts';
-import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 export interface SocialScope {
   /** The site whose providers these are; undefined for the platform's own. */
   site?: Tenant;
-  apps: SQL;
-  accounts: SQL;
   /** What a sealed secret of this scope is bound to. */
   secretScope: SocialSecretScope;
   /** The secrets key (AES-256-GCM), loaded on first use. */
@@ -32,16 +27,10 @@ export async function socialScope(ctx: RequestContext): Promise<SocialScope> {
   const secretsKey = () => loadSecretsKey(ctx.runtime.config);
   if ('found' in lookup) {
     const site = lookup.found;
-    return {
-      site,
-      apps: tenantTable(site, 'social_apps'),
-      accounts: tenantTable(site, 'social_accounts'),
-      secretScope: { siteId: site.siteId },
-      secretsKey,
-    };
+    return { site, secretScope: { siteId: site.siteId }, secretsKey };
   }
   if (lookup.missing === 'unknown') throw new NotFoundError('Site not found.');
-  return { apps: sql`platform.social_apps`, accounts: sql`platform.social_accounts`, secretScope: 'platform', secretsKey };
+  return { secretScope: 'platform', secretsKey };
 }
 
 export async function assertManagesSocialApps(db: Queryable, scope: SocialScope, caller: Principal): Promise<void> {

@@ -15,7 +15,7 @@ export interface LocalBoot {
   superuser: SuperuserOutcome;
 }
 
-export async function bootLocal(config: Config, ports: Partial<Pick<Runtime, 'db' | 'objectStore'>> = {}): Promise<LocalBoot> {
+export async function bootLocal(config: Config, ports: Partial<Pick<Runtime, 'db' | 'objectStore' | 'now'>> = {}): Promise<LocalBoot> {
   const runtime = await createRuntime(config, ports);
   await prepareDatabase(runtime.db);
   await sealLegacySocialSecrets(runtime.db, () => loadSecretsKey(config));

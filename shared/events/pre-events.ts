@@ -2,24 +2,18 @@
 // PRE-event state machine (infra/state-machines/pre-event.asl.json, a Map over the invocation
 // tasks), within the request's budget. The operation waits; if any subscriber failed, ran out of
 // budget or could not be started, it is aborted with a validation error naming the function.
-import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { ValidationError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { LOCAL_TASK_ARN, substituteDefinition, type ExecutionOutcome } from '#shared/workflows/state-machine.ts';
 import definition from '#infra/state-machines/pre-event.asl.json' with { type: 'json' };
 import { createInvocations, runInvocation, type InvocationOptions, type InvocationTask } from './function-invocations.ts';
+import { subscribedFunctions, type EventFunction } from './subscriber-repository.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
 
 /** The substitution CDK fills with the function runner's ARN. */
 const FUNCTION_RUNNER_ARN_SUBSTITUTION = 'FunctionRunnerArn';
-
-export interface EventFunction {
-  id: number;
-  name: string;
-}
 
 export interface PublishResult {
   status: 'success' | 'error';
@@ -36,14 +30,6 @@ export interface EventOptions extends InvocationOptions {
   budgetMs: number;
   /** Deployed: the Express state machine, run synchronously; unset runs the same ASL in-process. */
   stateMachineArn?: string;
-}
-
-/** Active functions of the site subscribed to `event`, in subscription order. */
-export async function subscribedFunctions(db: Queryable, site: Site, event: string): Promise<EventFunction[]> {
-  const rows = await db.rows<{ id: number; name: string }>(sql`select f.id, f.name
-    from ${tenantTable(site, 'event_subscribers')} s join ${tenantTable(site, 'functions')} f on f.id = s.function_id
-    where s.event = ${event} and f.is_active order by s.created_at, s.id`);
-  return rows.map((row) => ({ id: Number(row.id), name: row.name }));
 }
 
 /** The site's active subscribers of `event`, and an invocation record for each (none without subscribers). */

@@ -22,9 +22,17 @@ export interface Runtime {
   objectStore: ObjectStore;
   /** Sites' Microsoft Graph document libraries (document-library buckets); undefined when not configured. */
   documentLibrary?: DocumentLibrary;
+  /**
+   * The time the rules that depend on it read (invitation expiry): the system clock, or a test's
+   * fake one. Tokens and the database keep their own clocks.
+   */
+  now: () => Date;
 }
 
-export async function createRuntime(config: Config, ports: Partial<Pick<Runtime, 'db' | 'email' | 'objectStore'>> = {}): Promise<Runtime> {
+export async function createRuntime(
+  config: Config,
+  ports: Partial<Pick<Runtime, 'db' | 'email' | 'objectStore' | 'now'>> = {},
+): Promise<Runtime> {
   configureLogger(config.logLevel);
   const [db, keys, email, objectStore] = await Promise.all([
     ports.db ?? openDatabase(config),
@@ -37,7 +45,7 @@ export async function createRuntime(config: Config, ports: Partial<Pick<Runtime,
     accessTtlSeconds: config.tokens.accessTtlSeconds,
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
   });
-  return { config, db, tokens, email, objectStore, documentLibrary: openDocumentLibrary(config) };
+  return { config, db, tokens, email, objectStore, documentLibrary: openDocumentLibrary(config), now: ports.now ?? (() => new Date()) };
 }
 
 let current: Promise<Runtime> | undefined;

@@ -16,7 +16,7 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { bootLocal } from '#infra/local/boot.ts';
 import { startDevServer } from '#infra/local/dev-server.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
-import { loadTableDescriptor } from '#functions/data/tables/table-service.ts';
+import { loadTableDescriptor } from '#functions/data/tables/table-lookup.ts';
 import { countSql, pageSql } from '#functions/data/records/query/compile.ts';
 import { parseListQuery, type ListPlan } from '#functions/data/records/query/list-query.ts';
 import { BENCH_ADMIN, benchConfig, openBenchDatabase, type BenchDatabase } from './bench-database.ts';

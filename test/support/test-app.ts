@@ -95,6 +95,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** An object store the caller made (for example one whose disk fills up); the configured one by default. */
   objectStore?: ObjectStore;
+  /** The runtime's clock (a `FakeClock`'s `now` for rules that depend on time); the system clock if unset. */
+  now?: () => Date;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -116,7 +118,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...GENEROUS_RATE_LIMITS,
     ...env,
   });
-  const { runtime } = await bootLocal(config, { db: database.db, objectStore: options.objectStore });
+  const { runtime } = await bootLocal(config, { db: database.db, objectStore: options.objectStore, now: options.now });
   const server: DevServer = await startDevServer(0);
 
   const request = async (method: string, route: string, options: RequestOptions = {}): Promise<ApiResponse> => {

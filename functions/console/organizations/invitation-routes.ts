@@ -30,7 +30,7 @@ function ports(ctx: RequestContext): InvitationServicePorts {
   return {
     db,
     email,
-    now: () => new Date(),
+    now: ctx.runtime.now,
     consoleUrl: config.consoleUrl,
     ttlDays: config.invitationTtlDays,
     passwordCost: config.passwordScryptCost,
@@ -51,7 +51,7 @@ export const listInvitationsRoute = defineRoute({
   envelope: 'C',
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationInvitations(ports(ctx), ctx.user, params.org_slug, query);
-    const now = new Date();
+    const now = ctx.runtime.now();
     return paged(
       page.rows.map((view) => invitationRecord(view, now)),
       page.total,
@@ -71,7 +71,7 @@ export const createInvitationRoute = defineRoute({
   envelope: 'bare',
   status: 201,
   handler: async (ctx, { params, body }) =>
-    invitationRecord(await createInvitation(ports(ctx), ctx.user, params.org_slug, body), new Date()),
+    invitationRecord(await createInvitation(ports(ctx), ctx.user, params.org_slug, body), ctx.runtime.now()),
 });
 
 export const getInvitationRoute = defineRoute({
@@ -82,7 +82,8 @@ export const getInvitationRoute = defineRoute({
   access: 'user',
   params: invitationParams,
   envelope: 'bare',
-  handler: async (ctx, { params }) => invitationRecord(await getInvitation(ports(ctx), ctx.user, params.org_slug, params.uuid), new Date()),
+  handler: async (ctx, { params }) =>
+    invitationRecord(await getInvitation(ports(ctx), ctx.user, params.org_slug, params.uuid), ctx.runtime.now()),
 });
 
 export const cancelInvitationRoute = defineRoute({
@@ -94,7 +95,7 @@ export const cancelInvitationRoute = defineRoute({
   params: invitationParams,
   envelope: 'bare',
   handler: async (ctx, { params }) =>
-    invitationRecord(await cancelInvitation(ports(ctx), ctx.user, params.org_slug, params.uuid), new Date()),
+    invitationRecord(await cancelInvitation(ports(ctx), ctx.user, params.org_slug, params.uuid), ctx.runtime.now()),
 });
 
 export const resendInvitationRoute = defineRoute({
@@ -106,7 +107,7 @@ export const resendInvitationRoute = defineRoute({
   params: resendParams,
   envelope: 'bare',
   handler: async (ctx, { params }) =>
-    invitationRecord(await resendInvitation(ports(ctx), ctx.user, params.org_slug, params.id), new Date()),
+    invitationRecord(await resendInvitation(ports(ctx), ctx.user, params.org_slug, params.id), ctx.runtime.now()),
 });
 
 export const invitationDetailsRoute = defineRoute({
@@ -119,7 +120,7 @@ export const invitationDetailsRoute = defineRoute({
   envelope: 'bare',
   handler: async (ctx, { params }) => {
     const details = await publicInvitationDetails(ports(ctx), params.token);
-    return { ...invitationRecord(details.view, new Date()), invitee_has_account: details.inviteeHasAccount };
+    return { ...invitationRecord(details.view, ctx.runtime.now()), invitee_has_account: details.inviteeHasAccount };
   },
 });
 
@@ -137,7 +138,7 @@ export const acceptInvitationRoute = defineRoute({
     const accepted = await acceptInvitation(ports(ctx), ctx.principal, params.token, body);
     return {
       message: 'Invitation accepted.',
-      invitation: invitationRecord(accepted.view, new Date()),
+      invitation: invitationRecord(accepted.view, ctx.runtime.now()),
       user: { uuid: accepted.user.uuid, username: accepted.user.username, email: accepted.user.email },
     };
   },

@@ -17,7 +17,7 @@ import {
 } from './organization-service.ts';
 
 function ports(ctx: RequestContext): OrganizationServicePorts {
-  return { db: ctx.runtime.db, now: () => new Date() };
+  return { db: ctx.runtime.db, now: ctx.runtime.now };
 }
 
 const common = { consoleAlias: true, host: 'platform', errorStyle: 'generic', access: 'user' } as const;

@@ -10,7 +10,7 @@ function ports(ctx: RequestContext): ProfileServicePorts {
   return {
     db: ctx.runtime.db,
     passwordCost: ctx.runtime.config.passwordScryptCost,
-    now: () => new Date(),
+    now: ctx.runtime.now,
     sleep: async (ms) => {
       await delay(ms);
     },

@@ -7,6 +7,7 @@ import { domains, organizations, sites, type SiteRow } from '#shared/db/platform
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { looksLikeUuid } from './site-schemas.ts';
+import { siteScopeCondition, type SiteScope } from './site-scope-sql.ts';
 import { containsPattern, startsWithPattern } from '#shared/text/like-patterns.ts';
 
 export interface SiteOrganization {
@@ -38,8 +39,8 @@ export async function findSite(db: Queryable, slugOrUuid: string): Promise<SiteW
 }
 
 export interface SiteListFilter {
-  /** Condition on `platform.sites.id` limiting the list to what the caller may see. */
-  scope: (siteId: SQL) => SQL;
+  /** The sites the caller may see. */
+  scope: SiteScope;
   organizationId?: number;
   search?: string;
   environment?: string;
@@ -47,7 +48,7 @@ export interface SiteListFilter {
 }
 
 export async function listSites(db: Queryable, filter: SiteListFilter): Promise<CountedPage<SiteWithOrganization>> {
-  const conditions: Array<SQL | undefined> = [filter.scope(sql`${sites.id}`)];
+  const conditions: Array<SQL | undefined> = [siteScopeCondition(filter.scope, sql`${sites.id}`)];
   if (filter.organizationId !== undefined) conditions.push(eq(sites.organizationId, filter.organizationId));
   if (filter.environment !== undefined) conditions.push(eq(sites.environment, filter.environment));
   if (filter.search !== undefined && filter.search !== '') {

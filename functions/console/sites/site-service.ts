@@ -27,7 +27,6 @@ import {
   type SiteWithOrganization,
 } from './site-repository.ts';
 import { siteForAction, siteForManagers, visibleSite } from './site-lookup.ts';
-import { accessibleSites } from './site-scope.ts';
 import type { CreateSiteBody, ListSitesQuery, UpdateSiteBody } from './site-schemas.ts';
 import { escapeLike } from '#shared/text/like-patterns.ts';
 
@@ -98,7 +97,7 @@ export async function createSite(
 
 export async function listAccessibleSites(ports: SiteServicePorts, caller: Principal, query: ListSitesQuery) {
   return listSites(ports.db, {
-    scope: (siteId) => accessibleSites(caller, siteId),
+    scope: { sites: 'accessible', caller },
     search: query.search,
     environment: query.environment,
     page: toPageRequest(query),
@@ -108,7 +107,7 @@ export async function listAccessibleSites(ports: SiteServicePorts, caller: Princ
 export async function listOrganizationSites(ports: SiteServicePorts, caller: Principal, organizationSlug: string, query: ListSitesQuery) {
   const { organization } = await visibleOrganization(ports.db, caller, organizationSlug);
   return listSites(ports.db, {
-    scope: (siteId) => accessibleSites(caller, siteId),
+    scope: { sites: 'accessible', caller },
     organizationId: organization.id,
     search: query.search,
     environment: query.environment,

@@ -1,11 +1,13 @@
 // SQL of the user↔site relations: rows of `site_user_permissions` grouped per site or per user,
-// and the grants and revocations. Scopes come in as SQL conditions on a site id.
+// and the grants and revocations. Scopes come in as a `SiteScope` (site-scope-sql.ts).
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
+import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { countedPage } from '#shared/db/counted-page.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
+import { siteScopeCondition, sitesManagedOrganizations, type SiteScope } from './site-scope-sql.ts';
 
 export type UserSiteRow = {
   slug: string;
@@ -22,7 +24,7 @@ export type SiteUserRow = {
 };
 
 export interface UserSitesFilter {
-  scope: (siteId: SQL) => SQL;
+  scope: SiteScope;
   search?: string;
   name?: string;
   nameContains?: string;
@@ -30,7 +32,7 @@ export interface UserSitesFilter {
 }
 
 export async function sitesOfUser(db: Queryable, userId: number, filter: UserSitesFilter) {
-  const conditions: SQL[] = [sql`sup.user_id = ${userId}`, filter.scope(sql`s.id`)];
+  const conditions: SQL[] = [sql`sup.user_id = ${userId}`, siteScopeCondition(filter.scope, sql`s.id`)];
   if (filter.search !== undefined && filter.search !== '') {
     const pattern = containsPattern(filter.search);
     conditions.push(sql`(s.slug ilike ${pattern} or s.name ilike ${pattern})`);
@@ -125,8 +127,10 @@ export async function insertGrants(db: Queryable, grants: Grant[]): Promise<void
 }
 
 /** Removes every permission the user holds on the sites matching `scope`. */
-export async function revokeUserSites(db: Queryable, userId: number, scope: (siteId: SQL) => SQL): Promise<number> {
-  return db.run(sql`delete from platform.site_user_permissions sup where sup.user_id = ${userId} and ${scope(sql`sup.site_id`)}`);
+export async function revokeUserSites(db: Queryable, userId: number, scope: SiteScope): Promise<number> {
+  return db.run(
+    sql`delete from platform.site_user_permissions sup where sup.user_id = ${userId} and ${siteScopeCondition(scope, sql`sup.site_id`)}`,
+  );
 }
 
 /** Removes every permission on the site of the given users, or of everyone but `keepUserId`. */
@@ -141,17 +145,13 @@ export async function revokeSiteUsers(db: Queryable, siteId: number, users: { us
 }
 
 /** Whether the caller manages, in at least one organization of the target, its sites or their users. */
-export async function sharesManagedOrganization(
-  db: Queryable,
-  targetUserId: number,
-  managedSites: (siteId: SQL) => SQL,
-  managedOrganizations: SQL,
-): Promise<boolean> {
+export async function sharesManagedOrganization(db: Queryable, targetUserId: number, caller: Principal): Promise<boolean> {
+  const managedSites = siteScopeCondition({ sites: 'users-managed', caller }, sql`s.id`);
   const rows = await db.rows(sql`
     select 1 from platform.organization_members tm
     where tm.user_id = ${targetUserId}
-      and (tm.organization_id in ${managedOrganizations}
-        or tm.organization_id in (select s.organization_id from platform.sites s where ${managedSites(sql`s.id`)}))
+      and (tm.organization_id in ${sitesManagedOrganizations(caller)}
+        or tm.organization_id in (select s.organization_id from platform.sites s where ${managedSites}))
     limit 1`);
   return rows.length > 0;
 }

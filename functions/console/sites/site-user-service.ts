@@ -7,15 +7,13 @@
 //   cross-organization assignment and is denied;
 // - a site the caller cannot access does not exist for them (404).
 // Permissions default to `view_site`. PUT replaces atomically, within what the caller manages.
-import type { SQL } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import type { SitePermission } from '#shared/tenancy/site-access.ts';
 import { siteForAction, visibleSite, type VisibleSite } from './site-lookup.ts';
-import { sitesManagedOrganizations, userManageableSites } from './site-scope.ts';
+import type { SiteScope } from './site-scope-sql.ts';
 import type { SiteUsersBody, UserSitesBody, UserSitesQuery, SiteUsersQuery } from './site-schemas.ts';
 import {
   findRelationUsers,
@@ -69,20 +67,15 @@ async function relationTarget(ports: RelationPorts, caller: Principal, identifie
   const [target] = await findRelationUsers(ports.db, [identifier]);
   if (target === undefined) throw new NotFoundError('User not found.');
   if (caller.isSuperuser || caller.id === target.id) return target;
-  const shares = await sharesManagedOrganization(
-    ports.db,
-    target.id,
-    (siteId) => userManageableSites(caller, siteId),
-    sitesManagedOrganizations(caller),
-  );
+  const shares = await sharesManagedOrganization(ports.db, target.id, caller);
   if (!shares) throw new NotFoundError('User not found.');
   return target;
 }
 
 /** Self and superusers see every assignment; managers those on the sites whose users they manage. */
-function viewScope(caller: Principal, target: RelationUser): (siteId: SQL) => SQL {
-  if (caller.isSuperuser || caller.id === target.id) return () => sql`true`;
-  return (siteId) => userManageableSites(caller, siteId);
+function viewScope(caller: Principal, target: RelationUser): SiteScope {
+  if (caller.isSuperuser || caller.id === target.id) return { sites: 'every' };
+  return { sites: 'users-managed', caller };
 }
 
 export async function listUserSites(ports: RelationPorts, caller: Principal, username: string, query: UserSitesQuery, page: PageRequest) {
@@ -134,7 +127,7 @@ export async function assignUserSites(
   const sites = await sitesForAssignment(ports, caller, target, [...wanted.keys()], true);
   const grants: Grant[] = [...wanted].map(([slug, permissions]) => ({ siteId: sites.get(slug)!.site.id, userId: target.id, permissions }));
   await ports.db.transaction(async (tx) => {
-    if (mode === 'replace') await revokeUserSites(tx, target.id, (siteId) => userManageableSites(caller, siteId));
+    if (mode === 'replace') await revokeUserSites(tx, target.id, { sites: 'users-managed', caller });
     await insertGrants(tx, grants);
   });
   return sitesOfUser(ports.db, target.id, { scope: viewScope(caller, target), page: RESULT_PAGE });

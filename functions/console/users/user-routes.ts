@@ -19,7 +19,7 @@ import {
 } from './user-service.ts';
 
 function ports(ctx: RequestContext): UserServicePorts {
-  return { db: ctx.runtime.db, passwordCost: ctx.runtime.config.passwordScryptCost, now: () => new Date() };
+  return { db: ctx.runtime.db, passwordCost: ctx.runtime.config.passwordScryptCost, now: ctx.runtime.now };
 }
 
 const common = { consoleAlias: true, host: 'platform', errorStyle: 'generic' } as const;

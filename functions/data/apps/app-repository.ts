@@ -141,6 +141,13 @@ export async function updateDatasource(db: Queryable, site: Site, id: number, va
     where id = ${id}`);
 }
 
+/** Whether the datasource's `provider_config` allows migrations that lose data (`allow_data_loss`). */
+export async function datasourceAllowsDataLoss(db: Queryable, site: Site, datasourceId: number): Promise<boolean> {
+  const [row] = await db.rows<{ allowed: boolean }>(sql`select coalesce((provider_config ->> 'allow_data_loss')::boolean, false) as allowed
+    from ${tenantTable(site, 'datasources')} where id = ${datasourceId}`);
+  return row?.allowed === true;
+}
+
 export async function deleteDatasource(db: Queryable, site: Site, id: number): Promise<void> {
   await db.run(sql`delete from ${tenantTable(site, 'datasources')} where id = ${id}`);
 }

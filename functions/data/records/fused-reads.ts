@@ -9,7 +9,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
-import { loadTableDescriptor } from '../tables/table-service.ts';
+import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
 import { guardedReadSql } from './fused-read-sql.ts';
 

@@ -6,7 +6,7 @@ import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
-import { loadTableDescriptor } from '../tables/table-service.ts';
+import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import { assertMayWriteRecords } from './record-access.ts';
 import {
   createAnswer,

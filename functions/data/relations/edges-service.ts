@@ -4,7 +4,7 @@
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { ForeignKeyViolationError, UniqueViolationError, CheckViolationError } from '#shared/db/database-errors.ts';
-import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import { NotFoundError } from '#shared/errors.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { isJsonObject } from '#shared/http/json-object.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -12,9 +12,7 @@ import { parseScalar } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
 import { assertMayWriteRecords } from '../records/record-access.ts';
 import { validationFailed } from '../records/record-preparation.ts';
-import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
-import type { TableDescriptor } from '../tables/table-descriptor.ts';
-import { existingTable } from '../tables/table-service.ts';
+import { existingTable } from '../tables/table-lookup.ts';
 import {
   countEdgesSql,
   deleteEdgesSql,
@@ -27,24 +25,10 @@ import {
   visibleNodesSql,
   type NewEdge,
 } from './edges-sql.ts';
-import type { RelationTable } from './relation-graph.ts';
+import { asHierarchy, typeList, type HierarchyTable } from './hierarchy-table.ts';
 import { relationsOf, type TableAddress } from './relations-service.ts';
 
 export type Edge = Record<string, unknown>;
-
-export interface HierarchyTable {
-  nodes: TableDescriptor;
-  hierarchy: HierarchySpec;
-}
-
-/** The table as a hierarchy, or 400 when its schema does not say `hierarchy: true` (DECISIONS). */
-export function asHierarchy(table: RelationTable, parameter?: string): HierarchyTable {
-  if (table.hierarchy === undefined) {
-    const problem = `table "${table.name}" has no hierarchy (its schema does not say "hierarchy": true)`;
-    throw parameter === undefined ? new ValidationError(`The ${problem}.`) : queryError(parameter, problem);
-  }
-  return { nodes: table.descriptor, hierarchy: table.hierarchy };
-}
 
 /** The edges' address: the short URL form, or the long one with the table's datasource. */
 export interface EdgesAddress extends TableAddress {
@@ -77,15 +61,6 @@ function keyParameter(table: HierarchyTable, parameter: string, raw: string | un
   const value = parseScalar(keyFieldOf(table.nodes), raw);
   if (value === undefined) throw queryError(parameter, `"${raw}" is not a key of this table`);
   return value;
-}
-
-/** Declared type names from a comma list; 400 naming `parameter` for one the schema does not declare. */
-export function typeList(table: HierarchyTable, parameter: string, raw: string): string[] {
-  const names = raw.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !table.hierarchy.types.some((type) => type.name === name));
-  if (unknown.length > 0)
-    throw queryError(parameter, `unknown edge type${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `"${name}"`).join(', ')}`);
-  return names;
 }
 
 export async function listEdges(db: Queryable, site: Tenant, address: EdgesAddress, query: Record<string, string | undefined>) {

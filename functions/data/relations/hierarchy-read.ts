@@ -13,7 +13,7 @@ import { queryError } from '../records/query/query-error.ts';
 import type { FilterCondition } from '../records/query/filters.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { edgeText, edgesSql, keyFieldOf } from './edges-sql.ts';
-import { asHierarchy, typeList, type HierarchyTable } from './edges-service.ts';
+import { asHierarchy, typeList, type HierarchyTable } from './hierarchy-table.ts';
 import type { DataRecord } from './populate.ts';
 import type { RelationTable } from './relation-graph.ts';
 

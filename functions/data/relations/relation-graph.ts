@@ -9,7 +9,7 @@ import type { FieldDescriptor, TableDescriptor } from '../tables/table-descripto
 import { tablesOfApp, type DatatableRow } from '../tables/table-repository.ts';
 import { compileTable, type ForeignKeySpec } from '../tables/table-schema.ts';
 import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
-import { compileTarget } from '../tables/table-service.ts';
+import { compileTarget } from '../tables/table-lookup.ts';
 import { queryError } from '../records/query/query-error.ts';
 
 export interface RelationTable {

@@ -14,7 +14,7 @@ import { appTablesFingerprint } from '../records/fused-read-sql.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { parseListQuery, type ListPlan, type QueryEntries, type QueryExtensions } from '../records/query/list-query.ts';
 import { queryError } from '../records/query/query-error.ts';
-import { loadTableDescriptor } from '../tables/table-service.ts';
+import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import { populateRecords, type DataRecord } from './populate.ts';
 import { PopulateRequest, type PopulateNode } from './populate-plan.ts';
 import { asGraph, asTree, asTrees, HierarchyRequest, recordAnswerSql, rootsOnlyFilter, type HierarchyPlan } from './hierarchy-read.ts';

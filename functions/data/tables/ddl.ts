@@ -1,13 +1,14 @@
 // The CREATE TABLE statements of a compiled table, for both storage providers. Identifiers pass the
 // safe-identifier check and are quoted by drizzle; DDL cannot take bind parameters, so the few
 // literals (CHECK bounds, enum members, defaults) are rendered by `sqlLiteral` from typed values.
-import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 // `ident`: DDL texts are long, and the short name keeps them readable.
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
-import { renderPredicate, sqlLiteral, type PredicateLiteral } from './index-predicate.ts';
+import { constraintName } from './constraint-names.ts';
+import type { PredicateLiteral } from './index-predicate.ts';
+import { renderPredicate, sqlLiteral } from './index-predicate-sql.ts';
 import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,
@@ -28,14 +29,6 @@ export interface DdlPlan {
 }
 
 const dialect = new PgDialect();
-
-/** `<base>` when short enough, else a prefix and a hash, so generated names stay unique and ≤ 63. */
-export function constraintName(table: string, suffix: string): string {
-  const full = `${table}_${suffix}`;
-  if (full.length <= 63) return full;
-  const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
-  return `${full.slice(0, 54).replace(/_+$/, '')}_${hash}`;
-}
 
 /** The column type of a field on a `flat_table` (and of key columns on `jsonb`). */
 export function columnType(field: FieldDescriptor): string {

@@ -2,7 +2,7 @@
 // records, whose edges live in a companion table (DECISIONS) and carry one of the declared types.
 // Each type has a name, an inverse label (what descendants are listed under) and may cap how many
 // outgoing edges of that type a record has.
-import { constraintName } from './ddl.ts';
+import { constraintName } from './constraint-names.ts';
 
 export interface EdgeType {
   name: string;

@@ -2,8 +2,7 @@
 // field comparisons with literals, joined by AND / OR / NOT with parentheses. Fields must exist in
 // the table; literals are numbers, single-quoted strings, true, false and null. Anything else is
 // refused, so no client text ever reaches DDL except as a checked identifier or a quoted literal.
-import type { SQL } from 'drizzle-orm';
-import { sql } from '#shared/db/sql.ts';
+// This module parses; index-predicate-sql.ts renders the parsed predicate for the DDL builders.
 
 export type PredicateLiteral = string | number | boolean | null;
 export type Predicate =
@@ -117,31 +116,4 @@ export function parsePredicate(text: string, fields: ReadonlySet<string>): Predi
   const predicate = disjunction();
   if (position < tokens.length) throw new PredicateError(`unexpected "${tokens[position]!.text}"`);
   return predicate;
-}
-
-/** A literal for DDL, where bind parameters are impossible: E-string quoting escapes `\` and `'`. */
-export function sqlLiteral(value: PredicateLiteral): SQL {
-  if (value === null) return sql.raw('null');
-  if (typeof value === 'boolean') return sql.raw(value ? 'true' : 'false');
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new PredicateError('numbers must be finite');
-    return sql.raw(String(value));
-  }
-  if (value.includes('\u0000')) throw new PredicateError('strings may not contain NUL');
-  return sql.raw(`E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`);
-}
-
-/** Renders a parsed predicate; `column` gives the SQL of a field (a quoted column or a jsonb path). */
-export function renderPredicate(predicate: Predicate, column: (field: string, value?: PredicateLiteral) => SQL): SQL {
-  switch (predicate.kind) {
-    case 'and':
-    case 'or':
-      return sql`(${renderPredicate(predicate.left, column)} ${sql.raw(predicate.kind)} ${renderPredicate(predicate.right, column)})`;
-    case 'not':
-      return sql`(not ${renderPredicate(predicate.operand, column)})`;
-    case 'null':
-      return sql`(${column(predicate.field)} is ${sql.raw(predicate.negated ? 'not ' : '')}null)`;
-    case 'compare':
-      return sql`(${column(predicate.field, predicate.value)} ${sql.raw(predicate.operator)} ${sqlLiteral(predicate.value)})`;
-  }
 }

@@ -21,7 +21,7 @@ import {
   type OperationRow,
 } from './table-repository.ts';
 import { compileTable } from './table-schema.ts';
-import { compileTarget, existingTable } from './table-service.ts';
+import { compileTarget, existingTable } from './table-lookup.ts';
 import type { TableAddress } from './table-schemas.ts';
 
 export const DDL_TIMEOUT_MS = 30_000;

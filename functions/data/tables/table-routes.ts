@@ -21,16 +21,8 @@ import {
   tableParams,
   validateDataBody,
 } from './table-schemas.ts';
-import {
-  changeTable,
-  compiledTable,
-  createTable,
-  existingTable,
-  removeTable,
-  tableOrReference,
-  tablesAndReferencesOf,
-  tablesOf,
-} from './table-service.ts';
+import { compiledTable, existingTable } from './table-lookup.ts';
+import { changeTable, createTable, removeTable, tableOrReference, tablesAndReferencesOf, tablesOf } from './table-service.ts';
 
 const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
 const DATASOURCE = '/api/apps/{app_slug}/datasources/{datasource_slug}/';

@@ -2,7 +2,7 @@
 // and the platform users they lead to.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { socialAppColumns, type SocialAppRow } from '../social-app-repository.ts';
+import { socialAccountsTable, socialAppColumns, socialAppsTable, type SocialAppRow } from '../social-app-repository.ts';
 import type { SocialScope } from '../social-scope.ts';
 
 export interface LoginStateRow {
@@ -28,7 +28,7 @@ export interface LoginUser {
 /** The app a sign-in URL names: by provider_id when it has one, else by provider. */
 export async function socialAppByLoginName(db: Queryable, scope: SocialScope, name: string): Promise<SocialAppRow | undefined> {
   const [row] = await db.rows<SocialAppRow>(sql`select ${socialAppColumns}
-    from ${scope.apps} where coalesce(nullif(provider_id, ''), provider) = ${name}`);
+    from ${socialAppsTable(scope)} where coalesce(nullif(provider_id, ''), provider) = ${name}`);
   return row;
 }
 
@@ -53,7 +53,7 @@ export async function consumeLoginState(db: Queryable, state: string): Promise<b
 const userColumns = sql`u.id, u.uuid::text as uuid, u.username, u.email, u.is_active, u.is_deleted`;
 
 export async function linkedUser(db: Queryable, scope: SocialScope, appId: number, uid: string): Promise<LoginUser | undefined> {
-  const [row] = await db.rows<LoginUser>(sql`select ${userColumns} from ${scope.accounts} a
+  const [row] = await db.rows<LoginUser>(sql`select ${userColumns} from ${socialAccountsTable(scope)} a
     join platform.users u on u.id = a.user_id where a.social_app_id = ${appId} and a.uid = ${uid}`);
   return row;
 }
@@ -65,7 +65,7 @@ export async function userByEmail(db: Queryable, email: string): Promise<LoginUs
 }
 
 export async function linkAccount(db: Queryable, scope: SocialScope, userId: number, appId: number, uid: string): Promise<void> {
-  await db.run(sql`insert into ${scope.accounts} (user_id, social_app_id, uid) values (${userId}, ${appId}, ${uid})`);
+  await db.run(sql`insert into ${socialAccountsTable(scope)} (user_id, social_app_id, uid) values (${userId}, ${appId}, ${uid})`);
 }
 
 export async function usernamesLike(db: Queryable, base: string): Promise<string[]> {

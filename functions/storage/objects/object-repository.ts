@@ -9,6 +9,8 @@ import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { Visibility } from '../buckets/bucket-schemas.ts';
 import type { StorageCaller } from '../storage-env.ts';
+import { listConditions, orderTerms, searchConditions, searchOrder } from './object-filter-sql.ts';
+import type { ListObjectsQuery, SearchBody } from './object-schemas.ts';
 
 export type ObjectRow = {
   id: number;
@@ -37,11 +39,17 @@ function objects(site: Site): SQL {
   return sql`${tenantTable(site, 'objects')} o`;
 }
 
+/** Who reads a bucket's objects, and the bucket's visibility, which objects without their own inherit. */
+export interface ObjectViewer {
+  caller: StorageCaller;
+  bucketVisibility: Visibility;
+}
+
 /**
  * Objects the caller may see (DECISIONS): an object's own visibility, else its bucket's; public
  * ones for anyone, private ones for their owner and for staff.
  */
-export function visibleTo(caller: StorageCaller, bucketVisibility: Visibility): SQL {
+function visibleTo({ caller, bucketVisibility }: ObjectViewer): SQL {
   if (caller.staff) return sql`true`;
   const isPublic = sql`coalesce(o.visibility, ${bucketVisibility}) = 'public'`;
   return caller.userId === undefined ? isPublic : sql`(${isPublic} or o.created_by = ${caller.userId})`;
@@ -180,11 +188,11 @@ export function lockVisibleObjects(
   site: Site,
   bucketId: number,
   paths: readonly string[],
-  visible: SQL,
+  viewer: ObjectViewer,
 ): Promise<ObjectRow[]> {
   return tx.rows<ObjectRow>(sql`select ${COLUMNS} from ${objects(site)}
     where o.bucket_id = ${bucketId} and o.file_path = any(${sql.param([...paths])}::text[])
-      and o.upload_status = 'complete' and ${visible}
+      and o.upload_status = 'complete' and ${visibleTo(viewer)}
     for update`);
 }
 
@@ -208,11 +216,36 @@ export async function deleteObjectBatch(db: Queryable, site: Site, batch: readon
     where o.id = removed.id and o.storage_key = removed.storage_key`);
 }
 
-export interface ObjectQuery {
+interface ObjectQuery {
   bucketId: number;
   conditions: SQL[];
   /** SQL order terms from a fixed set of columns. */
   orderBy: SQL;
+}
+
+/** A page of the bucket's objects the viewer may see, matching the list filters, with its total as `_count` asks. */
+export function listObjectRecords(
+  db: Queryable,
+  site: Site,
+  bucketId: number,
+  viewer: ObjectViewer,
+  query: ListObjectsQuery,
+  page: PageRequest,
+): Promise<CountedPage<ObjectRow>> {
+  const conditions = [visibleTo(viewer), ...listConditions(query, viewer.caller, viewer.bucketVisibility)];
+  return pageOfObjects(db, site, { bucketId, conditions, orderBy: orderTerms(query.ordering ?? []) }, page);
+}
+
+/** The search endpoint's window of the bucket's objects the viewer may see, with the exact total. */
+export function searchObjectRecords(
+  db: Queryable,
+  site: Site,
+  bucketId: number,
+  viewer: ObjectViewer,
+  body: SearchBody,
+): Promise<{ rows: ObjectRow[]; total: number }> {
+  const conditions = [visibleTo(viewer), ...searchConditions(body)];
+  return queryObjects(db, site, { bucketId, conditions, orderBy: searchOrder(body) }, { limit: body.limit, offset: body.offset });
 }
 
 /** The complete objects matching every condition: a window of them, and all of them (to count). */
@@ -226,7 +259,7 @@ function objectQuerySql(site: Site, query: ObjectQuery) {
 }
 
 /** A window of complete objects matching every condition, with the exact total (a search's). */
-export async function queryObjects(
+async function queryObjects(
   db: Queryable,
   site: Site,
   query: ObjectQuery,
@@ -241,7 +274,7 @@ export async function queryObjects(
 }
 
 /** A page of complete objects matching every condition, with its total as `_count` asks. */
-export async function pageOfObjects(db: Queryable, site: Site, query: ObjectQuery, page: PageRequest): Promise<CountedPage<ObjectRow>> {
+async function pageOfObjects(db: Queryable, site: Site, query: ObjectQuery, page: PageRequest): Promise<CountedPage<ObjectRow>> {
   const statements = objectQuerySql(site, query);
   return countedPage(db, page, (limit) => db.rows<ObjectRow>(statements.window(limit, pageOffset(page))), statements.matches);
 }

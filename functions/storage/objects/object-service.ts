@@ -13,7 +13,6 @@ import type { StorageEnv } from '../storage-env.ts';
 import { queueDiscards } from '../discard-repository.ts';
 import { flushDiscardsQuietly, storeFor } from '../stored-bytes.ts';
 import { assertMayList, assertMayWrite, canRead, canWrite } from './object-access.ts';
-import { listConditions, orderTerms, searchConditions, searchOrder } from './object-filters.ts';
 import { normalizeFilename, normalizeObjectPath } from './object-keys.ts';
 import {
   deleteObjectRecords,
@@ -21,10 +20,9 @@ import {
   findObjectById,
   lockObject,
   lockVisibleObjects,
-  pageOfObjects,
-  queryObjects,
+  listObjectRecords,
+  searchObjectRecords,
   updateObjectFields,
-  visibleTo,
   type ObjectRow,
 } from './object-repository.ts';
 import type { BatchDeleteBody, ListObjectsQuery, ObjectParams, PatchObjectBody, SearchBody } from './object-schemas.ts';
@@ -59,23 +57,15 @@ export async function listObjects(
   page: PageRequest,
 ): Promise<BucketObjects<ListTotal>> {
   const bucket = await listableBucket(env, params);
-  const conditions = [visibleTo(env.caller, bucket.visibility), ...listConditions(query, env.caller, bucket.visibility)];
-  const found = await pageOfObjects(env.db, env.site, { bucketId: bucket.id, conditions, orderBy: orderTerms(query.ordering ?? []) }, page);
+  const viewer = { caller: env.caller, bucketVisibility: bucket.visibility };
+  const found = await listObjectRecords(env.db, env.site, bucket.id, viewer, query, page);
   return { bucket, ...found };
 }
 
 export async function searchObjects(env: StorageEnv, params: BucketParams, body: SearchBody): Promise<BucketObjects> {
   const bucket = await listableBucket(env, params);
-  const conditions = [visibleTo(env.caller, bucket.visibility), ...searchConditions(body)];
-  const found = await queryObjects(
-    env.db,
-    env.site,
-    { bucketId: bucket.id, conditions, orderBy: searchOrder(body) },
-    {
-      limit: body.limit,
-      offset: body.offset,
-    },
-  );
+  const viewer = { caller: env.caller, bucketVisibility: bucket.visibility };
+  const found = await searchObjectRecords(env.db, env.site, bucket.id, viewer, body);
   return { bucket, ...found };
 }
 
@@ -159,7 +149,7 @@ export async function deleteObjects(
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
   const store = storeFor(env, bucket);
   const deleted = await env.db.transaction(async (tx) => {
-    const found = await lockVisibleObjects(tx, env.site, bucket.id, paths, visibleTo(env.caller, bucket.visibility));
+    const found = await lockVisibleObjects(tx, env.site, bucket.id, paths, { caller: env.caller, bucketVisibility: bucket.visibility });
     await deleteObjectRecords(
       tx,
       env.site,

@@ -35,13 +35,18 @@ describe('groups API', () => {
     });
 
     it('lists groups as a plain page with search and pagination, on both path forms', async () => {
+      // Other tests make groups too: count from what is there before.
+      const before = (await app.request('GET', '/api/cloud/groups/?page_size=1', { token: admin })).body.count as number;
       await app.request('POST', '/api/cloud/groups/', { token: admin, body: { name: 'Auditors' } });
       await app.request('POST', '/api/cloud/groups/', { token: admin, body: { name: 'Support 100%' } });
 
       const all = await app.request('GET', '/api/cloud/groups/?page_size=1', { token: admin });
       expect(all.status).toBe(200);
-      expect(all.body).toMatchObject({ count: 3, previous: null, results: [{ name: 'Auditors', permissions: [], users: [] }] });
+      expect(all.body).toMatchObject({ count: before + 2, previous: null });
+      expect(all.body.results).toHaveLength(1);
       expect(all.body.next).toContain('page=2');
+      const auditors = await app.request('GET', '/api/cloud/groups/?search=Auditors', { token: admin });
+      expect(auditors.body).toMatchObject({ count: 1, results: [{ name: 'Auditors', permissions: [], users: [] }] });
       const searched = await app.request('GET', `/api/groups/?search=${encodeURIComponent('0%')}`, { token: admin });
       expect(searched.body.results.map((group: { name: string }) => group.name)).toEqual(['Support 100%']);
     });
@@ -126,22 +131,24 @@ describe('groups API', () => {
 
   describe('permissions reach the members', () => {
     it('lets a member of a group holding view_user list every user, and takes it away with the membership', async () => {
-      const before = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-cat') });
-      expect(usernames(before.body)).toEqual(['grp-cat']);
+      // A user of its own: other tests put grp-cat into groups with view_user.
+      await app.createUser('grp-dan');
+      const before = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-dan') });
+      expect(usernames(before.body)).toEqual(['grp-dan']);
 
       const group = await app.request('POST', '/api/cloud/groups/', {
         token: admin,
-        body: { name: 'Viewers', permissions: ['view_user'], users: ['grp-cat'] },
+        body: { name: 'Viewers', permissions: ['view_user'], users: ['grp-dan'] },
       });
-      const during = await app.request('GET', '/api/cloud/users/?page_size=100', { token: await app.tokenOf('grp-cat') });
-      expect(usernames(during.body)).toEqual(expect.arrayContaining(['admin', 'grp-ann', 'grp-cat']));
+      const during = await app.request('GET', '/api/cloud/users/?page_size=100', { token: await app.tokenOf('grp-dan') });
+      expect(usernames(during.body)).toEqual(expect.arrayContaining(['admin', 'grp-ann', 'grp-dan']));
 
       await app.request('PUT', `/api/cloud/groups/${group.body.id}/`, {
         token: admin,
         body: { name: 'Viewers', permissions: ['view_user'] },
       });
-      const after = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-cat') });
-      expect(usernames(after.body)).toEqual(['grp-cat']);
+      const after = await app.request('GET', '/api/cloud/users/', { token: await app.tokenOf('grp-dan') });
+      expect(usernames(after.body)).toEqual(['grp-dan']);
     });
 
     it('shows the group in the member user detail', async () => {

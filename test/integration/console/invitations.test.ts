@@ -1,8 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantSchema } from '#shared/db/tenant-schemas.ts';
+import { FakeClock } from '#test/support/fake-clock.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 
 interface OutboxMail {
@@ -19,6 +20,8 @@ describe('invitations API', () => {
   const invitations = `/api/cloud/organizations/${ORG}/invitations/`;
   let groupId: number;
   let site: { uuid: string };
+  const clock = new FakeClock();
+  const DAY_MS = 86_400_000;
 
   const outbox = () => path.join(app.runtime.config.dataDir, 'outbox');
 
@@ -34,16 +37,24 @@ describe('invitations API', () => {
     return match[1]!;
   }
 
-  async function invite(body: Record<string, unknown>): Promise<string> {
-    const answer = await app.request('POST', invitations, { token: owner, body });
+  /** A new organization of the owner's, for a test that counts its invitations; its invitations URL. */
+  async function ownOrganization(name: string): Promise<string> {
+    const created = await app.request('POST', '/api/cloud/organizations/', { token: owner, body: { name } });
+    expect(created.status).toBe(201);
+    return `/api/cloud/organizations/${created.body.data.slug}/invitations/`;
+  }
+
+  async function invite(body: Record<string, unknown>, where = invitations): Promise<string> {
+    const answer = await app.request('POST', where, { token: owner, body });
     if (answer.status !== 201) throw new Error(`invite failed: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body.uuid as string;
   }
 
   beforeAll(async () => {
-    app = await startTestApp({ CONSOLE_URL: 'http://console.example.test/' });
+    app = await startTestApp({ CONSOLE_URL: 'http://console.example.test/' }, { now: clock.now });
     await app.createUser('guild-owner');
     await app.createUser('guild-member');
+    await app.createUser('guild-inviter');
     await app.createUser('existing', { email: 'existing@example.com' });
     await app.createUser('stranger');
     owner = await app.tokenOf('guild-owner');
@@ -51,6 +62,10 @@ describe('invitations API', () => {
     await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, {
       token: await app.adminToken(),
       body: { user_slug: 'guild-member' },
+    });
+    await app.request('POST', `/api/cloud/organizations/${ORG}/members/`, {
+      token: await app.adminToken(),
+      body: { user_slug: 'guild-inviter' },
     });
     await createTenantSchema(app.runtime.db, 't_guild_hall');
     const [siteRow] = await app.runtime.db.rows<{ uuid: string }>(sql`
@@ -60,6 +75,9 @@ describe('invitations API', () => {
     site = siteRow!;
     const [group] = await app.runtime.db.rows<{ id: number }>(sql`insert into platform.groups (name) values ('crafters') returning id`);
     groupId = group!.id;
+  });
+  afterEach(() => {
+    clock.reset();
   });
   afterAll(async () => {
     await app.close();
@@ -173,8 +191,10 @@ describe('invitations API', () => {
   });
 
   it('reports an invitation past its expiry as expired and refuses it; resend extends it and mails again', async () => {
-    const token = await invite({ invitee_identifier: 'late@example.com' });
-    await app.runtime.db.run(sql`update platform.invitations set expires_at = now() - interval '1 minute' where uuid = ${token}`);
+    // An organization of its own, so the expired list holds this invitation only.
+    const lateInvitations = await ownOrganization('Latecomers');
+    const token = await invite({ invitee_identifier: 'late@example.com' }, lateInvitations);
+    clock.advance(app.runtime.config.invitationTtlDays * DAY_MS + 60_000);
 
     const details = await app.request('GET', `/api/cloud/invitations/${token}/details/`);
     expect(details.body.status).toBe('expired');
@@ -183,13 +203,13 @@ describe('invitations API', () => {
     });
     expect(accept.status).toBe(409);
     expect(accept.body.invitation_status).toBe('expired');
-    const listed = await app.request('GET', `${invitations}?status=expired`, { token: owner });
+    const listed = await app.request('GET', `${lateInvitations}?status=expired`, { token: owner });
     expect(listed.body.results.map((item: { uuid: string }) => item.uuid)).toEqual([token]);
 
-    const resent = await app.request('POST', `${invitations}${token}/resend/`, { token: owner });
+    const resent = await app.request('POST', `${lateInvitations}${token}/resend/`, { token: owner });
     expect(resent.status).toBe(200);
     expect(resent.body.status).toBe('pending');
-    expect(Date.parse(resent.body.expires_at)).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+    expect(Date.parse(resent.body.expires_at)).toBeGreaterThan(clock.now().getTime() + 6 * DAY_MS);
     expect(await mailsTo('late@example.com')).toHaveLength(2);
     const acceptedNow = await app.request('POST', `/api/cloud/invitations/${token}/accept/`, {
       body: { username: 'late', password: 'late-joiner-passphrase' },
@@ -198,11 +218,17 @@ describe('invitations API', () => {
   });
 
   it('lists invitations in Envelope C and shows one by UUID to managers', async () => {
-    const listed = await app.request('GET', invitations, { token: owner });
+    const listedInvitations = await ownOrganization('Listing');
+    const tokens = [
+      await invite({ invitee_identifier: 'first-listed@example.com' }, listedInvitations),
+      await invite({ invitee_identifier: 'second-listed@example.com' }, listedInvitations),
+    ];
+    const listed = await app.request('GET', listedInvitations, { token: owner });
     expect(listed.status).toBe(200);
-    expect(listed.body).toMatchObject({ count: 4, next: null, previous: null });
-    const token = listed.body.results[0].uuid as string;
-    const detail = await app.request('GET', `/api/organizations/${ORG}/invitations/${token}/`, { token: owner });
+    expect(listed.body).toMatchObject({ count: 2, next: null, previous: null });
+    expect(listed.body.results.map((item: { uuid: string }) => item.uuid).sort()).toEqual([...tokens].sort());
+    const token = tokens[0]!;
+    const detail = await app.request('GET', `/api/organizations/listing/invitations/${token}/`, { token: owner });
     expect(detail.status).toBe(200);
     expect(detail.body.uuid).toBe(token);
   });
@@ -216,11 +242,11 @@ describe('invitations API', () => {
   });
 
   it('lets an invite_members holder invite without granting more than they hold', async () => {
-    await app.request('PUT', `/api/cloud/organizations/${ORG}/members/guild-member/`, {
+    await app.request('PUT', `/api/cloud/organizations/${ORG}/members/guild-inviter/`, {
       token: owner,
       body: { permissions: ['invite_members'] },
     });
-    const inviter = await app.tokenOf('guild-member');
+    const inviter = await app.tokenOf('guild-inviter');
     const plain = await app.request('POST', invitations, { token: inviter, body: { invitee_identifier: 'friend@example.com' } });
     expect(plain.status).toBe(201);
     const escalating = await app.request('POST', invitations, {

@@ -25,6 +25,38 @@ describe(`user↔site relations on ${testDriver}`, () => {
       join platform.permissions p on p.id = sup.permission_id
       where u.username = ${username} order by s.slug, p.codename`);
 
+  // Every test makes the users (and sites) it reads, named with a number of its own, so the tests
+  // pass in any order (--sequence.shuffle); the organizations and their first sites are shared.
+  let made = 0;
+  const fresh = (base: string) => `${base}-${String(++made).padStart(3, '0')}`;
+
+  /** A new member of Alpha, signed in (`token[name]`). */
+  async function alphaMember(): Promise<string> {
+    const name = fresh('su-member');
+    await app.createUser(name, { first_name: 'First', last_name: name });
+    await app.runtime.db.run(sql`
+      insert into platform.organization_members (organization_id, user_id)
+      select o.id, u.id from platform.organizations o, platform.users u where o.slug = 'alpha' and u.username = ${name}`);
+    token[name] = (await app.login(name, USER_PASSWORD)).access;
+    return name;
+  }
+
+  /** A new site of Alpha, made by its admin. */
+  async function alphaSite(): Promise<string> {
+    const created = await app.request('POST', '/api/cloud/organizations/alpha/sites/', {
+      token: token['su-admin'],
+      body: { name: fresh('Alpha Site') },
+    });
+    expect(created.status).toBe(201);
+    return created.body.slug;
+  }
+
+  /** Gives the user these sites, as Alpha's admin. */
+  async function assign(username: string, sites: Array<{ slug: string; permissions?: string[] }>): Promise<void> {
+    const answer = await app.request('POST', `/api/cloud/users/${username}/sites/`, { token: token['su-admin'], body: { sites } });
+    expect(answer.status).toBe(200);
+  }
+
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
@@ -52,10 +84,11 @@ describe(`user↔site relations on ${testDriver}`, () => {
   });
 
   describe('user → sites', () => {
-    const path = '/api/cloud/users/su-one/sites/';
+    const pathOf = (username: string) => `/api/cloud/users/${username}/sites/`;
 
     it('adds a site with view_site by default and answers in Envelope B', async () => {
-      const answer = await app.request('POST', path, { token: token['su-admin'], body: { sites: [{ slug: 'alpha-one' }] } });
+      const user = await alphaMember();
+      const answer = await app.request('POST', pathOf(user), { token: token['su-admin'], body: { sites: [{ slug: 'alpha-one' }] } });
 
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({
@@ -67,7 +100,9 @@ describe(`user↔site relations on ${testDriver}`, () => {
     });
 
     it('adds without removing others, merging permissions', async () => {
-      const answer = await app.request('POST', '/api/users/su-one/sites/', {
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-one' }]);
+      const answer = await app.request('POST', `/api/users/${user}/sites/`, {
         token: token['su-admin'],
         body: {
           sites: [
@@ -78,7 +113,7 @@ describe(`user↔site relations on ${testDriver}`, () => {
       });
 
       expect(answer.status).toBe(200);
-      expect(await held('su-one')).toEqual([
+      expect(await held(user)).toEqual([
         { site: 'alpha-one', codename: 'access_site' },
         { site: 'alpha-one', codename: 'view_site' },
         { site: 'alpha-two', codename: 'access_site' },
@@ -87,6 +122,9 @@ describe(`user↔site relations on ${testDriver}`, () => {
     });
 
     it('lists with search, name and name__contains', async () => {
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-one', permissions: ['access_site', 'view_site'] }, { slug: 'alpha-two' }]);
+      const path = pathOf(user);
       const all = await app.request('GET', path, { token: token['su-admin'] });
       const searched = await app.request('GET', `${path}?search=TWO`, { token: token['su-admin'] });
       const exact = await app.request('GET', `${path}?name=Alpha%20One`, { token: token['su-admin'] });
@@ -100,7 +138,8 @@ describe(`user↔site relations on ${testDriver}`, () => {
     });
 
     it('refuses a permission that is not a site permission, naming it (400)', async () => {
-      const answer = await app.request('POST', path, {
+      const user = await alphaMember();
+      const answer = await app.request('POST', pathOf(user), {
         token: token['su-admin'],
         body: { sites: [{ slug: 'alpha-one', permissions: ['view_site', 'fly_rockets'] }] },
       });
@@ -108,16 +147,23 @@ describe(`user↔site relations on ${testDriver}`, () => {
       expect(answer.status).toBe(400);
       expect(answer.body).toMatchObject({ success: false, status_code: 400, code: 'VALIDATION_ERROR' });
       expect(JSON.stringify(answer.body.errors)).toContain('fly_rockets');
+      expect(await held(user)).toEqual([]);
     });
 
     it('replaces every assignment atomically with PUT, and leaves them untouched when one site is bad', async () => {
+      const user = await alphaMember();
+      await assign(user, [
+        { slug: 'alpha-one', permissions: ['access_site', 'view_site'] },
+        { slug: 'alpha-two', permissions: ['manage_site', 'access_site'] },
+      ]);
+      const path = pathOf(user);
       const failed = await app.request('PUT', path, {
         token: token['su-admin'],
         body: { sites: [{ slug: 'alpha-two', permissions: ['admin_site'] }, { slug: 'no-such-site' }] },
       });
       expect(failed.status).toBe(404);
       expect(failed.body.success).toBe(false);
-      expect(await held('su-one')).toHaveLength(4);
+      expect(await held(user)).toHaveLength(4);
 
       const replaced = await app.request('PUT', path, {
         token: token['su-admin'],
@@ -126,31 +172,37 @@ describe(`user↔site relations on ${testDriver}`, () => {
 
       expect(replaced.status).toBe(200);
       expect(replaced.body.data).toEqual([{ slug: 'alpha-two', name: 'Alpha Two', permissions: ['admin_site'] }]);
-      expect(await held('su-one')).toEqual([{ site: 'alpha-two', codename: 'admin_site' }]);
+      expect(await held(user)).toEqual([{ site: 'alpha-two', codename: 'admin_site' }]);
     });
 
     it('clears every assignment with an empty PUT', async () => {
-      const answer = await app.request('PUT', path, { token: token['su-admin'], body: { sites: [] } });
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-two', permissions: ['admin_site'] }]);
+      const answer = await app.request('PUT', pathOf(user), { token: token['su-admin'], body: { sites: [] } });
 
       expect(answer.body).toMatchObject({ success: true, total: 0, data: [] });
-      expect(await held('su-one')).toEqual([]);
+      expect(await held(user)).toEqual([]);
     });
 
     it('removes the named sites with DELETE', async () => {
-      await app.request('POST', path, { token: token['su-admin'], body: { sites: [{ slug: 'alpha-one' }, { slug: 'alpha-two' }] } });
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-one' }, { slug: 'alpha-two' }]);
 
-      const answer = await app.request('DELETE', path, withBody(token['su-admin'], { sites: ['alpha-one'] }));
+      const answer = await app.request('DELETE', pathOf(user), withBody(token['su-admin'], { sites: ['alpha-one'] }));
 
       expect(answer.status).toBe(200);
-      expect(await held('su-one')).toEqual([{ site: 'alpha-two', codename: 'view_site' }]);
+      expect(await held(user)).toEqual([{ site: 'alpha-two', codename: 'view_site' }]);
     });
 
     it('lets users view their own assignments but not change them', async () => {
-      const view = await app.request('GET', path, { token: token['su-one'] });
-      const add = await app.request('POST', path, { token: token['su-one'], body: { sites: [{ slug: 'alpha-one' }] } });
-      const clear = await app.request('PUT', path, { token: token['su-one'], body: { sites: [] } });
-      const remove = await app.request('DELETE', path, withBody(token['su-one'], { sites: ['alpha-two'] }));
-      const other = await app.request('GET', '/api/cloud/users/su-two/sites/', { token: token['su-one'] });
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-two' }]);
+      const path = pathOf(user);
+      const view = await app.request('GET', path, { token: token[user] });
+      const add = await app.request('POST', path, { token: token[user], body: { sites: [{ slug: 'alpha-one' }] } });
+      const clear = await app.request('PUT', path, { token: token[user], body: { sites: [] } });
+      const remove = await app.request('DELETE', path, withBody(token[user], { sites: ['alpha-two'] }));
+      const other = await app.request('GET', '/api/cloud/users/su-two/sites/', { token: token[user] });
 
       expect(view.status).toBe(200);
       expect(view.body.total).toBe(1);
@@ -159,10 +211,13 @@ describe(`user↔site relations on ${testDriver}`, () => {
         expect(answer.body).toMatchObject({ success: false, status_code: 403 });
       }
       expect(other.status).toBe(404);
-      expect(await held('su-one')).toEqual([{ site: 'alpha-two', codename: 'view_site' }]);
+      expect(await held(user)).toEqual([{ site: 'alpha-two', codename: 'view_site' }]);
     });
 
     it('denies cross-organization assignment', async () => {
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-two' }]);
+      const path = pathOf(user);
       // An Alpha admin cannot see Beta's site, nor Beta's users.
       const foreignSite = await app.request('POST', path, { token: token['su-admin'], body: { sites: [{ slug: 'beta-one' }] } });
       const foreignUser = await app.request('POST', '/api/cloud/users/su-beta-one/sites/', {
@@ -177,79 +232,96 @@ describe(`user↔site relations on ${testDriver}`, () => {
       expect(bySuperuser.status).toBe(403);
       expect(bySuperuser.body.message).toMatch(/cross-organization/);
       expect(await held('su-beta-one')).toEqual([]);
-      expect(await held('su-one')).toEqual([{ site: 'alpha-two', codename: 'view_site' }]);
+      expect(await held(user)).toEqual([{ site: 'alpha-two', codename: 'view_site' }]);
     });
 
     it('scopes a PUT by an organization admin to the sites they manage', async () => {
-      // su-one also belongs to Beta and holds a Beta site; the Alpha admin's PUT must not touch it.
+      const user = await alphaMember();
+      await assign(user, [{ slug: 'alpha-two' }]);
+      const path = pathOf(user);
+      // The user also belongs to Beta and holds a Beta site; the Alpha admin's PUT must not touch it.
       await app.runtime.db.run(sql`
         insert into platform.organization_members (organization_id, user_id)
-        select o.id, u.id from platform.organizations o, platform.users u where o.slug = 'beta' and u.username = 'su-one'`);
+        select o.id, u.id from platform.organizations o, platform.users u where o.slug = 'beta' and u.username = ${user}`);
       const given = await app.request('POST', path, { token: token['su-beta-admin'], body: { sites: [{ slug: 'beta-one' }] } });
       expect(given.status).toBe(200);
 
       const answer = await app.request('PUT', path, { token: token['su-admin'], body: { sites: [] } });
 
       expect(answer.body).toMatchObject({ success: true, total: 0 });
-      expect(await held('su-one')).toEqual([{ site: 'beta-one', codename: 'view_site' }]);
-      const own = await app.request('GET', path, { token: token['su-one'] });
+      expect(await held(user)).toEqual([{ site: 'beta-one', codename: 'view_site' }]);
+      const own = await app.request('GET', path, { token: token[user] });
       expect(own.body.data.map((site: { slug: string }) => site.slug)).toEqual(['beta-one']);
     });
   });
 
   describe('site → users', () => {
-    const path = '/api/cloud/sites/alpha-one/users/';
-
-    it('adds users with default view_site and answers their username, email, name and permissions', async () => {
+    /** A new Alpha site with two new members: `viewer` (view_site) and `manager` (manage_site_users). */
+    async function siteWithUsers(): Promise<{ path: string; site: string; viewer: string; manager: string }> {
+      const site = await alphaSite();
+      const [viewer, manager] = [await alphaMember(), await alphaMember()];
+      const path = `/api/cloud/sites/${site}/users/`;
       const answer = await app.request('POST', path, {
         token: token['su-admin'],
-        body: { users: [{ username: 'su-one' }, { username: 'su-two', permissions: ['manage_site_users'] }] },
+        body: { users: [{ username: viewer }, { username: manager, permissions: ['manage_site_users'] }] },
+      });
+      expect(answer.status).toBe(200);
+      return { path, site, viewer, manager };
+    }
+
+    it('adds users with default view_site and answers their username, email, name and permissions', async () => {
+      const site = await alphaSite();
+      const [one, two] = [await alphaMember(), await alphaMember()];
+      const answer = await app.request('POST', `/api/cloud/sites/${site}/users/`, {
+        token: token['su-admin'],
+        body: { users: [{ username: one }, { username: two, permissions: ['manage_site_users'] }] },
       });
 
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ success: true, total: 2 });
       expect(answer.body.data).toEqual([
-        { username: 'su-one', email: 'su-one@example.com', name: 'First su-one', permissions: ['view_site'] },
-        { username: 'su-two', email: 'su-two@example.com', name: 'First su-two', permissions: ['manage_site_users'] },
+        { username: one, email: `${one}@example.com`, name: `First ${one}`, permissions: ['view_site'] },
+        { username: two, email: `${two}@example.com`, name: `First ${two}`, permissions: ['manage_site_users'] },
       ]);
     });
 
     it('lists with search; a member without manage_site_users sees only themselves', async () => {
-      const searched = await app.request('GET', `${path}?search=SU-TWO`, { token: token['su-admin'] });
-      const asMember = await app.request('GET', path, { token: token['su-one'] });
+      const { path, viewer, manager } = await siteWithUsers();
+      const searched = await app.request('GET', `${path}?search=${manager.toUpperCase()}`, { token: token['su-admin'] });
+      const asMember = await app.request('GET', path, { token: token[viewer] });
 
-      expect(searched.body.data.map((user: { username: string }) => user.username)).toEqual(['su-two']);
+      expect(searched.body.data.map((user: { username: string }) => user.username)).toEqual([manager]);
       expect(asMember.status).toBe(200);
-      expect(asMember.body.data.map((user: { username: string }) => user.username)).toEqual(['su-one']);
+      expect(asMember.body.data.map((user: { username: string }) => user.username)).toEqual([viewer]);
     });
 
     it('lets a manage_site_users holder assign others but not change their own assignment', async () => {
+      const { path, site, viewer, manager } = await siteWithUsers();
       const others = await app.request('PUT', path, {
-        token: token['su-two'],
-        body: { users: [{ username: 'su-one', permissions: ['access_site'] }] },
+        token: token[manager],
+        body: { users: [{ username: viewer, permissions: ['access_site'] }] },
       });
       const self = await app.request('POST', path, {
-        token: token['su-two'],
-        body: { users: [{ username: 'su-two', permissions: ['admin_site'] }] },
+        token: token[manager],
+        body: { users: [{ username: manager, permissions: ['admin_site'] }] },
       });
-      const plain = await app.request('POST', path, { token: token['su-one'], body: { users: [{ username: 'su-two' }] } });
+      const plain = await app.request('POST', path, { token: token[viewer], body: { users: [{ username: manager }] } });
 
       expect(others.status).toBe(200);
       expect(self.status).toBe(403);
       expect(plain.status).toBe(403);
-      expect((await held('su-one')).filter((row) => row.site === 'alpha-one')).toEqual([{ site: 'alpha-one', codename: 'access_site' }]);
-      expect((await held('su-two')).filter((row) => row.site === 'alpha-one')).toEqual([
-        { site: 'alpha-one', codename: 'manage_site_users' },
-      ]);
+      expect(await held(viewer)).toEqual([{ site, codename: 'access_site' }]);
+      expect(await held(manager)).toEqual([{ site, codename: 'manage_site_users' }]);
     });
 
     it('denies users outside the organization, unknown ones alike, and leaves the site unchanged', async () => {
+      const { path, viewer } = await siteWithUsers();
       const before = await app.request('GET', path, { token: token['su-admin'] });
       const foreign = await app.request('PUT', path, { token: token['su-admin'], body: { users: [{ username: 'su-beta-admin' }] } });
       const unknown = await app.request('POST', path, { token: token['su-admin'], body: { users: [{ username: 'nobody-at-all' }] } });
       const foreignSite = await app.request('POST', '/api/cloud/sites/beta-one/users/', {
         token: token['su-admin'],
-        body: { users: [{ username: 'su-two' }] },
+        body: { users: [{ username: viewer }] },
       });
 
       expect(foreign.status).toBe(403);
@@ -258,19 +330,22 @@ describe(`user↔site relations on ${testDriver}`, () => {
       expect(foreignSite.status).toBe(404);
       const after = await app.request('GET', path, { token: token['su-admin'] });
       expect(after.body.data).toEqual(before.body.data);
+      expect(after.body.total).toBe(2);
     });
 
     it('replaces atomically with PUT and removes with DELETE', async () => {
-      const replaced = await app.request('PUT', path, { token: token['su-admin'], body: { users: [{ username: 'su-one' }] } });
-      expect(replaced.body.data.map((user: { username: string }) => user.username)).toEqual(['su-one']);
+      const { path, site, viewer, manager } = await siteWithUsers();
+      const replaced = await app.request('PUT', path, { token: token['su-admin'], body: { users: [{ username: viewer }] } });
+      expect(replaced.body.data.map((user: { username: string }) => user.username)).toEqual([viewer]);
+      expect(await held(manager)).toEqual([]);
 
-      const removed = await app.request('DELETE', path, withBody(token['su-admin'], { users: ['su-one'] }));
+      const removed = await app.request('DELETE', path, withBody(token['su-admin'], { users: [viewer] }));
       const badBody = await app.request('DELETE', path, withBody(token['su-admin'], { users: [] }));
 
       expect(removed.body).toMatchObject({ success: true, total: 0, data: [] });
       expect(badBody.status).toBe(400);
       expect(badBody.body.success).toBe(false);
-      expect((await held('su-one')).filter((row) => row.site === 'alpha-one')).toEqual([]);
+      expect((await held(viewer)).filter((row) => row.site === site)).toEqual([]);
     });
   });
 });

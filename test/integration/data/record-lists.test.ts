@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { tenantBySlug } from '#shared/tenancy/resolve-tenant.ts';
-import { loadTableDescriptor } from '#functions/data/tables/table-service.ts';
+import { loadTableDescriptor } from '#functions/data/tables/table-lookup.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { listSql } from '#functions/data/records/query/compile.ts';
 import { parseListQuery } from '#functions/data/records/query/list-query.ts';

@@ -11,6 +11,16 @@ describe('functions and event subscriptions', () => {
     app.request(method, route, { token: admin, headers: on.tenant, body });
   const functions = () => `/api/apps/${site.app}/functions/`;
 
+  // Each test makes the functions it reads, named with a number of its own, so the tests pass in any
+  // order (--sequence.shuffle).
+  let made = 0;
+  async function newFunction(): Promise<{ id: number; name: string; slug: string }> {
+    const name = `Hook ${++made}`;
+    const created = await call('POST', functions(), { name, webhook_url: `https://hooks.example.com/${made}` });
+    expect(created.status).toBe(201);
+    return { id: created.body.data.id, name, slug: created.body.data.slug };
+  }
+
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
@@ -37,13 +47,14 @@ describe('functions and event subscriptions', () => {
   });
 
   it('lists, reads, changes and deletes functions', async () => {
+    const before = (await call('GET', functions())).body.total as number;
     await call('POST', functions(), { name: 'Temp', webhook_url: 'https://hooks.example.com/t', timeout_seconds: 5 });
     const listed = await call('GET', functions());
     const patched = await call('PATCH', `${functions()}temp/`, { timeout_seconds: 10, is_active: false });
     const removed = await call('DELETE', `${functions()}temp/`);
     const gone = await call('GET', `${functions()}temp/`);
 
-    expect(listed.body).toMatchObject({ success: true, total: 2 });
+    expect(listed.body).toMatchObject({ success: true, total: before + 1 });
     expect(patched.body.data).toMatchObject({ timeout_seconds: 10, is_active: false });
     expect(removed.status).toBe(200);
     expect(gone.status).toBe(404);
@@ -75,7 +86,7 @@ describe('functions and event subscriptions', () => {
   });
 
   it('lists the events, and subscribes a function once', async () => {
-    const fn = (await call('GET', `${functions()}check-signup/`)).body.data;
+    const fn = await newFunction();
 
     const events = await call('GET', '/api/cloud/events/');
     const subscribed = await call('POST', '/api/cloud/events/PRE_USER_CREATE/subscribe/', { function_id: fn.id });
@@ -92,18 +103,21 @@ describe('functions and event subscriptions', () => {
     expect(subscribed.body.data).toMatchObject({
       event: 'PRE_USER_CREATE',
       function: fn.id,
-      function_name: 'Check signup',
-      function_slug: 'check-signup',
+      function_name: fn.name,
+      function_slug: fn.slug,
       app_slug: site.app,
     });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ success: false, code: 'DUPLICATE_ENTRY' });
     expect(listed.body.data).toMatchObject({ event: 'PRE_USER_CREATE', app: { slug: site.app }, total_subscribers: 1 });
-    expect(listed.body.data.subscribers[0]).toMatchObject({ function_id: fn.id, function_slug: 'check-signup', app_slug: site.app });
+    expect(listed.body.data.subscribers[0]).toMatchObject({ function_id: fn.id, function_slug: fn.slug, app_slug: site.app });
+    // Unsubscribed again, so no other test finds a subscriber it did not make.
+    expect((await call('POST', '/api/cloud/events/PRE_USER_CREATE/unsubscribe/', { function_id: fn.id })).status).toBe(200);
   });
 
   it('unsubscribes, and refuses unknown events and functions', async () => {
-    const fn = (await call('GET', `${functions()}check-signup/`)).body.data;
+    const fn = await newFunction();
+    expect((await call('POST', '/api/cloud/events/PRE_USER_CREATE/subscribe/', { function_id: fn.id })).status).toBe(200);
 
     const unknownEvent = await call('POST', '/api/cloud/events/POST_ORDER_CREATE/subscribe/', { function_id: fn.id });
     const unknownFunction = await call('POST', '/api/cloud/events/POST_USER_CREATE/subscribe/', { function_id: 999999 });
@@ -117,17 +131,18 @@ describe('functions and event subscriptions', () => {
   });
 
   it("cannot subscribe or read another site's function", async () => {
-    const fn = (await call('GET', `${functions()}check-signup/`)).body.data;
+    const fn = await newFunction();
 
     const subscribed = await call('POST', '/api/cloud/events/POST_USER_CREATE/subscribe/', { function_id: fn.id }, other);
-    const read = await call('GET', `/api/apps/${site.app}/functions/check-signup/`, undefined, other);
+    const read = await call('GET', `/api/apps/${site.app}/functions/${fn.slug}/`, undefined, other);
 
     expect(subscribed.status).toBe(400);
     expect(read.status).toBe(404);
   });
 
   it('lists invocation records of a function (none yet)', async () => {
-    const invocations = await call('GET', `${functions()}check-signup/invocations/`);
+    const fn = await newFunction();
+    const invocations = await call('GET', `${functions()}${fn.slug}/invocations/`);
 
     expect(invocations.body).toMatchObject({ success: true, total: 0, data: [] });
   });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { createSite } from '#test/support/sites.ts';
-import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, USER_PASSWORD, type ApiResponse, type TestApp } from '#test/support/test-app.ts';
 
 const google = {
   provider: 'google',
@@ -27,6 +27,9 @@ describe('social apps', () => {
   let owner: string;
   let member: string;
   let site: Awaited<ReturnType<typeof createSite>>;
+  // The platform's Google provider, made once for every test (its creation answer is checked below).
+  let googleCreated: ApiResponse;
+  let id: number;
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -41,22 +44,20 @@ describe('social apps', () => {
       token: owner,
       body: { users: [{ username: 'member', permissions: ['admin_site'] }] },
     });
+    googleCreated = await app.request('POST', '/api/auth/social-apps/', { token: admin, body: google });
+    id = googleCreated.body.data.id;
   });
   afterAll(async () => {
     await app.close();
   });
 
   describe('on the platform host', () => {
-    let id: number;
-
-    it('creates a provider for a superuser and echoes the secret once', async () => {
-      const created = await app.request('POST', '/api/auth/social-apps/', { token: admin, body: google });
-      expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({
+    it('creates a provider for a superuser and echoes the secret once', () => {
+      expect(googleCreated.status).toBe(201);
+      expect(googleCreated.body).toMatchObject({
         success: true,
         data: { provider: 'google', secret: 'google-secret-value', provider_display: 'Google', is_configured: true },
       });
-      id = created.body.data.id;
     });
 
     it('lists providers publicly with settings flattened and no secrets', async () => {
@@ -94,6 +95,8 @@ describe('social apps', () => {
       );
       expect(row!.secret).toBe('');
       expect(row!.sealed).toMatch(/"ciphertext"/);
+      // Back to its name, which the other tests expect.
+      expect((await app.request('PATCH', `/api/auth/social-apps/${id}/`, { token: admin, body: { name: 'Google' } })).status).toBe(200);
     });
 
     it("refuses changes to the platform's providers to everyone but superusers", async () => {
@@ -130,14 +133,17 @@ describe('social apps', () => {
   describe('on a tenant host', () => {
     let tenantId: number;
 
-    it("keeps a site's providers apart from the platform's", async () => {
+    beforeAll(async () => {
       const created = await app.request('POST', '/api/auth/social-apps/', { token: owner, headers: site.headers, body: oidc });
       expect(created.status).toBe(201);
       tenantId = created.body.data.id;
+    });
+
+    it("keeps a site's providers apart from the platform's", async () => {
       const tenantList = await app.request('GET', '/api/auth/social-apps/', { headers: site.headers });
       expect(tenantList.body.data.map((entry: { name: string }) => entry.name)).toEqual(['Corporate SSO']);
       const platformList = await app.request('GET', '/api/auth/social-apps/');
-      expect(platformList.body.data.map((entry: { name: string }) => entry.name)).toEqual(['Google Workspace']);
+      expect(platformList.body.data.map((entry: { name: string }) => entry.name)).toEqual(['Google']);
       expect((await app.request('GET', '/api/auth/social-apps/', { headers: { 'x-tenant': 'no-such-site' } })).status).toBe(404);
     });
 
@@ -155,20 +161,24 @@ describe('social apps', () => {
     });
 
     it('refuses to delete a provider users sign in with, then deletes it once they are gone', async () => {
+      const retiring = { ...oidc, provider_id: 'retiring-sso', name: 'Retiring SSO' };
+      const created = await app.request('POST', '/api/auth/social-apps/', { token: owner, headers: site.headers, body: retiring });
+      expect(created.status).toBe(201);
+      const retiringId = created.body.data.id as number;
       const [row] = await app.runtime.db.rows<{ schema_name: string }>(
         sql`select schema_name from platform.sites where slug = ${site.slug}`,
       );
       const accounts = sql`${sql.identifier(row!.schema_name)}.social_accounts`;
       await app.runtime.db.run(sql`insert into ${accounts} (user_id, social_app_id, uid)
-        select id, ${tenantId}, 'sub-' || id from platform.users where username in ('owner', 'member')`);
-      const refused = await app.request('DELETE', `/api/auth/social-apps/${tenantId}/`, { token: owner, headers: site.headers });
+        select id, ${retiringId}, 'sub-' || id from platform.users where username in ('owner', 'member')`);
+      const refused = await app.request('DELETE', `/api/auth/social-apps/${retiringId}/`, { token: owner, headers: site.headers });
       expect(refused.status).toBe(400);
       expect(refused.body).toMatchObject({ success: false, active_users: 2, suggestion: expect.any(String), message: expect.any(String) });
       await app.runtime.db.run(sql`delete from ${accounts}`);
-      const deleted = await app.request('DELETE', `/api/auth/social-apps/${tenantId}/`, { token: owner, headers: site.headers });
+      const deleted = await app.request('DELETE', `/api/auth/social-apps/${retiringId}/`, { token: owner, headers: site.headers });
       expect(deleted.status).toBe(200);
       expect(deleted.body).toMatchObject({ success: true });
-      expect((await app.request('GET', `/api/auth/social-apps/${tenantId}/`, { token: owner, headers: site.headers })).status).toBe(404);
+      expect((await app.request('GET', `/api/auth/social-apps/${retiringId}/`, { token: owner, headers: site.headers })).status).toBe(404);
     });
   });
 });

@@ -1,7 +1,8 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { identifier } from '#shared/db/sql-identifiers.ts';
-import { constraintName, createTablePlan, dropTableStatement } from '#functions/data/tables/ddl.ts';
+import { constraintName } from '#functions/data/tables/constraint-names.ts';
+import { createTablePlan, dropTableStatement } from '#functions/data/tables/ddl.ts';
 import { analyzeTableSchema, type CompileTarget, type CompiledTable } from '#functions/data/tables/table-schema.ts';
 
 const dialect = new PgDialect();

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import { parsePredicate, PredicateError, renderPredicate, sqlLiteral } from '#functions/data/tables/index-predicate.ts';
+import { parsePredicate, PredicateError } from '#functions/data/tables/index-predicate.ts';
+import { renderPredicate, sqlLiteral } from '#functions/data/tables/index-predicate-sql.ts';
 
 const FIELDS = new Set(['age', 'status', 'email', 'active', 'score']);
 const dialect = new PgDialect();

@@ -8,15 +8,15 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { answeredValue } from '../../records/query/field-sql.ts';
-import { columnType, constraintName, ddlText, fieldChecks, indexStatement } from '../ddl.ts';
+import { constraintName } from '../constraint-names.ts';
+import { columnType, ddlText, fieldChecks, indexStatement } from '../ddl.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
-import { sqlLiteral } from '../index-predicate.ts';
+import { sqlLiteral } from '../index-predicate-sql.ts';
 import { JSONB_DATA_COLUMN, SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type IndexSpec } from '../table-schema.ts';
 import type { FieldMapping } from './field-mapping.ts';
-import type { PlanInput } from './migration-plan.ts';
 import { searchVectorSteps } from './search-vector-steps.ts';
-import { tombstoneName, WIDENINGS, type PlannedStep, type Preflight } from './migration-steps.ts';
+import { tombstoneName, WIDENINGS, type PlanInput, type PlannedStep, type Preflight } from './migration-steps.ts';
 
 export function planJsonbMigration(input: PlanInput, mapping: FieldMapping): PlannedStep[] {
   const before = input.before.descriptor;

@@ -4,27 +4,15 @@
 // migrated table has exactly the objects materializing the new schema would have made.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import { columnOf, columnType, constraintName, ddlText, fieldChecks, foreignKeyConstraint, indexStatement, typedLiteral } from '../ddl.ts';
+import { constraintName } from '../constraint-names.ts';
+import { columnOf, columnType, ddlText, fieldChecks, foreignKeyConstraint, indexStatement, typedLiteral } from '../ddl.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
 import { canonicalJson, type CompiledTable } from '../table-schema.ts';
 import { mapFields } from './field-mapping.ts';
 import { planJsonbMigration } from './migration-plan-jsonb.ts';
-import { tombstoneName, WIDENINGS, type PlannedStep, type Preflight } from './migration-steps.ts';
+import { tombstoneName, WIDENINGS, type PlanInput, type PlannedStep, type Preflight } from './migration-steps.ts';
 import { searchVectorSteps } from './search-vector-steps.ts';
-
-export interface PlanInput {
-  before: CompiledTable;
-  after: CompiledTable;
-  /** The new raw schema: its fields' `x-rename-from` hints are read from here. */
-  afterSchema: unknown;
-  /** Physical names of the foreign-key target tables, by resource name. */
-  referencedTables: ReadonlyMap<string, string>;
-  /** The stored schema's hash: names the tombstones of dropped columns. */
-  baseHash: string;
-  /** Whether the text expression casts to `type` (pg_input_is_valid on 16+, a helper on 15). */
-  castable: (text: SQL, type: string) => SQL;
-}
 
 function sameDefault(a: FieldDescriptor, b: FieldDescriptor): boolean {
   return canonicalJson(a.default ?? null) === canonicalJson(b.default ?? null);

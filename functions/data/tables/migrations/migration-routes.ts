@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { operationRecord } from '../table-representation.ts';
 import { tableParams } from '../table-schemas.ts';
-import { existingTable } from '../table-service.ts';
+import { existingTable } from '../table-lookup.ts';
 import { previewChanges, validateSchema } from './migration-service.ts';
 import { historyQuery, operationParams, previewBody, rollbackBody, validateBody } from './migration-schemas.ts';
 import { findMigration, operationPage } from './operation-repository.ts';

@@ -5,14 +5,13 @@
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Config } from '#shared/config.ts';
 import type { Database, Queryable } from '#shared/db/database.ts';
-import { sql } from '#shared/db/sql.ts';
 import { BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
-import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { datasourceAllowsDataLoss } from '../../apps/app-repository.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable } from '../table-schema.ts';
-import { compileTarget, storedTarget } from '../table-service.ts';
+import { compileTarget, storedTarget } from '../table-lookup.ts';
 import { mapFields } from './field-mapping.ts';
 import { planMigration } from './migration-plan.ts';
 import { planSql, type PlannedStep } from './migration-steps.ts';
@@ -167,12 +166,6 @@ export async function validateSchema(db: Queryable, site: Tenant, caller: Princi
   }
 }
 
-async function datasourceAllowsDataLoss(db: Queryable, site: Tenant, table: DatatableRow): Promise<boolean> {
-  const [row] = await db.rows<{ allowed: boolean }>(sql`select coalesce((provider_config ->> 'allow_data_loss')::boolean, false) as allowed
-    from ${tenantTable(site, 'datasources')} where id = ${table.data_source_id}`);
-  return row?.allowed === true;
-}
-
 export type MigrationOutcome = { done: true; table: DatatableRow } | { done: false; operation: MigrationRow };
 
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'ROLLED_BACK']);
@@ -251,7 +244,7 @@ export async function recordMigration(
   if (blocked) {
     throw new ValidationError('Rows of the table would break this schema change; fix them or change the schema.', { extras: { warnings } });
   }
-  if (!allowDataLoss && plan.steps.some((s) => !s.is_safe) && !(await datasourceAllowsDataLoss(db, site, table))) {
+  if (!allowDataLoss && plan.steps.some((s) => !s.is_safe) && !(await datasourceAllowsDataLoss(db, site, table.data_source_id))) {
     throw new ValidationError('This schema change may lose data; send allow_data_loss: true to apply it.', { extras: { warnings } });
   }
   const revisionId = newRevisionId();

@@ -1,6 +1,9 @@
 // The typed steps of a schema migration: what each is, how it may be run, and the names its
-// tombstones take. The planner (migration-plan.ts) makes them; the tasks, preview and rollback read them.
+// tombstones take, and what the planners (migration-plan.ts, migration-plan-jsonb.ts) are given. The
+// planner makes the steps; the tasks, preview and rollback read them.
 import { createHash } from 'node:crypto';
+import type { SQL } from 'drizzle-orm';
+import type { CompiledTable } from '../table-schema.ts';
 
 /**
  * instant: catalog only. online: a constraint added NOT VALID in the migration's transaction and
@@ -37,6 +40,20 @@ export interface Preflight {
   describes: string;
   /** The migration cannot succeed while such rows exist (otherwise they lose their value). */
   blocking: boolean;
+}
+
+/** What a planner compares: the table as materialized and as its new schema would make it. */
+export interface PlanInput {
+  before: CompiledTable;
+  after: CompiledTable;
+  /** The new raw schema: its fields' `x-rename-from` hints are read from here. */
+  afterSchema: unknown;
+  /** Physical names of the foreign-key target tables, by resource name. */
+  referencedTables: ReadonlyMap<string, string>;
+  /** The stored schema's hash: names the tombstones of dropped columns. */
+  baseHash: string;
+  /** Whether the text expression casts to `type` (pg_input_is_valid on 16+, a helper on 15). */
+  castable: (text: SQL, type: string) => SQL;
 }
 
 export interface PlannedStep {

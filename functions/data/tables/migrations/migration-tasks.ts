@@ -5,7 +5,7 @@
 // else is read from the operation row.
 import type { Database } from '#shared/db/database.ts';
 import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
-import { forgetTableDescriptors } from '../table-service.ts';
+import { forgetTableDescriptors } from '../table-lookup.ts';
 import { siteSchemas, sweepTombstones } from './tombstone-sweep.ts';
 import { currentHash } from './catalog-repository.ts';
 import {

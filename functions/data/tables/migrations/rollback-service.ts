@@ -10,7 +10,7 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import type { DatatableRow } from '../table-repository.ts';
 import { analyzeTableSchema, compileTable } from '../table-schema.ts';
-import { compileTarget, forgetTableDescriptors, storedTarget } from '../table-service.ts';
+import { compileTarget, forgetTableDescriptors, storedTarget } from '../table-lookup.ts';
 import { tablesOfApp } from '../table-repository.ts';
 import { currentHash } from './catalog-repository.ts';
 import { reverseMigration } from './migration-execution.ts';

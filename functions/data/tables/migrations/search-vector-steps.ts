@@ -4,7 +4,8 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
-import { constraintName, ddlText, searchExpression } from '../ddl.ts';
+import { constraintName } from '../constraint-names.ts';
+import { ddlText, searchExpression } from '../ddl.ts';
 import { SEARCH_VECTOR_FIELD, type TableDescriptor } from '../table-descriptor.ts';
 import type { PlannedStep } from './migration-steps.ts';
 

@@ -1,4 +1,5 @@
-// Compiles the object list filters and the search body into SQL conditions over `objects o`.
+// Compiles the object list filters and the search body into SQL conditions over `objects o`, for
+// object-repository.ts (services hand it the parsed query, never SQL).
 // Values are bound parameters; column names come from the fixed tables below, never from input.
 // The `file*` filters match the bucket-relative path (DECISIONS); `search` matches name and path.
 import type { SQL } from 'drizzle-orm';

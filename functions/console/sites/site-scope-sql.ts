@@ -1,8 +1,16 @@
 // The sets of sites a caller reaches, as SQL conditions on a site id, so lists are filtered in the
-// database by the same rules `#shared/tenancy/site-access.ts` applies to one site.
+// database by the same rules `#shared/tenancy/site-access.ts` applies to one site. Services name a
+// scope (`SiteScope`); only the repositories (site-repository.ts, site-user-repository.ts) turn it
+// into SQL here.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
+
+/**
+ * Which sites a list or a revocation covers: every site; those the caller can access; or those on
+ * which the caller may assign users (site managers, holders of manage_site_users or admin_site).
+ */
+export type SiteScope = { sites: 'every' } | { sites: 'accessible' | 'users-managed'; caller: Principal };
 
 /**
  * Organizations whose sites the caller manages: admin, owner, or holding manage_organization or
@@ -20,16 +28,20 @@ export function sitesManagedOrganizations(principal: Principal): SQL {
           where mg.member_id = m.id and p.codename in ('manage_organization', 'manage_sites'))))`;
 }
 
-/** Sites the caller can access: superusers all; site managers their organizations' sites; else any site permission. */
-export function accessibleSites(principal: Principal, siteId: SQL): SQL {
-  if (principal.isSuperuser) return sql`true`;
+/** The scope as a condition on `siteId`. */
+export function siteScopeCondition(scope: SiteScope, siteId: SQL): SQL {
+  if (scope.sites === 'every' || scope.caller.isSuperuser) return sql`true`;
+  return scope.sites === 'accessible' ? accessibleSites(scope.caller, siteId) : userManageableSites(scope.caller, siteId);
+}
+
+/** Sites the caller can access: site managers their organizations' sites; else any site permission. */
+function accessibleSites(principal: Principal, siteId: SQL): SQL {
   return sql`(${siteId} in (select s.id from platform.sites s where s.organization_id in ${sitesManagedOrganizations(principal)})
     or ${siteId} in (select sup.site_id from platform.site_user_permissions sup where sup.user_id = ${principal.id}))`;
 }
 
 /** Sites on which the caller may assign users: site managers, and holders of manage_site_users or admin_site there. */
-export function userManageableSites(principal: Principal, siteId: SQL): SQL {
-  if (principal.isSuperuser) return sql`true`;
+function userManageableSites(principal: Principal, siteId: SQL): SQL {
   return sql`(${siteId} in (select s.id from platform.sites s where s.organization_id in ${sitesManagedOrganizations(principal)})
     or ${siteId} in (select sup.site_id from platform.site_user_permissions sup
       join platform.permissions p on p.id = sup.permission_id

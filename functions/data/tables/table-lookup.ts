@@ -1,0 +1,103 @@
+// A stored datatable found and compiled: by app and name (with the precise 404), its Table Schema
+// compiled with the app's other tables for its foreign keys, and the per-process cache of compiled
+// descriptors the record endpoints read on every request. Apart from table-service.ts, whose
+// schema changes start migrations, so the migration modules can use it without a cycle back.
+import type { Queryable } from '#shared/db/database.ts';
+import { ConflictError, NotFoundError } from '#shared/errors.ts';
+import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { existingApp } from '../apps/app-service.ts';
+import { existingDatasource } from '../apps/datasource-service.ts';
+import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
+import { findReferencedTable, findTable, findTableOfActiveApp, tablesOfApp, type DatatableRow } from './table-repository.ts';
+import { analyzeTableSchema, compileTable, type CompiledTable, type CompileTarget } from './table-schema.ts';
+import type { TableAddress } from './table-schemas.ts';
+
+/** How a table's schema compiles, with the app's other tables available to its foreign keys. */
+export function compileTarget(
+  site: Tenant,
+  table: Pick<DatatableRow, 'name' | 'physical_table_name' | 'provider_type'>,
+  appTables: DatatableRow[],
+): CompileTarget {
+  return {
+    schemaName: site.schemaName,
+    tableName: table.physical_table_name,
+    provider: table.provider_type as StorageProvider,
+    name: table.name,
+    resolveTable: (name) => {
+      const other = appTables.find((t) => t.name === name && t.name !== table.name);
+      if (other === undefined) return undefined;
+      const result = analyzeTableSchema(other.json_schema, {
+        schemaName: site.schemaName,
+        tableName: other.physical_table_name,
+        provider: other.provider_type as StorageProvider,
+        storedSchema: true,
+        descriptorOnly: true,
+      });
+      return 'compiled' in result ? result.compiled.descriptor : undefined;
+    },
+  };
+}
+
+/** How a stored schema compiles: tolerant of forms refused since, its patterns in the dialect it was saved with. */
+export function storedTarget(table: Pick<DatatableRow, 'pattern_dialect'>): Pick<CompileTarget, 'storedSchema' | 'patternDialect'> {
+  return { storedSchema: true, patternDialect: table.pattern_dialect };
+}
+
+export async function compiledTable(db: Queryable, site: Tenant, table: DatatableRow): Promise<CompiledTable> {
+  return compileTable(table.json_schema, {
+    ...compileTarget(site, table, await tablesOfApp(db, site, table.app_id)),
+    ...storedTarget(table),
+  });
+}
+
+/** A table by app and name, optionally inside a given datasource (the long URL form). */
+export async function existingTable(db: Queryable, site: Tenant, address: TableAddress): Promise<DatatableRow> {
+  const app = await existingApp(db, site, address.app_slug);
+  const table = await findTable(db, site, app.id, address.name);
+  if (table === undefined || (address.datasource_slug !== undefined && table.datasource_slug !== address.datasource_slug)) {
+    if (address.datasource_slug !== undefined) await existingDatasource(db, site, address.app_slug, address.datasource_slug);
+    throw new NotFoundError('Datatable not found.');
+  }
+  return table;
+}
+
+/**
+ * Compiled descriptors, keyed by everything a descriptor is computed from (tenant schema, physical
+ * table, provider, the schema's hash and its pattern dialect): equal keys give equal descriptors, so an entry can never
+ * be stale, even for a site deleted and made again under the same slug. The cap bounds memory.
+ */
+const descriptorCache = new Map<string, TableDescriptor>();
+const DESCRIPTOR_CACHE_LIMIT = 500;
+
+/**
+ * For the record endpoints, on every request: the materialized table's row and descriptor. One
+ * query finds the table; the descriptor is compiled once per schema version and then reused.
+ */
+export async function loadTableDescriptor(
+  db: Queryable,
+  site: Tenant,
+  appSlug: string,
+  name: string,
+): Promise<{ table: DatatableRow; descriptor: TableDescriptor }> {
+  // When the one query finds nothing, existingTable answers the precise 404 (app or table).
+  // A reference (import-reference) reads through to its source table.
+  const table =
+    (await findTableOfActiveApp(db, site, appSlug, name)) ??
+    (await findReferencedTable(db, site, appSlug, name)) ??
+    (await existingTable(db, site, { app_slug: appSlug, name }));
+  if (!table.is_materialized) throw new ConflictError(`The table "${name}" is not materialized yet.`);
+  const key = [site.schemaName, table.physical_table_name, table.provider_type, table.schema_hash, table.pattern_dialect].join(':');
+  let descriptor = descriptorCache.get(key);
+  if (descriptor === undefined) {
+    descriptor = (await compiledTable(db, site, table)).descriptor;
+    if (descriptorCache.size >= DESCRIPTOR_CACHE_LIMIT) descriptorCache.clear();
+    descriptorCache.set(key, descriptor);
+  }
+  return { table, descriptor };
+}
+
+/** Drops this process's descriptors of a table after its schema changed (the others are keyed by hash). */
+export function forgetTableDescriptors(schemaName: string, tableName: string): void {
+  const prefix = `${schemaName}:${tableName}:`;
+  for (const key of descriptorCache.keys()) if (key.startsWith(prefix)) descriptorCache.delete(key);
+}
