@@ -4,7 +4,15 @@ import { noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
 import { validateRows } from './record-checks.ts';
-import { operationRecord, tableDetail, tableListItem, tableSchemaBody } from './table-representation.ts';
+import * as z from 'zod';
+import {
+  operationRecord,
+  tableDetail,
+  tableDetailSchema,
+  tableListItem,
+  tableListItemSchema,
+  tableSchemaBody,
+} from './table-representation.ts';
 import {
   createTableBody,
   datasourceTablesParams,
@@ -27,6 +35,7 @@ export const datasourceTablesRoute = defineRoute({
   summary: 'The tables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
+  response: z.array(tableListItemSchema),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
@@ -38,6 +47,7 @@ export const listTablesRoute = defineRoute({
   summary: 'List the datatables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
+  response: z.array(tableListItemSchema),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
@@ -50,6 +60,7 @@ export const createTableRoute = defineRoute({
   params: datasourceTablesParams,
   body: createTableBody,
   envelope: 'bare',
+  response: tableDetailSchema,
   status: 201,
   handler: async (ctx, { params, body }) =>
     tableDetail(await createTable(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.datasource_slug, body)),
