@@ -3533,6 +3533,116 @@ export interface components {
             };
             data?: unknown;
         };
+        User: {
+            id: number;
+            uuid: string;
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            is_active: boolean;
+            is_staff: boolean;
+            is_superuser: boolean;
+            is_deleted: boolean;
+            date_joined: string;
+            last_login: string | null;
+        };
+        UserDetail: {
+            id: number;
+            uuid: string;
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            is_active: boolean;
+            is_staff: boolean;
+            is_superuser: boolean;
+            is_deleted: boolean;
+            date_joined: string;
+            last_login: string | null;
+            organizations: {
+                slug: string;
+                name: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "member";
+            }[];
+            groups: {
+                id: number;
+                name: string;
+            }[];
+        };
+        Organization: {
+            uuid: string;
+            name: string;
+            slug: string;
+            is_active: boolean;
+            created: string;
+            modified: string;
+        };
+        Member: {
+            uuid: string;
+            username: string;
+            email: string | null;
+            first_name: string;
+            last_name: string;
+            is_active: boolean;
+            is_admin: boolean;
+            is_owner: boolean;
+            permissions: string[];
+            groups: {
+                id: number;
+                name: string;
+            }[];
+            sites: {
+                uuid: string;
+                name: string;
+                schema_name: string;
+                permissions: string[];
+            }[];
+            joined_at: string;
+        };
+        Invitation: {
+            uuid: string;
+            invitee_identifier: string;
+            organization: {
+                slug: string;
+                name: string;
+            };
+            invited_by: string | null;
+            permissions: string[];
+            invitation_config?: unknown;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "cancelled" | "expired";
+            expires_at: string;
+            created_at: string;
+            accepted_at: string | null;
+        };
+        Site: {
+            uuid: string;
+            slug: string;
+            name: string;
+            description: string;
+            schema_name: string;
+            environment: string;
+            is_active: boolean;
+            organization: {
+                uuid: string;
+                slug: string;
+                name: string;
+            };
+            created_at: string;
+            updated_at: string;
+        };
+        Domain: {
+            uuid: string;
+            slug: string;
+            domain: string;
+            is_primary: boolean;
+            is_active: boolean;
+            site: string;
+            created_at: string;
+            updated_at: string;
+        };
         /** @description The error envelope of the areas that answer `{success: false, ...}` */
         SuccessFlagError: {
             /** @enum {boolean} */
@@ -3544,6 +3654,135 @@ export interface components {
             errors?: {
                 [key: string]: string[];
             };
+        };
+        Group: {
+            id: number;
+            name: string;
+            permissions: string[];
+            users: string[];
+        };
+        Permission: {
+            id: number;
+            codename: string;
+            name: string;
+            model: string;
+        };
+        SecretType: {
+            slug: string;
+            name: string;
+            description: string;
+            schema?: unknown;
+            created_at: string;
+            updated_at: string;
+        };
+        Secret: {
+            key: string;
+            /** @description The value, or the mask where it is not shown */
+            value?: unknown;
+            secret_type: string | null;
+            description: string;
+            app: string | null;
+            version: number;
+            created_at: string;
+            updated_at: string;
+        };
+        SecretHistoryEntry: {
+            version: number;
+            /** @enum {string} */
+            action: "created" | "updated" | "deleted";
+            changed_by: string | null;
+            changed_at: string;
+        };
+        AppListItem: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            datasource_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        App: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            datasource_count: number;
+            table_count: number;
+            datasources: {
+                id: number;
+                name: string;
+                slug: string;
+                provider_type: string;
+                table_count: number;
+            }[];
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        Datasource: {
+            id: number;
+            app: number;
+            app_name: string;
+            app_slug: string;
+            name: string;
+            slug: string;
+            provider_type: string;
+            provider_config: {
+                [key: string]: unknown;
+            };
+            description: string;
+            is_active: boolean;
+            table_count: number;
+            materialized_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        DatatableListItem: {
+            id: number;
+            name: string;
+            datasource_name: string;
+            datasource_slug: string;
+            app_name: string;
+            app_slug: string;
+            physical_table_name: string;
+            is_materialized: boolean;
+            is_active: boolean;
+            field_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        Datatable: {
+            id: number;
+            data_source: number;
+            datasource_name: string;
+            datasource_slug: string;
+            app_name: string;
+            app_slug: string;
+            name: string;
+            description: string;
+            /** @description The Frictionless Table Schema */
+            json_schema?: unknown;
+            physical_table_name: string;
+            is_materialized: boolean;
+            is_active: boolean;
+            schema_hash: string;
+            field_count: number;
+            field_names: string[];
+            primary_key: string[];
+            provider_type: string;
+            /** @enum {string} */
+            schema_format: "frictionless";
+            /** @enum {boolean} */
+            is_reference: false;
+            source_info: null;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
         };
         /** @description Any JSON value */
         JsonValue: string | number | boolean | null | (components["schemas"]["JsonValue"] | null)[] | {
@@ -3558,6 +3797,79 @@ export interface components {
             details?: {
                 [key: string]: string[];
             };
+        };
+        AppRole: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            is_parent: boolean;
+            app_id: number;
+            app_name: string;
+            app_slug: string;
+            parent_id: number | null;
+            parent_role_slug: string | null;
+            permissions: string[];
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        SiteRole: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            created_at: string | null;
+            updated_at: string | null;
+            app_roles: components["schemas"]["AppRole"][];
+        };
+        Bucket: {
+            id: number;
+            uuid: string;
+            name: string;
+            slug: string;
+            visibility: string;
+            file_size_limit: number;
+            allowed_mime_types: string[];
+            app_category: string;
+            storage_provider: string;
+            app: number;
+            object_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        StorageObject: {
+            id: number;
+            uuid: string;
+            bucket: number;
+            bucket_slug: string;
+            bucket_name: string;
+            filename: string;
+            file_path: string;
+            file_url: string;
+            size: number;
+            mimetype: string;
+            etag: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            visibility: string | null;
+            is_office_editable: boolean;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        StorageObjectSearchItem: {
+            id: number;
+            uuid: string;
+            filename: string;
+            file: string;
+            size: number;
+            mimetype: string;
+            created_at: string | null;
+            updated_at: string | null;
         };
     };
     responses: never;
@@ -4027,7 +4339,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["User"][];
                     };
                 };
             };
@@ -4089,7 +4401,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4159,7 +4471,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["User"][];
                     };
                 };
             };
@@ -4221,7 +4533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4279,7 +4591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserDetail"];
                 };
             };
             /** @description The input is not valid */
@@ -4351,7 +4663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4479,7 +4791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4537,7 +4849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserDetail"];
                 };
             };
             /** @description The input is not valid */
@@ -4609,7 +4921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4737,7 +5049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4795,7 +5107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4862,7 +5174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -5004,8 +5316,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5130,8 +5441,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5185,8 +5495,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5256,8 +5565,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5376,8 +5684,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5447,8 +5754,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5563,7 +5869,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -5621,7 +5929,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -5765,7 +6075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -5909,7 +6219,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -5968,7 +6278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6040,7 +6350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6156,7 +6466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6228,7 +6538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6344,7 +6654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6403,7 +6713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6462,7 +6772,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6521,7 +6831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6589,7 +6899,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Invitation"][];
                     };
                 };
             };
@@ -6663,7 +6973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6731,7 +7041,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Invitation"][];
                     };
                 };
             };
@@ -6805,7 +7115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6864,7 +7174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6923,7 +7233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6982,7 +7292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7041,7 +7351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7100,7 +7410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7159,7 +7469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7217,7 +7527,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        uuid: string;
+                        invitee_identifier: string;
+                        organization: {
+                            slug: string;
+                            name: string;
+                        };
+                        invited_by: string | null;
+                        permissions: string[];
+                        invitation_config?: unknown;
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        expires_at: string;
+                        created_at: string;
+                        accepted_at: string | null;
+                        invitee_has_account: boolean;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7266,7 +7592,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        uuid: string;
+                        invitee_identifier: string;
+                        organization: {
+                            slug: string;
+                            name: string;
+                        };
+                        invited_by: string | null;
+                        permissions: string[];
+                        invitation_config?: unknown;
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        expires_at: string;
+                        created_at: string;
+                        accepted_at: string | null;
+                        invitee_has_account: boolean;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7322,7 +7664,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        invitation: components["schemas"]["Invitation"];
+                        user: {
+                            uuid: string;
+                            username: string;
+                            email: string;
+                        };
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7387,7 +7737,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        invitation: components["schemas"]["Invitation"];
+                        user: {
+                            uuid: string;
+                            username: string;
+                            email: string;
+                        };
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7453,7 +7811,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7511,7 +7869,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7571,7 +7929,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7639,7 +7997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -7707,7 +8065,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7775,7 +8133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -7833,7 +8191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -7901,7 +8259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -8015,7 +8373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -8083,7 +8441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -8197,7 +8555,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -8255,7 +8615,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -8389,7 +8751,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Domain"][];
                     };
                 };
             };
@@ -8456,7 +8818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8522,7 +8884,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Domain"][];
                     };
                 };
             };
@@ -8589,7 +8951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8648,7 +9010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8715,7 +9077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8839,7 +9201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8898,7 +9260,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8965,7 +9327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -9089,7 +9451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -10322,7 +10684,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Group"][];
                     };
                 };
             };
@@ -10380,7 +10742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10436,7 +10798,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Group"][];
                     };
                 };
             };
@@ -10494,7 +10856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10543,7 +10905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10611,7 +10973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10725,7 +11087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10793,7 +11155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10915,7 +11277,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Permission"][];
                     };
                 };
             };
@@ -10973,7 +11335,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Permission"][];
                     };
                 };
             };
@@ -11023,7 +11385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Permission"];
                 };
             };
             /** @description The input is not valid */
@@ -11081,7 +11443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Permission"];
                 };
             };
             /** @description The input is not valid */
@@ -11297,7 +11659,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["SecretType"][];
                     };
                 };
             };
@@ -11377,7 +11739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SecretType"];
                 };
             };
             /** @description The input is not valid */
@@ -11447,7 +11809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SecretType"];
                 };
             };
             /** @description The input is not valid */
@@ -11527,7 +11889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SecretType"];
                 };
             };
             /** @description The input is not valid */
@@ -11674,7 +12036,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Secret"][];
                     };
                 };
             };
@@ -11753,7 +12115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Secret"];
                 };
             };
             /** @description The input is not valid */
@@ -11825,7 +12187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Secret"];
                 };
             };
             /** @description The input is not valid */
@@ -11905,7 +12267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Secret"];
                 };
             };
             /** @description The input is not valid */
@@ -12054,7 +12416,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["SecretHistoryEntry"][];
                     };
                 };
             };
@@ -12123,7 +12485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -12198,7 +12560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12268,7 +12630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12345,7 +12707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12490,7 +12852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12700,7 +13062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"][];
                 };
             };
             /** @description The input is not valid */
@@ -12783,7 +13145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -12854,7 +13216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -12938,7 +13300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -13091,7 +13453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -13233,7 +13595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -13304,7 +13666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -13385,7 +13747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"];
                 };
             };
             /** @description The input is not valid */
@@ -18261,7 +18623,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["AppRole"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -18348,7 +18710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18419,7 +18781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18498,7 +18860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18571,7 +18933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -18649,7 +19014,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SiteRole"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -18733,7 +19098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18803,7 +19168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18881,7 +19246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18951,7 +19316,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20106,7 +20474,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Bucket"][];
                     };
                 };
             };
@@ -20199,7 +20567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Bucket"];
                 };
             };
             /** @description The input is not valid */
@@ -20270,7 +20638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Bucket"];
                 };
             };
             /** @description The input is not valid */
@@ -20427,7 +20795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Bucket"];
                 };
             };
             /** @description The input is not valid */
@@ -20535,7 +20903,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["StorageObject"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -20617,8 +20985,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -20697,8 +21064,13 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            uploaded: components["schemas"]["StorageObject"][];
+                            failed: {
+                                filename: string;
+                                error: string;
+                            }[];
+                        };
                         total?: number;
                     };
                 };
@@ -20772,8 +21144,10 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            deleted: string[];
+                            not_found: string[];
+                        };
                         total?: number;
                     };
                 };
@@ -20861,8 +21235,11 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            objects: components["schemas"]["StorageObjectSearchItem"][];
+                            count: number;
+                            bucket: string;
+                        };
                         total?: number;
                     };
                 };
@@ -20938,8 +21315,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21015,8 +21391,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21089,8 +21464,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21171,8 +21545,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21253,8 +21626,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21324,8 +21696,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21406,8 +21777,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
