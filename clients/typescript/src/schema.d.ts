@@ -3822,6 +3822,31 @@ export interface components {
             updated_at: string | null;
             app_roles: components["schemas"]["AppRole"][];
         };
+        SocialAppListItem: {
+            id: number;
+            provider: string;
+            provider_id: string;
+            name: string;
+            provider_display: string;
+            is_configured: boolean;
+            icon: string | null;
+            auto_redirect: boolean;
+        };
+        SocialApp: {
+            id: number;
+            provider: string;
+            provider_id: string;
+            name: string;
+            client_id: string;
+            /** @description Masked, except in the answer to a create */
+            secret: string;
+            key: string;
+            settings: {
+                [key: string]: unknown;
+            };
+            provider_display: string;
+            is_configured: boolean;
+        };
         Bucket: {
             id: number;
             uuid: string;
@@ -20034,7 +20059,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SocialAppListItem"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -20095,8 +20120,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SocialApp"];
                         total?: number;
                     };
                 };
@@ -20147,7 +20171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SocialApp"];
                 };
             };
             /** @description The input is not valid */
@@ -20288,8 +20312,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SocialApp"];
                         total?: number;
                     };
                 };
