@@ -74,7 +74,8 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'events',
     entry: 'functions/events/handler.ts',
     routes: eventsRoutes,
-    uses: [],
+    // The functions' signing secrets are stored sealed.
+    uses: ['secrets-key'],
     loadHandler: async () => (await import('./events/handler.ts')).handler,
   },
   {

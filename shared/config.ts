@@ -48,6 +48,7 @@ const settingsSchema = z.object({
   DATABASE_HOST: z.string().min(1).optional(),
   DATABASE_NAME: z.string().min(1).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
   ADMIN_USERNAME: z.string().min(1).default('admin'),
   ADMIN_EMAIL: z.string().email().default('admin@example.com'),
   ADMIN_PASSWORD: z.string().min(8).optional(),
@@ -136,6 +137,11 @@ const settingsSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
     .optional(),
+  /** Deployed: the CloudFront KeyValueStore the edge reads host → build from; unset locally. */
+  HOSTING_KVS_ARN: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:cloudfront::\d{12}:key-value-store\/[A-Za-z0-9-]+$/, 'must be a CloudFront KeyValueStore ARN')
+    .optional(),
   HOSTING_MAX_ARCHIVE_BYTES: z.coerce
     .number()
     .int()
@@ -173,6 +179,15 @@ export interface Config {
     host?: string;
     name?: string;
     poolMax: number;
+    /**
+     * statement_timeout of each connection to DATABASE_URL (0: none): a statement still running when
+     * API Gateway has given up on the request (30 s) only holds a connection. Past it the request is
+     * answered 504 and the connection goes back to the pool. Statements that need longer (DDL of
+     * schema migrations) set their own with SET LOCAL. Not sent behind RDS Proxy (the deployed
+     * secret): whether the proxy takes it without pinning sessions is not checked; the proxy's init
+     * query would be the place for it there.
+     */
+    statementTimeoutMs: number;
   };
   admin: { username: string; email: string; password?: string; passwordSecretArn?: string };
   platformDomain: string;
@@ -253,6 +268,8 @@ export interface HostingConfig {
   siteUrl: string;
   /** Build files: a folder locally (DATA_DIR/builds), the builds bucket behind CloudFront when deployed. */
   store: FilesystemStoreConfig | S3StoreConfig;
+  /** Deployed: the KeyValueStore holding host → active build prefix for the edge; unset locally. */
+  hostMapArn?: string;
   limits: ArchiveLimits;
 }
 
@@ -352,6 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host: s.DATABASE_HOST,
       name: s.DATABASE_NAME,
       poolMax: s.DATABASE_POOL_MAX,
+      statementTimeoutMs: s.DATABASE_STATEMENT_TIMEOUT_MS,
     },
     admin: {
       username: s.ADMIN_USERNAME,
@@ -421,6 +439,7 @@ function hostingOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): H
       s.HOSTING_BUCKET === undefined
         ? { backend: 'filesystem', root: path.join(s.DATA_DIR, 'builds') }
         : s3StoreOf(s, env, s.HOSTING_BUCKET),
+    ...(s.HOSTING_KVS_ARN === undefined ? {} : { hostMapArn: s.HOSTING_KVS_ARN }),
     limits: {
       archiveBytes: s.HOSTING_MAX_ARCHIVE_BYTES,
       entries: s.HOSTING_MAX_ENTRIES,

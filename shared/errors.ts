@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'INTERNAL_ERROR'
   | 'BAD_GATEWAY'
   | 'SERVICE_UNAVAILABLE'
-  | 'GATEWAY_TIMEOUT';
+  | 'GATEWAY_TIMEOUT'
+  | 'INSUFFICIENT_STORAGE';
 
 /** Messages per field, as in `errors: {username: ['A user with that username already exists.']}`. */
 export type FieldErrors = Record<string, string[]>;

@@ -3,6 +3,7 @@
 // once (a duplicate delivery finds it claimed and runs nothing).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord, SQSBatchResponse } from 'aws-lambda';
+import { loadSecretsKey } from '#shared/crypto/secrets-key.ts';
 import { consumePostEvent, type PostEventMessage } from '#shared/events/post-events.ts';
 import { getRuntime } from '#shared/runtime/runtime.ts';
 
@@ -11,7 +12,11 @@ const processor = new BatchProcessor(EventType.SQS);
 async function recordHandler(record: SQSRecord): Promise<void> {
   const runtime = await getRuntime();
   const message = JSON.parse(record.body) as PostEventMessage;
-  await consumePostEvent(runtime.db, message, { allowPrivate: runtime.config.outboundAllowPrivateNetworks });
+  const { config } = runtime;
+  await consumePostEvent(runtime.db, message, {
+    allowPrivate: config.outboundAllowPrivateNetworks,
+    secretsKey: () => loadSecretsKey(config),
+  });
 }
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {

@@ -1,11 +1,12 @@
 // What one deployment does to the platform's state before the API takes traffic: the signing key
-// and the secrets key exist, platform and tenant schemas are current (social app secrets stored before
-// they were sealed are sealed), and the superuser exists. Safe to run again.
+// and the secrets key exist, platform and tenant schemas are current (social app secrets and function
+// signing secrets stored before they were sealed are sealed), and the superuser exists. Safe to run again.
 import type { Config } from '#shared/config.ts';
 import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
 import type { Database } from '#shared/db/database.ts';
 import { parseSecretsKey } from '#shared/crypto/secrets-key.ts';
 import { prepareDatabase } from '#shared/db/open-database.ts';
+import { sealLegacySigningSecrets } from '#shared/events/seal-legacy-signing-secrets.ts';
 import { sealLegacySocialSecrets } from '#shared/social/seal-legacy-social-secrets.ts';
 import { ensureSecretsKey, ensureSigningKey, type SecretAccess, type SigningKeyOutcome } from './platform-keys.ts';
 
@@ -36,9 +37,9 @@ export async function runDeployMigration(config: Config, ports: DeployMigrationP
   const secretsKey = await ensureSecretsKey(secretsKeyId, ports.secrets);
   await prepareDatabase(ports.db, ports.migrationsDir);
   // The key as just ensured, read through the same port.
-  await sealLegacySocialSecrets(ports.db, async () =>
-    parseSecretsKey(await ports.secrets.read(secretsKeyId), 'SECRETS_ENCRYPTION_KEY_SECRET_ARN'),
-  );
+  const readSecretsKey = async () => parseSecretsKey(await ports.secrets.read(secretsKeyId), 'SECRETS_ENCRYPTION_KEY_SECRET_ARN');
+  await sealLegacySocialSecrets(ports.db, readSecretsKey);
+  await sealLegacySigningSecrets(ports.db, readSecretsKey);
   const { username, created } = await ensureSuperuser(ports.db, config);
   return { signingKey, secretsKey, superuser: { username, created } };
 }

@@ -3,6 +3,7 @@
 // of one role (add, replace, set expiry, remove) and the roles of one user (`me`: the caller).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import { emptyPage } from '#shared/db/counted-page.ts';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors.ts';
 import { holdsSitePermission, siteStanding } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -202,7 +203,7 @@ export async function changeRoleUsers(
   });
 }
 
-/** The roles of a user: anyone reads their own (`me`); others' need manage_site_users. */
+/** The roles of a user in the site: anyone reads their own (`me`); others' need manage_site_users. */
 export async function userRoles(
   db: Queryable,
   site: Tenant,
@@ -215,7 +216,9 @@ export async function userRoles(
   if (!caller.isSuperuser && !holdsSitePermission(caller, await siteStanding(db, site, caller.id), 'manage_site_users')) {
     throw new PermissionDeniedError("Reading another user's roles needs manage_site_users or admin_site on this site.");
   }
+  // A username that names nobody holds no roles here, like one of another organization's users:
+  // the same empty page for both, so the answer does not tell who exists on the platform.
   const [user] = await usersByUsernames(db, [username]);
-  if (user === undefined) throw new NotFoundError(`User "${username}" not found.`);
+  if (user === undefined) return emptyPage(filter.page);
   return listUserRoles(db, site, user.id, filter);
 }

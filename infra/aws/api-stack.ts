@@ -23,8 +23,8 @@ export interface ApiStackProps extends StackProps {
   secretsKey: ISecret;
   /** The bucket of object bytes, for the groups that use the object store. */
   objects: IBucket;
-  /** The builds bucket, for the groups that serve frontend builds. */
-  hosting: Pick<HostingStack, 'builds'>;
+  /** The builds bucket and the edge's host → build map, for the groups that manage frontend builds. */
+  hosting: Pick<HostingStack, 'builds' | 'hostMap'>;
   settings: DeploySettings;
   groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files'>[];
 }
@@ -74,7 +74,12 @@ export class ApiStack extends Stack {
       database: props.database,
       settings: props.settings,
     });
-    this.userEvents = new UserEvents(this, 'UserEvents', { vpc: props.vpc, database: props.database, settings: props.settings });
+    this.userEvents = new UserEvents(this, 'UserEvents', {
+      vpc: props.vpc,
+      database: props.database,
+      secretsKey: props.secretsKey,
+      settings: props.settings,
+    });
 
     const functions = new Map<string, TesseraFunction>();
     for (const group of props.groups) {
@@ -96,7 +101,7 @@ export class ApiStack extends Stack {
       if (group.uses.includes('secrets-key')) fn.bindSecretsKey(props.secretsKey);
       if (group.uses.includes('email')) fn.bindEmail(props.settings);
       if (group.uses.includes('object-store')) fn.bindObjectStore(props.objects);
-      if (group.uses.includes('hosted-builds')) fn.bindHostedBuilds(props.hosting.builds, props.settings.hostedDomain);
+      if (group.uses.includes('hosted-builds')) fn.bindHostedBuilds(props.hosting, props.settings.hostedDomain);
       if (group.uses.includes('document-library') && props.settings.documentLibrary !== undefined) {
         fn.bindDocumentLibrary(props.settings.documentLibrary);
       }

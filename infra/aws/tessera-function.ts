@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { Annotations, AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
+import type { IKeyValueStore } from 'aws-cdk-lib/aws-cloudfront';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, type FunctionOptions } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -171,12 +172,14 @@ export class TesseraFunction extends LambdaFunction {
   }
 
   /**
-   * Frontend builds: the builds bucket (files of every build) and the hosted domain the workers'
-   * subdomains live under. (Writing the CloudFront KeyValueStore on activation is not wired yet, so
-   * the function gets no rights on it.)
+   * Frontend builds: the builds bucket (files of every build), the KeyValueStore the edge reads
+   * host → active build from (exactly the calls shared/hosting/kvs-host-mappings.ts makes), and the
+   * hosted domain the workers' subdomains live under.
    */
-  bindHostedBuilds(bucket: IBucket, hostedDomain: string | undefined): this {
+  bindHostedBuilds(hosting: { builds: IBucket; hostMap: IKeyValueStore }, hostedDomain: string | undefined): this {
+    const { builds: bucket, hostMap } = hosting;
     this.addEnvironment('HOSTING_BUCKET', bucket.bucketName);
+    this.addEnvironment('HOSTING_KVS_ARN', hostMap.keyValueStoreArn);
     if (hostedDomain !== undefined) this.addEnvironment('HOSTED_DOMAIN', hostedDomain);
     this.addToRolePolicy(
       new PolicyStatement({
@@ -185,6 +188,16 @@ export class TesseraFunction extends LambdaFunction {
       }),
     );
     this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'cloudfront-keyvaluestore:DescribeKeyValueStore',
+          'cloudfront-keyvaluestore:PutKey',
+          'cloudfront-keyvaluestore:DeleteKey',
+        ],
+        resources: [hostMap.keyValueStoreArn],
+      }),
+    );
     return this;
   }
 

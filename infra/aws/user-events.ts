@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -24,6 +25,8 @@ const FUNCTION_TIMEOUT = Duration.seconds(300);
 export interface UserEventsProps {
   vpc: IVpc;
   database: DatabaseAccess;
+  /** Opens the functions' sealed signing secrets. */
+  secretsKey: ISecret;
   settings: DeploySettings;
 }
 
@@ -49,13 +52,17 @@ export class UserEvents extends Construct {
       entry: 'functions/events/pre-event-task.ts',
       serviceName: 'tessera-event-runner',
       description: 'Tessera PRE-event task: runs one subscribed function',
-    }).bindDatabase(props.database);
+    })
+      .bindDatabase(props.database)
+      .bindSecretsKey(props.secretsKey);
     this.consumer = new TesseraFunction(this, 'ConsumerFunction', {
       ...common,
       entry: 'functions/events/post-event-consumer.ts',
       serviceName: 'tessera-event-consumer',
       description: 'Tessera POST-event consumer: runs queued subscriber invocations',
-    }).bindDatabase(props.database);
+    })
+      .bindDatabase(props.database)
+      .bindSecretsKey(props.secretsKey);
 
     const logs = new LogGroup(this, 'PreEventLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     this.preEvents = new StateMachine(this, 'PreEvents', {

@@ -1,22 +1,18 @@
 // Serves frontend builds on the dev server, as CloudFront does deployed: a request whose host is a
 // worker's full domain under the hosted domain gets a file of that worker's active build. A path
 // that names no file and has no extension gets index.html (single-page apps route in the browser).
-// index.html is revalidated on every load (no-cache); hashed assets are cached for good (immutable);
-// every answer carries an ETag and a matching If-None-Match gets 304.
+// Content-Type and Cache-Control follow the rule the deployed objects carry too
+// (shared/hosting/build-file-headers.ts); every answer carries an ETag and a matching If-None-Match
+// gets 304.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import mime from 'mime-types';
 import type { Runtime } from '#shared/runtime/runtime.ts';
+import { buildFileHeaders } from '#shared/hosting/build-file-headers.ts';
 import { buildFileKey, requestedSegments } from '#shared/hosting/build-keys.ts';
 import { buildStoreFor } from '#shared/hosting/build-store.ts';
 import { activeBuildPrefix } from '#shared/hosting/hosted-domains.ts';
 import type { ObjectDownload } from '#shared/storage/object-store.ts';
 import { ObjectMissingError } from '#shared/storage/storage-errors.ts';
-
-/** `app.3f9a1c2e.js`, `index-B4x_2aQ9.css`: a name part of 8+ characters with a digit, before the extension. */
-const HASHED_NAME = /[.-](?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{8,}\.[A-Za-z0-9]+$/;
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-const REVALIDATE = 'no-cache';
 
 /** The host of a request without its port, lower-cased; undefined when it is not under the hosted domain. */
 export function hostedHostOf(request: IncomingMessage, hostedDomain: string): string | undefined {
@@ -79,9 +75,10 @@ export async function serveHostedBuild(
     plain(response, 404, 'Not Found');
     return true;
   }
+  const { contentType, cacheControl } = buildFileHeaders(name);
   const headers: Record<string, string> = {
-    'Content-Type': mime.contentType(name) || 'application/octet-stream',
-    'Cache-Control': name !== 'index.html' && HASHED_NAME.test(name) ? IMMUTABLE : REVALIDATE,
+    'Content-Type': contentType,
+    'Cache-Control': cacheControl,
     ETag: file.etag,
     'Last-Modified': file.lastModified.toUTCString(),
     'X-Content-Type-Options': 'nosniff',

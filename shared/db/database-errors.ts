@@ -148,11 +148,63 @@ const CLIENT_SYNTAX_RULE_CODES = new Set([
   '42P17',
 ]);
 
+/**
+ * What the driver reports when it cannot reach the server or loses the connection: node's socket
+ * errors and postgres.js's own codes (a connection ended, closed or destroyed under a query, or not
+ * made within its connect timeout). They say nothing about the request, only that the database is
+ * away for now: the client is to come back shortly.
+ */
+const CONNECTION_LOSS_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'CONNECTION_ENDED',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+]);
+
+/**
+ * SQLSTATEs that mean the server is away or going away, not that the statement is wrong: class 08
+ * (connection exceptions), an administrator or crash shutdown (57P01, 57P02), a server starting up
+ * (57P03), too many connections (53300).
+ */
+function isUnavailableState(code: string): boolean {
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+}
+
+/** Seconds a client should wait before sending again while the database is unavailable. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = '2';
+
+/** Whether the error (or one it wraps) is the driver losing or not reaching the server. */
+function isConnectionLoss(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    const code = (current as unknown as Record<string, unknown>).code;
+    if (typeof code === 'string' && CONNECTION_LOSS_CODES.has(code)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+function databaseUnavailable(cause: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError('The database is not available right now; try again shortly', {
+    cause,
+    headers: { 'Retry-After': UNAVAILABLE_RETRY_AFTER_SECONDS },
+  });
+}
+
 /** Returns the domain error for a database failure; anything unknown passes through unchanged. */
 export function mapDatabaseError(error: unknown): unknown {
   if (error instanceof AppError) return error;
+  if (isConnectionLoss(error)) return databaseUnavailable(error);
   const failure = readPostgresFailure(error);
   if (failure === undefined) return error;
+  if (isUnavailableState(failure.code)) return databaseUnavailable(error);
   const options: AppErrorOptions = { cause: error };
   switch (failure.code) {
     case '23505':
@@ -187,9 +239,6 @@ export function mapDatabaseError(error: unknown): unknown {
     case '40001':
     case '40P01':
       return new LockTimeoutError(options);
-    case '53300':
-    case '57P03':
-      return new ServiceUnavailableError('The database is not accepting connections right now', options);
   }
   // Whole classes that only a client's values reach: data exceptions, integrity rules, limits.
   if (failure.code.startsWith('22')) {

@@ -252,6 +252,20 @@ export interface PostgresConnectionOptions {
   poolMax?: number;
   /** Named prepared statements pin connections behind RDS Proxy; turn them off there. */
   prepare?: boolean;
+  /** statement_timeout of every connection, sent when it connects (unset or 0: the server's). */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * Seconds the driver waits before connecting again after a connection failed, by failures so far
+ * (counted across the pool, reset by the first success). postgres.js's default grows to 20 s; the
+ * requests queued for a connection wait that long, both while the database is away (each is refused
+ * with a 503 only when the attempt made for it fails) and after it is back. Capped at half a second,
+ * a request during an outage is answered within about that, and the pool is whole again about that
+ * long after the database returns (fault test: test/integration/faults/database-unavailable.test.ts).
+ */
+function reconnectPauseSeconds(failures: number): number {
+  return Math.min(0.01 * 2 ** failures, 0.5);
 }
 
 export async function connectPostgres(options: PostgresConnectionOptions): Promise<Database> {
@@ -260,8 +274,12 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
   const client = postgres(options.url, {
     max: options.poolMax ?? 10,
     prepare: options.prepare ?? true,
+    backoff: reconnectPauseSeconds,
     onnotice: () => undefined,
-    connection: { application_name: 'tessera' },
+    connection: {
+      application_name: 'tessera',
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    },
   });
   const orm = drizzle(client, { schema: platformSchema }) as unknown as Orm;
   const runMigrations: MigrationRunner = async (folder) => {

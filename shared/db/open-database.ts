@@ -29,7 +29,11 @@ async function urlFromSecret(config: Config['database']): Promise<string> {
 
 export async function openDatabase(config: Config): Promise<Database> {
   if (config.database.url !== undefined) {
-    return connectPostgres({ url: config.database.url, poolMax: config.database.poolMax });
+    return connectPostgres({
+      url: config.database.url,
+      poolMax: config.database.poolMax,
+      statementTimeoutMs: config.database.statementTimeoutMs,
+    });
   }
   if (config.database.secretArn !== undefined) {
     // RDS Proxy pins sessions that use named prepared statements, so they are off there.

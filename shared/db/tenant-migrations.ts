@@ -474,4 +474,14 @@ export const tenantMigrations: readonly TenantMigration[] = [
       )`,
     ],
   },
+  {
+    version: 16,
+    name: 'sealed function signing secrets',
+    statements: (schema) => [
+      // As social_apps.secret_sealed (migration 12): the signing secret sealed with the secrets key
+      // (shared/events/signing-secrets.ts); start-up seals rows written before and empties their
+      // plaintext, which new rows never hold.
+      sql`alter table ${schema}.functions add column signing_secret_sealed jsonb`,
+    ],
+  },
 ];

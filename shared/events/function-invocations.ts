@@ -8,6 +8,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { openSigningSecret, storedSigningSecretOf, type StoredSigningSecret } from './signing-secrets.ts';
 import { callWebhook, type WebhookOptions, type WebhookOutcome } from './webhook-call.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
@@ -17,7 +18,7 @@ export interface SubscribedFunction {
   name: string;
   slug: string;
   webhookUrl: string;
-  signingSecret: string;
+  storedSecret: StoredSigningSecret;
   timeoutSeconds: number;
   isActive: boolean;
 }
@@ -51,10 +52,24 @@ export async function findSubscribedFunction(db: Queryable, site: Site, function
     name: String(row.name),
     slug: String(row.slug),
     webhookUrl: String(row.webhook_url),
-    signingSecret: String(row.signing_secret),
+    storedSecret: storedSigningSecretOf(row),
     timeoutSeconds: Number(row.timeout_seconds),
     isActive: Boolean(row.is_active),
   };
+}
+
+export interface InvocationOptions extends WebhookOptions {
+  /** The secrets key, loaded only when a sealed signing secret is opened. */
+  secretsKey: () => Promise<Buffer>;
+}
+
+/** The function's signing secret in clear, or undefined when it cannot be opened (a changed key). */
+async function signingSecretOf(site: Site, fn: SubscribedFunction, options: InvocationOptions): Promise<string | undefined> {
+  try {
+    return await openSigningSecret(options.secretsKey, site.schemaName, fn.id, fn.storedSecret);
+  } catch {
+    return undefined;
+  }
 }
 
 export type InvocationResult = WebhookOutcome & { skipped?: boolean };
@@ -68,7 +83,7 @@ export async function runInvocation(
   site: Site,
   invocationId: string,
   params: unknown,
-  options: WebhookOptions & { budgetMs?: number; maxAttempts?: number },
+  options: InvocationOptions & { budgetMs?: number; maxAttempts?: number },
 ): Promise<InvocationResult> {
   const [claimed] = await db.rows<{ function_id: number; event: string }>(sql`
     update ${tenantTable(site, 'function_invocations')} set status = 'running', started_at = now(), attempts = attempts + 1
@@ -76,12 +91,14 @@ export async function runInvocation(
     returning function_id, event`);
   if (claimed === undefined) return { ok: true, skipped: true };
   const fn = await findSubscribedFunction(db, site, Number(claimed.function_id));
+  const secret = fn === undefined ? undefined : await signingSecretOf(site, fn, options);
   let outcome: WebhookOutcome;
   if (fn === undefined || !fn.isActive) outcome = { ok: false, error: 'the function is inactive or gone' };
+  else if (secret === undefined) outcome = { ok: false, error: 'the signing secret cannot be opened with the secrets key' };
   else {
     const timeoutMs = Math.min(fn.timeoutSeconds * 1000, options.budgetMs ?? Number.POSITIVE_INFINITY);
     outcome = await callWebhook(
-      { url: fn.webhookUrl, secret: fn.signingSecret, timeoutMs },
+      { url: fn.webhookUrl, secret, timeoutMs },
       { event: claimed.event, params, invocation_id: invocationId },
       options,
     );

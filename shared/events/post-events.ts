@@ -6,9 +6,8 @@
 import type { Queryable } from '#shared/db/database.ts';
 import { describeError, systemLog } from '#shared/logger.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
-import { runInvocation } from './function-invocations.ts';
+import { runInvocation, type InvocationOptions } from './function-invocations.ts';
 import { publishResult, subscriberInvocations, type PublishResult } from './pre-events.ts';
-import type { WebhookOptions } from './webhook-call.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
 
@@ -23,7 +22,7 @@ export interface PostEventMessage {
 export const MAX_RECEIVES = 3;
 
 /** The consumer: runs one message's invocation; throws when it failed, so the queue delivers it again. */
-export async function consumePostEvent(db: Queryable, message: PostEventMessage, options: WebhookOptions): Promise<void> {
+export async function consumePostEvent(db: Queryable, message: PostEventMessage, options: InvocationOptions): Promise<void> {
   const outcome = await runInvocation(db, { schemaName: message.schema_name }, message.invocation_id, message.params, {
     ...options,
     maxAttempts: MAX_RECEIVES,
@@ -97,7 +96,7 @@ export async function publishPostEvent(
 }
 
 /** The queue POST events go to: SQS when its URL is configured (deployed), else this process's. */
-export async function eventQueueFor(db: Queryable, queueUrl: string | undefined, options: WebhookOptions): Promise<EventQueue> {
+export async function eventQueueFor(db: Queryable, queueUrl: string | undefined, options: InvocationOptions): Promise<EventQueue> {
   if (queueUrl === undefined) return localEventQueue(db, options);
   const { sqsEventQueue } = await import('./sqs-event-queue.ts');
   return sqsEventQueue(queueUrl);
@@ -106,7 +105,7 @@ export async function eventQueueFor(db: Queryable, queueUrl: string | undefined,
 const localQueues = new WeakMap<Queryable, LocalEventQueue>();
 
 /** This process's queue over `db` (the dev server's, a test app's). */
-export function localEventQueue(db: Queryable, options: WebhookOptions): LocalEventQueue {
+export function localEventQueue(db: Queryable, options: InvocationOptions): LocalEventQueue {
   let queue = localQueues.get(db);
   if (queue === undefined) {
     queue = new LocalEventQueue((message) => consumePostEvent(db, message, options));

@@ -9,7 +9,7 @@ import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { LOCAL_TASK_ARN, substituteDefinition, type ExecutionOutcome } from '#shared/workflows/state-machine.ts';
 import definition from '#infra/state-machines/pre-event.asl.json' with { type: 'json' };
-import { createInvocations, runInvocation, type InvocationTask } from './function-invocations.ts';
+import { createInvocations, runInvocation, type InvocationOptions, type InvocationTask } from './function-invocations.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
 
@@ -31,8 +31,7 @@ export interface PublishResult {
   };
 }
 
-export interface EventOptions {
-  allowPrivate: boolean;
+export interface EventOptions extends InvocationOptions {
   /** What is left of the request's time for the subscribers (a function's own timeout may be shorter). */
   budgetMs: number;
   /** Deployed: the Express state machine, run synchronously; unset runs the same ASL in-process. */
@@ -90,9 +89,10 @@ interface TaskOutcome {
 }
 
 /** The Task state's work: run one invocation and report, never throw (the caller judges). */
-export async function runFunctionTask(db: Queryable, input: Record<string, unknown>, allowPrivate: boolean): Promise<TaskOutcome> {
+export async function runFunctionTask(db: Queryable, input: Record<string, unknown>, options: InvocationOptions): Promise<TaskOutcome> {
   const outcome = await runInvocation(db, { schemaName: String(input.schema_name) }, String(input.invocation_id), input.params, {
-    allowPrivate,
+    allowPrivate: options.allowPrivate,
+    secretsKey: options.secretsKey,
     budgetMs: Number(input.budget_ms),
   });
   return { function_id: Number(input.function_id), ok: outcome.ok, error: outcome.error ?? null };
@@ -107,7 +107,7 @@ async function runPreEventMachine(db: Queryable, input: Record<string, unknown>,
   if (process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS === 'excluded') throw new Error('PRE_EVENT_STATE_MACHINE_ARN is not set');
   const { runLocalStateMachine } = await import('#shared/workflows/local-state-machine.ts');
   return runLocalStateMachine(substituteDefinition(definition, { [FUNCTION_RUNNER_ARN_SUBSTITUTION]: LOCAL_TASK_ARN }), input, {
-    handlers: { RunFunction: (taskInput) => runFunctionTask(db, taskInput, options.allowPrivate) },
+    handlers: { RunFunction: (taskInput) => runFunctionTask(db, taskInput, options) },
   });
 }
 

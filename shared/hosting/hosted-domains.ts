@@ -1,7 +1,8 @@
 // Which build a host serves: the hosted domain registry's `build_prefix` for a full domain, read
-// by whoever serves builds (the dev server). Answers are kept a few seconds, and the hosting
-// service forgets a domain as soon as it changes (activation, subdomain change, delete), so in this
-// process a change shows at once; deployed, the same mapping lives in the CloudFront KeyValueStore.
+// by whoever serves builds (the dev server). Answers are kept a few seconds, and the local host
+// mapping store (host-mappings.ts) forgets a domain as soon as it changes (activation, subdomain
+// change, delete), so in this process a change shows at once; deployed, the hosting service writes
+// the same mapping to the CloudFront KeyValueStore instead.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 

@@ -3,14 +3,20 @@
 // or the new ones, never half an upload, and an upload refused half-way leaves nothing behind.
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, type Stats, type WriteStream } from 'node:fs';
+import { createWriteStream, type Stats } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ByteLimit } from './byte-limit.ts';
 import type { ByteRange, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
-import { ObjectMissingError, RangeNotSatisfiableError, StorageUnavailableError } from './storage-errors.ts';
+import {
+  InsufficientStorageError,
+  isOutOfSpace,
+  ObjectMissingError,
+  RangeNotSatisfiableError,
+  StorageUnavailableError,
+} from './storage-errors.ts';
 
 /**
  * Bytes buffered per file stream. Node's 16 KB default (64 KB for reads) stops the pipe after every
@@ -49,11 +55,19 @@ function infoOf(stats: Stats): StoredObjectInfo {
   };
 }
 
+/** Opens the stream an upload's bytes are written to (a file stream; a test gives one that fills up). */
+export type OpenWriteStream = (file: string) => Writable;
+
+const openFileStream: OpenWriteStream = (file) => createWriteStream(file, FILE_STREAM_BUFFER);
+
 export class FilesystemObjectStore implements ObjectStore {
   readonly provider = 'filesystem' as const;
   private readonly root: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly openWriteStream: OpenWriteStream = openFileStream,
+  ) {
     this.root = path.resolve(root);
   }
 
@@ -75,11 +89,11 @@ export class FilesystemObjectStore implements ObjectStore {
   async put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObjectInfo> {
     const file = this.fileOf(key);
     const temporary = this.temporaryFile();
-    let sink: WriteStream | undefined;
+    let sink: Writable | undefined;
     try {
       const counter = new ByteLimit(options);
       await mkdir(path.dirname(temporary), { recursive: true });
-      sink = createWriteStream(temporary, FILE_STREAM_BUFFER);
+      sink = this.openWriteStream(temporary);
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, sink);
       return { ...(await this.moveIntoPlace(temporary, file)), contentType: options.contentType };
     } catch (error) {
@@ -88,7 +102,7 @@ export class FilesystemObjectStore implements ObjectStore {
       // temporary file: removing it before the stream has closed would leave the file behind.
       if (sink !== undefined && !sink.closed) await once(sink, 'close').catch(() => undefined);
       await rm(temporary, { force: true });
-      throw error;
+      throw isOutOfSpace(error) ? new InsufficientStorageError({ cause: error }) : error;
     }
   }
 

@@ -29,6 +29,8 @@ export interface StoredObjectInfo {
 
 export interface PutOptions {
   contentType: string;
+  /** Kept with the object where the store can (S3), and sent by whoever serves it from there (CloudFront). */
+  cacheControl?: string;
   /** When known in advance (S3 needs it for a single PUT of a stream); adapters verify it. */
   contentLength?: number;
   /**

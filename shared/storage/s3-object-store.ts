@@ -120,7 +120,7 @@ export class S3ObjectStore implements ObjectStore {
     const counted = pipeline(body, counter, () => undefined);
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: key, Body: counted, ContentType: options.contentType },
+      params: { Bucket: this.bucket, Key: key, Body: counted, ContentType: options.contentType, CacheControl: options.cacheControl },
       partSize: this.partSize,
       queueSize: this.queueSize,
       // A failed upload aborts its multipart upload, so no part of it is kept (or billed).
@@ -145,6 +145,7 @@ export class S3ObjectStore implements ObjectStore {
           Key: key,
           Body: body,
           ContentType: options.contentType,
+          CacheControl: options.cacheControl,
           ContentLength: body.length,
         }),
       );

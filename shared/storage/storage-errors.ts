@@ -33,3 +33,19 @@ export class StorageUnavailableError extends AppError {
     super(500, 'INTERNAL_ERROR', message, options);
   }
 }
+
+/**
+ * The disk (or the quota) ran out while an upload was written: 507, and nothing was stored (the
+ * partial file is removed before this is thrown). The client may send again once room is made.
+ */
+export class InsufficientStorageError extends AppError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(507, 'INSUFFICIENT_STORAGE', 'There is no room left to store the file; nothing was stored.', options);
+  }
+}
+
+/** Whether a file-system error says the disk or the user's quota is full. */
+export function isOutOfSpace(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}

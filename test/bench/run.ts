@@ -81,6 +81,18 @@ const benchmarks: Benchmark[] = [
     run: async () => (await import('./hosting.ts')).benchHosting(),
   },
   {
+    name: 'load',
+    summary:
+      "1,000 keep-alive connections of mixed traffic (sign-ins, lists, record writes, uploads, downloads) for 60 s against npm start: 5xx, drops, p50/p99, the server's RSS",
+    run: async () => (await import('./load-mixed.ts')).benchLoad(),
+  },
+  {
+    name: 'soak',
+    summary:
+      "mixed traffic at a steady 100 requests/s for 10 minutes against npm start: the server's RSS and open descriptors over time; fails when they grow",
+    run: async () => (await import('./soak.ts')).benchSoak(),
+  },
+  {
     name: 'bundles',
     summary:
       'Lambda bundle bytes read on import (target ≤ 1 MB), cold import and import + first request (target ≤ 100 ms) per endpoint group',

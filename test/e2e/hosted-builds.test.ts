@@ -138,6 +138,29 @@ describe('serving hosted builds on the dev server', () => {
     expect(api.json.data[0].slug).toBe('web');
   });
 
+  it('moves with its worker: after a subdomain PATCH the new host serves the build and the old one nothing', async () => {
+    await createWorker(
+      app,
+      admin,
+      site,
+      { name: 'Mover', subdomain_input: 'mover' },
+      { filename: 'mover.zip', data: zipArchive([{ name: 'index.html', data: 'moving' }]) },
+    );
+    const before = await fromHost('mover.localhost', '/');
+    const patched = await app.request('PATCH', `${WORKERS}mover/`, {
+      token: admin,
+      headers: site.tenant,
+      body: { subdomain_input: 'moved' },
+    });
+    const oldHost = await fromHost('mover.localhost', '/');
+    const newHost = await fromHost('moved.localhost', '/');
+
+    expect(before.bytes.toString()).toBe('moving');
+    expect(patched.status).toBe(200);
+    expect(oldHost.json).toMatchObject({ code: 'NOT_FOUND' });
+    expect(newHost.bytes.toString()).toBe('moving');
+  });
+
   it('stops serving a deleted worker', async () => {
     await createWorker(
       app,

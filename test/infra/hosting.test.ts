@@ -78,6 +78,29 @@ describe('hosting stack', () => {
       expect(variables.HOSTING_BUCKET).toBeUndefined();
     }
   });
+
+  it('lets only the hosting function write the host map, with exactly the calls it makes, on that store alone', () => {
+    const hostingId = functionIdOf('hosting');
+    const hostMapId = synthesized.stacks.hosting.getLogicalId(synthesized.stacks.hosting.hostMap.node.defaultChild as never);
+    const environment = (resourcesOf(synthesized.api)[hostingId]!.Properties!.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    const kvsStatements = statementsOfFunction(synthesized.api, hostingId).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('cloudfront-keyvaluestore:')),
+    );
+
+    expect(referencedId(environment.HOSTING_KVS_ARN, synthesized.hosting)).toBe(hostMapId);
+    expect(kvsStatements).toHaveLength(1);
+    expect(actionsOf(kvsStatements[0]!).sort()).toEqual([
+      'cloudfront-keyvaluestore:DeleteKey',
+      'cloudfront-keyvaluestore:DescribeKeyValueStore',
+      'cloudfront-keyvaluestore:PutKey',
+    ]);
+    expect(referencedId(kvsStatements[0]!.Resource, synthesized.hosting)).toBe(hostMapId);
+    for (const group of ['auth', 'console', 'data', 'storage']) {
+      const actions = statementsOfFunction(synthesized.api, functionIdOf(group)).flatMap(actionsOf);
+      expect(actions.filter((action) => action.startsWith('cloudfront-keyvaluestore:'))).toEqual([]);
+    }
+  });
 });
 
 describe('the edge host router', () => {
@@ -131,6 +154,17 @@ describe('user event delivery', () => {
 
     expect(JSON.stringify(machine!.Properties!.DefinitionString)).toContain('RunSubscribers');
     expect(machine!.Properties!.DefinitionSubstitutions).toHaveProperty('FunctionRunnerArn');
+  });
+
+  it('gives whoever opens signing secrets (the events group, the PRE runner, the POST consumer) the secrets key', () => {
+    for (const service of ['tessera-events', 'tessera-event-runner', 'tessera-event-consumer']) {
+      const [id, fn] = Object.entries(tesseraFunctions(synthesized.api)).find(([, candidate]) => serviceNameOf(candidate) === service)!;
+      const variables = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const actions = statementsOfFunction(synthesized.api, id).flatMap(actionsOf);
+
+      expect(variables.SECRETS_ENCRYPTION_KEY_SECRET_ARN, service).toBeDefined();
+      expect(actions, service).toContain('secretsmanager:GetSecretValue');
+    }
   });
 
   it('lets only the console function start PRE events and queue POST events', () => {

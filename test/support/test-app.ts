@@ -7,6 +7,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '#shared/config.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
+import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { bootLocal } from '#infra/local/boot.ts';
 import { startDevServer, type DevServer } from '#infra/local/dev-server.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
@@ -89,8 +90,15 @@ function sendHttp(url: string, method: string, headers: Record<string, string>, 
   });
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export interface TestAppOptions {
+  /** A database the caller made (for example reached through a proxy); a fresh one by default. */
+  database?: TestDatabase;
+  /** An object store the caller made (for example one whose disk fills up); the configured one by default. */
+  objectStore?: ObjectStore;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -108,7 +116,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...GENEROUS_RATE_LIMITS,
     ...env,
   });
-  const { runtime } = await bootLocal(config, { db: database.db });
+  const { runtime } = await bootLocal(config, { db: database.db, objectStore: options.objectStore });
   const server: DevServer = await startDevServer(0);
 
   const request = async (method: string, route: string, options: RequestOptions = {}): Promise<ApiResponse> => {

@@ -7,7 +7,7 @@ describe('configuration', () => {
     expect(config).toMatchObject({
       port: 8000,
       dataDir: '.data',
-      database: { url: undefined, poolMax: 10 },
+      database: { url: undefined, poolMax: 10, statementTimeoutMs: 25_000 },
       admin: { username: 'admin', password: undefined },
       platformDomain: 'localhost',
       tokens: { accessTtlSeconds: 900, refreshTtlSeconds: 604800, issuer: 'tessera' },

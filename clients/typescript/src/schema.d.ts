@@ -1892,6 +1892,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/apps/{app_slug}/datatables/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every datatable of an app (all its datasources), then the references it imported (is_reference, source_info)
+         * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
+         */
+        get: operations["get_api_apps_app_slug_datatables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apps/{app_slug}/datasources/{datasource_slug}/datatables/{name}/": {
         parameters: {
             query?: never;
@@ -1900,7 +1920,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Datatable detail
+         * Datatable detail; on the short form also a reference (is_reference, source_info)
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         get: operations["get_api_apps_app_slug_datasources_datasource_slug_datatables_name"];
@@ -1992,7 +2012,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Datatable detail
+         * Datatable detail; on the short form also a reference (is_reference, source_info)
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         get: operations["get_api_apps_app_slug_datatables_name"];
@@ -2402,6 +2422,54 @@ export interface paths {
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         patch: operations["patch_api_apps_app_slug_datatables_name_edges_edge_id"];
+        trace?: never;
+    };
+    "/api/apps/{app_slug}/datasources/{datasource_slug}/datatables/{name}/edges/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Edges of a hierarchy table, filtered by from_id, to_id and types
+         * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
+         */
+        get: operations["get_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges"];
+        put?: never;
+        /**
+         * Create edges (all or none)
+         * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
+         */
+        post: operations["post_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges"];
+        /**
+         * Delete edges by {ids}
+         * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
+         */
+        delete: operations["delete_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/{app_slug}/datasources/{datasource_slug}/datatables/{name}/edges/{edge_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an edge's metadata (or its ends and type)
+         * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
+         */
+        patch: operations["patch_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges_edge_id"];
         trace?: never;
     };
     "/api/apps/{app_slug}/datatables/import-reference/": {
@@ -3752,6 +3820,14 @@ export interface components {
             is_materialized: boolean;
             is_active: boolean;
             field_count: number;
+            is_reference: boolean;
+            /** @description Where a reference reads through to; null for a table of its own */
+            source_info: {
+                id: number;
+                app: string;
+                table: string;
+                physical_table_name: string;
+            } | null;
             created_at: string | null;
             updated_at: string | null;
         };
@@ -3776,9 +3852,14 @@ export interface components {
             provider_type: string;
             /** @enum {string} */
             schema_format: "frictionless";
-            /** @enum {boolean} */
-            is_reference: false;
-            source_info: null;
+            is_reference: boolean;
+            /** @description Where a reference reads through to; null for a table of its own */
+            source_info: {
+                id: number;
+                app: string;
+                table: string;
+                physical_table_name: string;
+            } | null;
             created_at: string | null;
             updated_at: string | null;
             created_by: number | null;
@@ -13822,6 +13903,76 @@ export interface operations {
             };
         };
     };
+    get_api_apps_app_slug_datatables: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The site, where the Host header does not name it */
+                "X-Tenant"?: string;
+            };
+            path: {
+                app_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatatableListItem"][];
+                };
+            };
+            /** @description The input is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests; see the X-RateLimit-* headers */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     get_api_apps_app_slug_datasources_datasource_slug_datatables_name: {
         parameters: {
             query?: never;
@@ -16475,6 +16626,317 @@ export interface operations {
             };
             path: {
                 app_slug: string;
+                name: string;
+                edge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The input is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description No valid access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Too many requests; see the X-RateLimit-* headers */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+        };
+    };
+    get_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges: {
+        parameters: {
+            query?: {
+                from_id?: string;
+                to_id?: string;
+                types?: string;
+                page?: string;
+                page_size?: string;
+            };
+            header?: {
+                /** @description The site, where the Host header does not name it */
+                "X-Tenant"?: string;
+            };
+            path: {
+                app_slug: string;
+                datasource_slug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The input is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description No valid access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Too many requests; see the X-RateLimit-* headers */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+        };
+    };
+    post_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The site, where the Host header does not name it */
+                "X-Tenant"?: string;
+            };
+            path: {
+                app_slug: string;
+                datasource_slug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown[];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The input is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description No valid access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Too many requests; see the X-RateLimit-* headers */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+        };
+    };
+    delete_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The site, where the Host header does not name it */
+                "X-Tenant"?: string;
+            };
+            path: {
+                app_slug: string;
+                datasource_slug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The input is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description No valid access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+            /** @description Too many requests; see the X-RateLimit-* headers */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataError"];
+                };
+            };
+        };
+    };
+    patch_api_apps_app_slug_datasources_datasource_slug_datatables_name_edges_edge_id: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The site, where the Host header does not name it */
+                "X-Tenant"?: string;
+            };
+            path: {
+                app_slug: string;
+                datasource_slug: string;
                 name: string;
                 edge_id: string;
             };

@@ -2,6 +2,7 @@
 // runs the site's subscribers before the user is saved (any failure aborts it), POST_USER_CREATE
 // queues them after. A user created on the platform host, or by a caller without access to the
 // named site, fires no tenant subscribers.
+import { loadSecretsKey } from '#shared/crypto/secrets-key.ts';
 import { eventQueueFor, publishPostEvent } from '#shared/events/post-events.ts';
 import { publishPreEvent } from '#shared/events/pre-events.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
@@ -18,7 +19,7 @@ export async function userCreationEvents(ctx: RequestContext): Promise<UserCreat
   if (!('found' in lookup)) return undefined;
   const site = lookup.found;
   if (!canAccessSite(ctx.user, await siteStanding(db, site, ctx.user.id))) return undefined;
-  const options = { allowPrivate: config.outboundAllowPrivateNetworks };
+  const options = { allowPrivate: config.outboundAllowPrivateNetworks, secretsKey: () => loadSecretsKey(config) };
   return {
     before: async (data) => {
       await publishPreEvent(db, site, 'PRE_USER_CREATE', data, {

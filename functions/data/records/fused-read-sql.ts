@@ -11,6 +11,35 @@ export interface RememberedTableRow {
   schemaHash: string;
   appSlug: string;
   name: string;
+  /**
+   * For a read compiled from the relations among the app's tables: `appTablesFingerprint` of them
+   * as remembered, so a change to any of them (not only this one) makes the guess stale.
+   */
+  appTables?: string;
+}
+
+/** The fingerprint of an app's table rows that relations are compiled from, as the guard computes it. */
+export function appTablesFingerprint(
+  rows: ReadonlyArray<{
+    id: number;
+    name: string;
+    physical_table_name: string;
+    schema_hash: string;
+    is_materialized: boolean;
+    is_active: boolean;
+  }>,
+): string {
+  return rows
+    .filter((row) => row.is_materialized && row.is_active)
+    .sort((a, b) => a.id - b.id)
+    .map((row) => `${row.id}:${row.name}:${row.physical_table_name}:${row.schema_hash}`)
+    .join(',');
+}
+
+function appTablesGuard(table: RememberedTableRow): SQL {
+  if (table.appTables === undefined) return sql``;
+  return sql`and (select coalesce(string_agg(o.id::text || ':' || o.name || ':' || o.physical_table_name || ':' || o.schema_hash, ',' order by o.id), '')
+      from ${tenantTable(table, 'datatables')} o where o.app_id = a.id and o.is_materialized and o.is_active) = ${table.appTables}`;
 }
 
 /**
@@ -29,6 +58,6 @@ export function guardedReadSql(table: RememberedTableRow, read: { answer: SQL } 
   return sql`case when exists(
       select 1 from ${tenantTable(table, 'datatables')} t join ${tenantTable(table, 'apps')} a on a.id = t.app_id
       where t.id = ${table.tableId} and t.schema_hash = ${table.schemaHash} and t.is_materialized
-        and a.deleted_at is null and a.slug = ${table.appSlug} and t.name = ${table.name})
+        and a.deleted_at is null and a.slug = ${table.appSlug} and t.name = ${table.name} ${appTablesGuard(table)})
     then ${value} end`;
 }

@@ -29,7 +29,8 @@ interface TableHint {
 const HINT_LIMIT = 2_000;
 const hints = new Map<string, TableHint>();
 
-function hintKey(ctx: RequestContext, address: TableAddress): string {
+/** Where a guess about a table is remembered: the host (and tenant header) it was made through and the address. */
+export function hintKey(ctx: RequestContext, address: TableAddress): string {
   return [ctx.request.host, ctx.request.headers['x-tenant'] ?? '', address.app_slug, address.name].join('\n');
 }
 

@@ -65,6 +65,17 @@ export async function planAnswer(
   return listAnswer(db, table, plan, partsOf(row!.answer), nextUrl);
 }
 
+/** The list answer's text from the text `listSql` answered for `plan` (relations run it fused with their own guard). */
+export async function listAnswerOfText(
+  db: Queryable,
+  table: TableDescriptor,
+  plan: ListPlan,
+  text: string,
+  nextUrl: (plan: ListPlan) => string,
+): Promise<string> {
+  return listAnswer(db, table, plan, partsOf(text), nextUrl);
+}
+
 /** The answer as a value, for callers inside the service (and its tests); `next` links are relative. */
 export async function listRecords(db: Queryable, table: TableDescriptor, query: QueryEntries): Promise<ListAnswer> {
   const relative = (plan: ListPlan) => (plan.pagedBy === 'offset' ? `?offset=${plan.offset + plan.pageSize}` : `?page=${plan.page + 1}`);

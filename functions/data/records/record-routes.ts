@@ -2,7 +2,7 @@
 // answer (they decide status and shape).
 import * as z from 'zod';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { JsonText, noContent } from '#shared/http/reply.ts';
+import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
@@ -18,7 +18,7 @@ import {
   upsertAnswer,
 } from './record-service.ts';
 import type { TableAddress } from './fused-reads.ts';
-import { listTableRecords, nextPageUrl } from './record-list.ts';
+import { listTableRecords } from './record-list.ts';
 import { readTableRecord } from './record-detail.ts';
 import { queryError } from './query/query-error.ts';
 import { asksForRelations, listWithRelations, readWithRelations } from '../relations/relations-service.ts';
@@ -64,11 +64,7 @@ export const listRecordsRoute = defineRoute({
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
     if (!asksForRelations(query)) return listTableRecords(ctx, params);
-    await ctx.establish();
-    const answer = await listWithRelations(ctx.runtime.db, ctx.site, params, query, ctx.runtime.config.relations, (plan) =>
-      nextPageUrl(ctx, plan),
-    );
-    return answer;
+    return listWithRelations(ctx, params, query, ctx.runtime.config.relations);
   },
 });
 
@@ -133,9 +129,7 @@ export const getRecordRoute = defineRoute({
   handler: async (ctx, { params }) => {
     const query = queryEntries(ctx);
     if (query.length === 0) return readTableRecord(ctx, params, params.id);
-    await ctx.establish();
-    const answer = await readWithRelations(ctx.runtime.db, ctx.site, params, params.id, query, ctx.runtime.config.relations);
-    return typeof answer === 'string' ? new JsonText(answer) : answer;
+    return readWithRelations(ctx, params, params.id, query, ctx.runtime.config.relations);
   },
 });
 

@@ -5,7 +5,12 @@ import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service.ts';
 
-const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
+/** Both URL forms, as the datatable item routes: with the datasource segment or without it. */
+const tableParams = z.object({
+  app_slug: z.string().min(1).max(100),
+  datasource_slug: z.string().min(1).max(100).optional(),
+  name: z.string().min(1).max(63),
+});
 const edgeParams = tableParams.extend({ edge_id: z.string().min(1).max(40) });
 const listQuery = z
   .object({
@@ -17,44 +22,50 @@ const listQuery = z
   })
   .strict();
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true, envelope: 'bare' } as const;
-const EDGES_PATH = '/api/apps/{app_slug}/datatables/{name}/edges/';
+
+function edgeRoutesAt(edgesPath: string): AnyRoute[] {
+  return [
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: edgesPath,
+      summary: 'Edges of a hierarchy table, filtered by from_id, to_id and types',
+      params: tableParams,
+      query: listQuery,
+      handler: (ctx, { params, query }) => listEdges(ctx.runtime.db, ctx.site, params, query),
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: edgesPath,
+      summary: 'Create edges (all or none)',
+      params: tableParams,
+      body: z.array(z.unknown()).max(10_000),
+      status: 201,
+      handler: (ctx, { params, body }) => createEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
+    }),
+    defineRoute({
+      ...common,
+      method: 'DELETE',
+      path: edgesPath,
+      summary: 'Delete edges by {ids}',
+      params: tableParams,
+      body: jsonObject(),
+      handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
+    }),
+    defineRoute({
+      ...common,
+      method: 'PATCH',
+      path: `${edgesPath}{edge_id}/`,
+      summary: "Change an edge's metadata (or its ends and type)",
+      params: edgeParams,
+      body: jsonObject(),
+      handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
+    }),
+  ];
+}
 
 export const edgeRoutes: readonly AnyRoute[] = [
-  defineRoute({
-    ...common,
-    method: 'GET',
-    path: EDGES_PATH,
-    summary: 'Edges of a hierarchy table, filtered by from_id, to_id and types',
-    params: tableParams,
-    query: listQuery,
-    handler: (ctx, { params, query }) => listEdges(ctx.runtime.db, ctx.site, params, query),
-  }),
-  defineRoute({
-    ...common,
-    method: 'POST',
-    path: EDGES_PATH,
-    summary: 'Create edges (all or none)',
-    params: tableParams,
-    body: z.array(z.unknown()).max(10_000),
-    status: 201,
-    handler: (ctx, { params, body }) => createEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
-  }),
-  defineRoute({
-    ...common,
-    method: 'DELETE',
-    path: EDGES_PATH,
-    summary: 'Delete edges by {ids}',
-    params: tableParams,
-    body: jsonObject(),
-    handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
-  }),
-  defineRoute({
-    ...common,
-    method: 'PATCH',
-    path: `${EDGES_PATH}{edge_id}/`,
-    summary: "Change an edge's metadata (or its ends and type)",
-    params: edgeParams,
-    body: jsonObject(),
-    handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
-  }),
+  ...edgeRoutesAt('/api/apps/{app_slug}/datatables/{name}/edges/'),
+  ...edgeRoutesAt('/api/apps/{app_slug}/datasources/{datasource_slug}/datatables/{name}/edges/'),
 ];

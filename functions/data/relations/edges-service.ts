@@ -14,6 +14,7 @@ import { assertMayWriteRecords } from '../records/record-access.ts';
 import { validationFailed } from '../records/record-preparation.ts';
 import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
+import { existingTable } from '../tables/table-service.ts';
 import {
   countEdgesSql,
   deleteEdgesSql,
@@ -45,7 +46,14 @@ export function asHierarchy(table: RelationTable, parameter?: string): Hierarchy
   return { nodes: table.descriptor, hierarchy: table.hierarchy };
 }
 
-async function hierarchyAt(db: Queryable, site: Tenant, address: TableAddress): Promise<HierarchyTable> {
+/** The edges' address: the short URL form, or the long one with the table's datasource. */
+export interface EdgesAddress extends TableAddress {
+  datasource_slug?: string;
+}
+
+async function hierarchyAt(db: Queryable, site: Tenant, address: EdgesAddress): Promise<HierarchyTable> {
+  // The long form names the datasource: a table of another datasource (or none) is 404, as for the table itself.
+  if (address.datasource_slug !== undefined) await existingTable(db, site, address);
   return asHierarchy((await relationsOf(db, site, address)).base);
 }
 
@@ -80,7 +88,7 @@ export function typeList(table: HierarchyTable, parameter: string, raw: string):
   return names;
 }
 
-export async function listEdges(db: Queryable, site: Tenant, address: TableAddress, query: Record<string, string | undefined>) {
+export async function listEdges(db: Queryable, site: Tenant, address: EdgesAddress, query: Record<string, string | undefined>) {
   const table = await hierarchyAt(db, site, address);
   const page = wholeNumber('page', query.page, 1, 1, 1_000_000);
   const pageSize = wholeNumber('page_size', query.page_size, PAGE_SIZE, 1, MAX_PAGE_SIZE);
@@ -198,7 +206,7 @@ async function mappingEdgeErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function createEdges(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, body: unknown[]) {
+export async function createEdges(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, body: unknown[]) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const errors: Record<string, string[]> = {};
@@ -217,7 +225,7 @@ function edgeId(id: string): string {
   return id;
 }
 
-export async function updateEdge(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, id: string, body: unknown) {
+export async function updateEdge(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, id: string, body: unknown) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const errors: Record<string, string[]> = {};
@@ -244,7 +252,7 @@ export async function updateEdge(db: Queryable, site: Tenant, caller: Principal,
   });
 }
 
-export async function deleteEdges(db: Queryable, site: Tenant, caller: Principal, address: TableAddress, body: unknown) {
+export async function deleteEdges(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, body: unknown) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
   const ids = isJsonObject(body) ? body.ids : undefined;

@@ -6,10 +6,11 @@
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { parseExactJson, stringifyExactJson } from '#shared/json/exact-json.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
 import { recordText, softDeleteCondition } from '../records/query/compile.ts';
 import { castTo, parseScalar, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
+import type { FilterCondition } from '../records/query/filters.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { edgeText, edgesSql, keyFieldOf } from './edges-sql.ts';
 import { asHierarchy, typeList, type HierarchyTable } from './edges-service.ts';
@@ -49,8 +50,7 @@ export class HierarchyRequest {
     if (!hierarchical) return undefined;
     const first = include !== undefined ? 'include' : format !== 'flat' ? 'format' : this.values.has('depth') ? 'depth' : 'graph_types';
     const hierarchy = asHierarchy(table, first);
-    if (on === 'list' && (include !== undefined || format === 'tree'))
-      throw queryError(include !== undefined ? 'include' : 'format', 'applies to one record: GET .../data/{id}/');
+    if (on === 'list' && include !== undefined) throw queryError('include', 'applies to one record: GET .../data/{id}/');
     if (on === 'record' && format === 'graph') throw queryError('format', 'graph applies to a list: GET .../data/');
     const depthText = this.values.get('depth');
     if (depthText !== undefined && !/^\d{1,3}$/.test(depthText)) throw queryError('depth', 'expects a whole number');
@@ -72,12 +72,12 @@ export class HierarchyRequest {
 type Direction = 'descendants' | 'ancestors';
 
 /**
- * The CTE `walk(type, parent, node, depth)` of what is reachable from `id`: descendants follow edges
- * backwards (A → B of type manager means A reports to B, so A is B's descendant), ancestors forwards.
- * `perType` keeps each walk inside one type (include=); the tree walks every selected type at once.
- * Then `reached`: each record once per type (or once), at its smallest depth, with a parent there.
+ * The CTE `walk(root, type, parent, node, depth)` of what is reachable from each of `roots`:
+ * descendants follow edges backwards (A → B of type manager means A reports to B, so A is B's
+ * descendant), ancestors forwards, over edges of `types`. Then `reached`: each record once per root,
+ * at its smallest depth, with a parent there (never the root itself, which a cycle may lead back to).
  */
-function walkCte(nodes: TableDescriptor, id: string, direction: Direction, types: string[], depth: number, perType: boolean): SQL {
+function walkCte(nodes: TableDescriptor, roots: string[], direction: Direction, types: string[], depth: number): SQL {
   const key = keyFieldOf(nodes);
   const cast = castTo(key);
   const [near, far] = direction === 'descendants' ? [sql.raw('to_id'), sql.raw('from_id')] : [sql.raw('from_id'), sql.raw('to_id')];
@@ -85,43 +85,72 @@ function walkCte(nodes: TableDescriptor, id: string, direction: Direction, types
   // Soft-deleted records end a walk: nothing behind them is reached through them.
   const through =
     visible === undefined ? sql`` : sql`join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = e.${far} and ${visible}`;
-  return sql`with recursive walk(type, parent, node, depth) as (
-      select e.type, e.${near}, e.${far}, 1 from ${edgesSql(nodes)} as e ${through}
-      where e.${near} = ${id}::text${cast} and e.type = any(${sql.param(types)}::text[])
+  const start = roots.length === 1 ? sql`e.${near} = ${roots[0]}::text${cast}` : sql`e.${near} = any(${sql.param(roots)}::text[]${cast}[])`;
+  return sql`with recursive walk(root, type, parent, node, depth) as (
+      select e.${near}, e.type, e.${near}, e.${far}, 1 from ${edgesSql(nodes)} as e ${through}
+      where ${start} and e.type = any(${sql.param(types)}::text[])
       union
-      select e.type, e.${near}, e.${far}, w.depth + 1 from walk as w join ${edgesSql(nodes)} as e on e.${near} = w.node ${perType ? sql`and e.type = w.type` : sql`and e.type = any(${sql.param(types)}::text[])`} ${through}
+      select w.root, e.type, e.${near}, e.${far}, w.depth + 1 from walk as w
+        join ${edgesSql(nodes)} as e on e.${near} = w.node and e.type = any(${sql.param(types)}::text[]) ${through}
       where w.depth < ${depth}
     ),
-    reached as (select distinct on (${perType ? sql`type, ` : sql``}node) type, parent, node, depth from walk
-      where node <> ${id}::text${cast} order by ${perType ? sql`type, ` : sql``}node, depth, parent)`;
+    reached as (select distinct on (root, node) root, type, parent, node, depth from walk
+      where node <> root order by root, node, depth, parent)`;
 }
 
-/** Rows (type, parent, depth, record) of the tree walk, by depth. */
-function treeSql(nodes: TableDescriptor, id: string, types: string[], depth: number): SQL {
+/** Rows (root, type, parent, depth, record) of the tree walk from each of `roots`, by depth. */
+function treeSql(nodes: TableDescriptor, roots: string[], types: string[], depth: number): SQL {
   const key = keyFieldOf(nodes);
-  return sql`${walkCte(nodes, id, 'descendants', types, depth, false)}
-    select w.type, w.parent::text as parent, w.depth, ${recordText(nodes)} as record
+  return sql`${walkCte(nodes, roots, 'descendants', types, depth)}
+    select w.root::text as root, w.type, w.parent::text as parent, w.depth, ${recordText(nodes)} as record
     from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
     where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
     order by w.depth, ${typedValue(nodes, key)}`;
 }
 
 /**
- * Per type, the reached records as one JSON array text made by the database, each record with its
- * `_depth` and `_relationship_type` spliced in before its closing brace (a record always has its key,
- * so it is never `{}`): thousands of descendants are never parsed here only to be written again.
+ * The records one type's walk reaches as one JSON array text made by the database (null when none),
+ * each record with its `_depth` and `_relationship_type` spliced in before its closing brace (a record
+ * always has its key, so it is never `{}`): thousands of descendants are never parsed here only to be
+ * written again.
  */
-function includedSql(nodes: TableDescriptor, id: string, direction: Direction, types: string[], depth: number): SQL {
+function includedListSql(nodes: TableDescriptor, id: string, direction: Direction, type: string, depth: number): SQL {
   const key = keyFieldOf(nodes);
-  return sql`${walkCte(nodes, id, direction, types, depth, true)}
-    select w.type, '[' || string_agg(left(${recordText(nodes)}, -1) || ',"_depth":' || w.depth::text || ',"_relationship_type":' || to_json(w.type)::text || '}', ','
-        order by w.depth, ${typedValue(nodes, key)}) || ']' as records
+  return sql`${walkCte(nodes, [id], direction, [type], depth)}
+    select '[' || string_agg(left(${recordText(nodes)}, -1) || ',"_depth":' || w.depth::text || ',"_relationship_type":' || ${JSON.stringify(type)}::text || '}', ','
+        order by w.depth, ${typedValue(nodes, key)}) || ']'
     from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
-    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
-    group by w.type`;
+    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}`;
+}
+
+/**
+ * One record's answer as one statement's text: `{"data": record}` and, with `include=`, per selected
+ * type its list under its inverse label (descendants) or its name (ancestors), flat and ordered by
+ * depth; the text `null` when the record is not there (or not visible). `record` is the record's
+ * statement (its one column the record's JSON text, a 404 already for a key this table cannot have).
+ */
+export function recordAnswerSql(record: SQL, id: string, plan: HierarchyPlan | undefined): SQL {
+  const lists = new Map<string, SQL>();
+  const directions: Direction[] =
+    plan?.include === undefined ? [] : plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include];
+  for (const direction of directions) {
+    for (const type of plan!.table.hierarchy.types.filter((candidate) => plan!.types.includes(candidate.name))) {
+      const label = direction === 'descendants' ? type.inverse : type.name;
+      lists.set(
+        label,
+        plan!.depth === 0
+          ? sql`'[]'`
+          : sql`coalesce((${includedListSql(plan!.table.nodes, keyOf(plan!, id), direction, type.name, plan!.depth)}), '[]')`,
+      );
+    }
+  }
+  const members = [...lists].map(([label, list]) => sql` || ',' || ${JSON.stringify(label)}::text || ':' || ${list}`);
+  return sql`select case when r.record is null then 'null' else '{"data":' || r.record${sql.join(members, sql``)} || '}' end as answer
+    from (select (${record}) as record) as r`;
 }
 
 type WalkRow = {
+  root: string;
   type: string;
   parent: string;
   depth: number;
@@ -139,49 +168,56 @@ function keyOf(plan: HierarchyPlan, id: string): string {
 }
 
 /**
- * `{data, <label>: [...]}` as JSON text: per type, under its inverse label (descendants) or its name
- * (ancestors), flat and ordered by depth.
+ * Each of `records` as the root of its tree (`_depth` 0, `children[]` nested to the plan's depth over
+ * every selected type): each record once per tree, under its closest parent. One statement for all
+ * the roots. Answers the roots and how many records the trees hold together.
  */
-export async function withIncluded(db: Queryable, plan: HierarchyPlan, id: string, record: DataRecord): Promise<string> {
-  const lists = new Map<string, string>();
-  const directions: Direction[] = plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include!];
-  for (const direction of directions) {
-    const labels = new Map(
-      plan.table.hierarchy.types
-        .filter((type) => plan.types.includes(type.name))
-        .map((type) => [type.name, direction === 'descendants' ? type.inverse : type.name]),
-    );
-    for (const label of labels.values()) lists.set(label, '[]');
-    if (plan.depth === 0 || plan.types.length === 0) continue;
-    for (const row of await db.rows<{ type: string; records: string }>(
-      includedSql(plan.table.nodes, keyOf(plan, id), direction, plan.types, plan.depth),
-    )) {
-      lists.set(labels.get(row.type)!, row.records);
+export async function asTrees(db: Queryable, plan: HierarchyPlan, records: DataRecord[]): Promise<{ roots: DataRecord[]; size: number }> {
+  const key = keyFieldOf(plan.table.nodes).name;
+  const identity = (value: unknown) => String(value).toLowerCase();
+  const trees = new Map<string, Map<string, DataRecord>>();
+  const roots = records.map((record) => {
+    const root: DataRecord = { ...record, _depth: 0, children: [] };
+    trees.set(identity(record[key]), new Map([[identity(record[key]), root]]));
+    return root;
+  });
+  if (plan.depth > 0 && plan.types.length > 0 && roots.length > 0) {
+    const keys = records.map((record) => String(record[key]));
+    for (const row of await db.rows<WalkRow>(treeSql(plan.table.nodes, keys, plan.types, plan.depth))) {
+      const tree = trees.get(identity(row.root));
+      if (tree === undefined) continue;
+      const node: DataRecord = { ...parsed(row.record), _depth: Number(row.depth), _relationship_type: row.type, children: [] };
+      tree.set(identity(node[key]), node);
+      // Rows come by depth, so a parent (one level closer) is always placed before its children.
+      (tree.get(identity(row.parent))?.children as DataRecord[] | undefined)?.push(node);
     }
   }
-  const members = [`"data":${stringifyExactJson(record)}`, ...[...lists].map(([label, text]) => `${JSON.stringify(label)}:${text}`)];
-  return `{${members.join(',')}}`;
+  return { roots, size: [...trees.values()].reduce((sum, tree) => sum + tree.size, 0) };
 }
 
 /** `{data: [root with _depth 0 and children[] nested], total}`: each record once, under its closest parent. */
-export async function asTree(
-  db: Queryable,
-  plan: HierarchyPlan,
-  id: string,
-  record: DataRecord,
-): Promise<{ data: DataRecord[]; total: number }> {
-  const key = keyFieldOf(plan.table.nodes).name;
-  const root: DataRecord = { ...record, _depth: 0, children: [] };
-  const byKey = new Map<string, DataRecord>([[String(record[key]).toLowerCase(), root]]);
-  if (plan.depth > 0 && plan.types.length > 0) {
-    for (const row of await db.rows<WalkRow>(treeSql(plan.table.nodes, keyOf(plan, id), plan.types, plan.depth))) {
-      const node: DataRecord = { ...parsed(row.record), _depth: Number(row.depth), _relationship_type: row.type, children: [] };
-      byKey.set(String(node[key]).toLowerCase(), node);
-      // Rows come by depth, so a parent (one level closer) is always placed before its children.
-      (byKey.get(row.parent.toLowerCase())?.children as DataRecord[] | undefined)?.push(node);
-    }
-  }
-  return { data: [root], total: byKey.size };
+export async function asTree(db: Queryable, plan: HierarchyPlan, record: DataRecord): Promise<{ data: DataRecord[]; total: number }> {
+  const { roots, size } = await asTrees(db, plan, [record]);
+  return { data: roots, total: size };
+}
+
+/**
+ * `format=tree` on a list: the page holds only roots, records with no parent by the selected types
+ * (no outgoing edge of those types to a visible record), so every tree of the forest is answered
+ * once, from its top. A WHERE fragment of the list's one statement.
+ */
+export function rootsOnlyFilter(plan: HierarchyPlan): FilterCondition {
+  const nodes = plan.table.nodes;
+  const key = keyFieldOf(nodes);
+  const visible = softDeleteCondition(nodes, 'exclude');
+  // Inside the IN subquery `t` is the parent; at the EXISTS level it is still the listed record.
+  const visibleParent =
+    visible === undefined
+      ? sql``
+      : sql`and e.to_id in (select ${typedValue(nodes, key)} from ${tableSql(nodes)} as ${ROW} where ${visible})`;
+  const compiled = sql`not exists (select 1 from ${edgesSql(nodes)} as e
+    where e.from_id = ${typedValue(nodes, key)} and e.type = any(${sql.param(plan.types)}::text[]) ${visibleParent})`;
+  return { parameter: 'format', field: key, path: [], operator: 'eq', raw: 'tree', compiled };
 }
 
 /** `{nodes, edges}` of a page: the page's records and the edges of the selected types between them. */

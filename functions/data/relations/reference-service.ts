@@ -10,8 +10,8 @@ import { isJsonObject } from '#shared/http/json-object.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
-import { tableDetail } from '../tables/table-representation.ts';
-import { findReferencedTable, findTable, type DatatableRow } from '../tables/table-repository.ts';
+import { referenceDetail } from '../tables/table-representation.ts';
+import { findReferencedTable, findTable } from '../tables/table-repository.ts';
 import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { insertReference } from './reference-sql.ts';
 
@@ -19,18 +19,6 @@ export interface ReferenceRequest {
   source_app_slug: string;
   source_table_name: string;
   reference_name?: string;
-}
-
-/** The reference's answer: the source table as seen from the target app. */
-export function referenceDetail(source: DatatableRow, target: { slug: string; name: string }, name: string) {
-  return {
-    ...tableDetail(source),
-    name,
-    app_slug: target.slug,
-    app_name: target.name,
-    is_reference: true,
-    source_info: { id: source.id, app: source.app_slug, table: source.name, physical_table_name: source.physical_table_name },
-  };
 }
 
 function requestOf(input: unknown): ReferenceRequest {

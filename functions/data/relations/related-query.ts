@@ -8,7 +8,7 @@ import { sql } from '#shared/db/sql.ts';
 import { softDeleteCondition } from '../records/query/compile.ts';
 import { ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { compileCondition, parseFilterKey, type FilterCondition } from '../records/query/filters.ts';
-import type { SortTerm } from '../records/query/list-query.ts';
+import type { RelatedValue, SortTerm } from '../records/query/list-query.ts';
 import { queryError } from '../records/query/query-error.ts';
 import { isToOne, type AppRelations, type Relation, type RelationHop, type RelationTable } from './relation-graph.ts';
 
@@ -76,10 +76,26 @@ export function relatedSort(
   descending: boolean,
   maxDepth: number,
 ): SortTerm {
+  return { name, descending, ...relatedValue(relations, base, parameter, name, maxDepth, 'sorting by') };
+}
+
+/**
+ * A related field's value for each row, over a chain of to-one relations (one scalar subquery per
+ * hop): `_sort`, `_group_by` and `_aggregate` on `author.name`. The far field is found exactly as on
+ * its own table, and soft-deleted related records give null.
+ */
+export function relatedValue(
+  relations: AppRelations,
+  base: RelationTable,
+  parameter: string,
+  name: string,
+  maxDepth: number,
+  use = 'grouping or aggregating by',
+): RelatedValue {
   const { path, rest } = walk(relations, base, parameter, name.split('.'), maxDepth);
   const toMany = path.find((relation) => !isToOne(relation));
   if (toMany !== undefined)
-    throw queryError(parameter, `"${toMany.name}" leads to many records; sorting by a related field needs to-one relations`);
+    throw queryError(parameter, `"${toMany.name}" leads to many records; ${use} a related field needs to-one relations`);
   const far = path[path.length - 1]!.target;
   const field = far.descriptor.fields.find((candidate) => candidate.name === rest);
   if (field === undefined) throw queryError(parameter, `unknown field "${rest}" of table "${far.name}"`);
@@ -90,7 +106,7 @@ export function relatedSort(
         where ${visibleRows(hop.target)}) as ${NEAR}
       where ${NEAR}.k = ${typedValue(hop.near.descriptor, hop.baseField)})`;
   }
-  return { name, field, descending, expression: value };
+  return { field, expression: value };
 }
 
 /** The far table's own error names its part of the key; the client sent the whole key. */

@@ -4,17 +4,23 @@
 import type { Queryable } from '#shared/db/database.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { Config } from '#shared/config.ts';
-import { readRecord } from '../records/record-service.ts';
-import { planAnswer, type ListAnswer } from '../records/record-list.ts';
+import type { SQL } from 'drizzle-orm';
+import type { RequestContext } from '#shared/http/request-context.ts';
+import { JsonText } from '#shared/http/reply.ts';
+import { recordOrNotFound, recordStatement } from '../records/record-service.ts';
+import { listAnswerOfText, nextPageUrl, planAnswer, type ListAnswer } from '../records/record-list.ts';
+import { listSql } from '../records/query/compile.ts';
+import { appTablesFingerprint } from '../records/fused-read-sql.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { parseListQuery, type ListPlan, type QueryEntries, type QueryExtensions } from '../records/query/list-query.ts';
 import { queryError } from '../records/query/query-error.ts';
 import { loadTableDescriptor } from '../tables/table-service.ts';
 import { populateRecords, type DataRecord } from './populate.ts';
-import { PopulateRequest } from './populate-plan.ts';
-import { asGraph, asTree, HierarchyRequest, withIncluded } from './hierarchy-read.ts';
-import { relatedFilter, relatedSort } from './related-query.ts';
-import { appRelations, loadAppRelations, type AppRelations, type RelationTable } from './relation-graph.ts';
+import { PopulateRequest, type PopulateNode } from './populate-plan.ts';
+import { asGraph, asTree, asTrees, HierarchyRequest, recordAnswerSql, rootsOnlyFilter, type HierarchyPlan } from './hierarchy-read.ts';
+import { readWithRememberedRelations, rememberRelations, type FoundRelations } from './fused-relation-reads.ts';
+import { relatedFilter, relatedSort, relatedValue } from './related-query.ts';
+import { appRelations, loadAppRelations } from './relation-graph.ts';
 import { tablesOfActiveApp } from '../tables/table-repository.ts';
 
 export type RelationSettings = Config['relations'];
@@ -32,7 +38,7 @@ const HIERARCHY_PARAMETERS = new Set(['format', 'include', 'depth', 'graph_types
 export function asksForRelations(query: QueryEntries): boolean {
   for (const [key, value] of query) {
     if (key.includes('.') || key === 'populate' || POPULATE_CONTROL.test(key) || HIERARCHY_PARAMETERS.has(key)) return true;
-    if ((key === '_sort' || key === 'ordering') && value.includes('.')) return true;
+    if (['_sort', 'ordering', '_group_by', '_aggregate'].includes(key) && value.includes('.')) return true;
   }
   return false;
 }
@@ -42,31 +48,36 @@ export function asksForRelations(query: QueryEntries): boolean {
  * that way (missing, not materialized, or a reference to another app's table) takes the records
  * module's way, which answers the precise error or resolves the reference.
  */
-export async function relationsOf(
-  db: Queryable,
-  site: Tenant,
-  address: TableAddress,
-): Promise<{ relations: AppRelations; base: RelationTable }> {
+export async function relationsOf(db: Queryable, site: Tenant, address: TableAddress): Promise<FoundRelations> {
   const rows = await tablesOfActiveApp(db, site, address.app_slug);
   const own = rows.find((row) => row.name === address.name && row.is_materialized && row.is_active);
   if (own !== undefined) {
     const relations = appRelations(site, rows);
-    return { relations, base: relations.table(own.name) };
+    return {
+      relations,
+      base: relations.table(own.name),
+      own: { tableId: own.id, schemaHash: own.schema_hash, appTables: appTablesFingerprint(rows) },
+    };
   }
   const { table } = await loadTableDescriptor(db, site, address.app_slug, address.name);
   const relations = await loadAppRelations(db, site, table.app_id);
   return { relations, base: relations.table(table.name) };
 }
 
-export async function listWithRelations(
-  db: Queryable,
-  site: Tenant,
-  address: TableAddress,
-  query: QueryEntries,
-  settings: RelationSettings,
-  nextUrl: (plan: ListPlan) => string,
-): Promise<ListAnswer | GraphAnswer> {
-  const { relations, base } = await relationsOf(db, site, address);
+/** The relations the ordinary way, once the caller's context is established; remembered for the next read. */
+async function foundRelations(ctx: RequestContext, address: TableAddress): Promise<FoundRelations> {
+  const found = await relationsOf(ctx.runtime.db, ctx.site, address);
+  rememberRelations(ctx, address, found);
+  return found;
+}
+
+interface RelationalList {
+  plan: ListPlan;
+  nodes: PopulateNode[];
+  graph: HierarchyPlan | undefined;
+}
+
+function parseRelationalList({ relations, base }: FoundRelations, query: QueryEntries, settings: RelationSettings): RelationalList {
   const depth = settings.populateMaxDepth;
   const populate = new PopulateRequest(relations, base);
   const hierarchy = new HierarchyRequest();
@@ -74,15 +85,49 @@ export async function listWithRelations(
     claims: (key, raw) => hierarchy.claims(key, raw) || populate.claims(key, raw),
     relatedFilter: (key, raw) => relatedFilter(relations, base, key, raw, depth),
     relatedSort: (parameter, name, descending) => relatedSort(relations, base, parameter, name, descending, depth),
+    relatedValue: (parameter, name) => relatedValue(relations, base, parameter, name, depth),
   };
   const plan = parseListQuery(base.descriptor, query, extensions);
   const nodes = populate.plan(depth);
   const graph = hierarchy.plan(base, 'list', settings.hierarchyDefaultDepth);
   if (plan.aggregates !== undefined && nodes.length > 0) throw queryError('populate', 'does not apply to an aggregation');
   if (plan.aggregates !== undefined && graph !== undefined) throw queryError('format', 'does not apply to an aggregation');
-  const answer = parseExactJson(await planAnswer(db, base.descriptor, plan, nextUrl)) as ListAnswer;
+  if (graph?.format === 'tree') plan.filters.push(rootsOnlyFilter(graph));
+  return { plan, nodes, graph };
+}
+
+/**
+ * A list with related filters or sorting, `populate` or `format=graph`: the records module's one
+ * list statement (related filters and sorts are fragments of it), fused with the caller's context
+ * when the app's relations are remembered; populate and the graph's edges then read over the page.
+ */
+export async function listWithRelations(
+  ctx: RequestContext,
+  address: TableAddress,
+  query: QueryEntries,
+  settings: RelationSettings,
+): Promise<JsonText | ListAnswer | GraphAnswer> {
+  const db = ctx.runtime.db;
+  const nextUrl = (plan: ListPlan) => nextPageUrl(ctx, plan);
+  let parsed: RelationalList | undefined;
+  const fused = await readWithRememberedRelations(ctx, address, (found) => {
+    parsed = parseRelationalList(found, query, settings);
+    return listSql(found.base.descriptor, parsed.plan);
+  });
+  let text: string;
+  if (fused !== undefined) {
+    text = await listAnswerOfText(db, fused.found.base.descriptor, parsed!.plan, fused.answer, nextUrl);
+  } else {
+    const found = await foundRelations(ctx, address);
+    parsed = parseRelationalList(found, query, settings);
+    text = await planAnswer(db, found.base.descriptor, parsed.plan, nextUrl);
+  }
+  const { nodes, graph } = parsed!;
+  if (nodes.length === 0 && graph === undefined) return new JsonText(text);
+  const answer = parseExactJson(text) as ListAnswer;
   await populateRecords(db, answer.data as DataRecord[], nodes);
   if (graph?.format === 'graph') return { data: await asGraph(db, graph, answer.data as DataRecord[]), total: answer.total };
+  if (graph?.format === 'tree') answer.data = (await asTrees(db, graph, answer.data as DataRecord[])).roots;
   return answer;
 }
 
@@ -92,21 +137,18 @@ export interface GraphAnswer {
   total: number | null;
 }
 
-/**
- * One record with `populate` (and its controls), `include`/`depth`/`graph_types` or `format=tree`;
- * any other parameter is 400 naming it. Answers the whole body: `{data}`, with the included lists,
- * or the tree's `{data: [root], total}`. A body with included lists comes as JSON text made mostly by
- * the database.
- */
-export async function readWithRelations(
-  db: Queryable,
-  site: Tenant,
-  address: TableAddress,
+interface RelationalRecord {
+  nodes: PopulateNode[];
+  graph: HierarchyPlan | undefined;
+  statement: SQL;
+}
+
+function parseRelationalRecord(
+  { relations, base }: FoundRelations,
   id: string,
   query: QueryEntries,
   settings: RelationSettings,
-): Promise<Record<string, unknown> | string> {
-  const { relations, base } = await relationsOf(db, site, address);
+): RelationalRecord {
   const populate = new PopulateRequest(relations, base);
   const hierarchy = new HierarchyRequest();
   const seen = new Set<string>();
@@ -117,9 +159,45 @@ export async function readWithRelations(
   }
   const nodes = populate.plan(settings.populateMaxDepth);
   const graph = hierarchy.plan(base, 'record', settings.hierarchyDefaultDepth);
-  const record = await readRecord(db, base.descriptor, id);
-  await populateRecords(db, [record], nodes);
-  if (graph?.format === 'tree') return asTree(db, graph, id, record);
-  if (graph?.include !== undefined) return withIncluded(db, graph, id, record);
-  return { data: record };
+  const record = recordStatement(base.descriptor, id).statement;
+  return { nodes, graph, statement: recordAnswerSql(record, id, graph?.format === 'tree' ? undefined : graph) };
+}
+
+/**
+ * One record with `populate` (and its controls), `include`/`depth`/`graph_types` or `format=tree`;
+ * any other parameter is 400 naming it. Answers the whole body: `{data}`, with the included lists
+ * (made by the database in the record's statement, fused with the caller's context when the app's
+ * relations are remembered), or the tree's `{data: [root], total}`.
+ */
+export async function readWithRelations(
+  ctx: RequestContext,
+  address: TableAddress,
+  id: string,
+  query: QueryEntries,
+  settings: RelationSettings,
+): Promise<Record<string, unknown> | JsonText> {
+  const db = ctx.runtime.db;
+  let parsed: RelationalRecord | undefined;
+  const fused = await readWithRememberedRelations(ctx, address, (found) => {
+    parsed = parseRelationalRecord(found, id, query, settings);
+    return parsed.statement;
+  });
+  let found: FoundRelations;
+  let text: string;
+  if (fused !== undefined) {
+    ({ found, answer: text } = fused);
+  } else {
+    found = await foundRelations(ctx, address);
+    parsed = parseRelationalRecord(found, id, query, settings);
+    const [row] = await db.rows<{ answer: string }>(parsed.statement);
+    text = row!.answer;
+  }
+  // The record's own 404 (its statement answered no row).
+  if (text === 'null') return recordOrNotFound(found.base.descriptor, id, []);
+  const { nodes, graph } = parsed!;
+  if (nodes.length === 0 && graph?.format !== 'tree') return new JsonText(text);
+  const answer = parseExactJson(text) as { data: DataRecord };
+  await populateRecords(db, [answer.data], nodes);
+  if (graph?.format === 'tree') return asTree(db, graph, answer.data);
+  return answer;
 }

@@ -202,6 +202,12 @@ export function createTablePlan(compiled: CompiledTable, referencedTables: Reado
       elements.push(sql`constraint ${ident(constraint.name)} ${constraint.clause}`);
     }
   } else {
+    // jsonb: a foreign key on key columns is a constraint like a flat table's (table-schema.ts refuses
+    // one on data members, which no constraint can reach).
+    for (const fk of compiled.foreignKeys.filter((key) => key.fields.every((name) => table.primaryKey.includes(name)))) {
+      const constraint = foreignKeyConstraint(table, fk, referencedTables.get(fk.reference.resource) ?? table.tableName);
+      elements.push(sql`constraint ${ident(constraint.name)} ${constraint.clause}`);
+    }
     // jsonb: uniqueness of data members by unique expression indexes; the rest is checked on write.
     table.fields
       .filter((f) => f.constraints.unique === true && !table.primaryKey.includes(f.name))

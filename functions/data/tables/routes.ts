@@ -1,11 +1,19 @@
 // Route table of the datatables endpoints (tenant level), item routes on both URL forms.
 import type { AnyRoute } from '#shared/http/route.ts';
 import { migrationRoutes } from './migrations/migration-routes.ts';
-import { createTableRoute, datasourceTablesRoute, listTablesRoute, longItemRoutes, shortItemRoutes } from './table-routes.ts';
+import {
+  appTablesRoute,
+  createTableRoute,
+  datasourceTablesRoute,
+  listTablesRoute,
+  longItemRoutes,
+  shortItemRoutes,
+} from './table-routes.ts';
 
 export const tablesRoutes: readonly AnyRoute[] = [
   datasourceTablesRoute,
   listTablesRoute,
+  appTablesRoute,
   createTableRoute,
   ...longItemRoutes,
   ...shortItemRoutes,

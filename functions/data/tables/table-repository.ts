@@ -67,6 +67,29 @@ export async function findReferencedTable(db: Queryable, site: Site, appSlug: st
   return row;
 }
 
+/** A reference (import-reference) of an app: its source table's row, with the name and app it is seen under. */
+export type ReferenceRow = DatatableRow & { reference_name: string; target_app_slug: string; target_app_name: string };
+
+/**
+ * The references of an active app whose source's app is active too, by name (or the one named
+ * `name`): another site's tables are in another schema, never here.
+ */
+export function referencesOfApp(db: Queryable, site: Site, appSlug: string, name?: string): Promise<ReferenceRow[]> {
+  return db.rows<ReferenceRow>(sql`select s.*, r.name as reference_name, ra.slug as target_app_slug, ra.name as target_app_name
+    from (${tableSelect(site)} where a.deleted_at is null) s
+    join ${tenantTable(site, 'datatable_references')} r on r.source_table_id = s.id
+    join ${tenantTable(site, 'apps')} ra on ra.id = r.app_id
+    where ra.slug = ${appSlug} and ra.deleted_at is null ${name === undefined ? sql`` : sql`and r.name = ${name}`}
+    order by r.name`);
+}
+
+/** Whether an app (by id) has a reference named `name`. */
+export async function referenceNameTaken(db: Queryable, site: Site, appId: number, name: string): Promise<boolean> {
+  const [row] = await db.rows<{ taken: boolean }>(sql`select exists(select 1 from ${tenantTable(site, 'datatable_references')}
+    where app_id = ${appId} and name = ${name}) as taken`);
+  return row?.taken === true;
+}
+
 /** Every table of an active app, by the app's slug (none when the app is missing or deleted). */
 export function tablesOfActiveApp(db: Queryable, site: Site, appSlug: string): Promise<DatatableRow[]> {
   return db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);

@@ -1,7 +1,7 @@
 // The datatable bodies of the spec, with the derived fields computed from the compiled schema.
 import * as z from 'zod';
 import { isoTime } from '#shared/db/row-values.ts';
-import type { DatatableRow, OperationRow } from './table-repository.ts';
+import type { DatatableRow, OperationRow, ReferenceRow } from './table-repository.ts';
 import { analyzeTableSchema } from './table-schema.ts';
 import type { StorageProvider } from './table-descriptor.ts';
 
@@ -18,7 +18,12 @@ function derived(table: DatatableRow) {
   return { field_count: fieldNames.length, field_names: fieldNames, primary_key: descriptor?.primaryKey ?? [] };
 }
 
-// The wire shapes of tableListItem and tableDetail, for the OpenAPI document and the test-time response check.
+// The wire shapes of tableListItem and tableDetail (and of references, which share them), for the
+// OpenAPI document and the test-time response check.
+const sourceInfoSchema = z
+  .strictObject({ id: z.number().int(), app: z.string(), table: z.string(), physical_table_name: z.string() })
+  .meta({ description: 'Where a reference reads through to; null for a table of its own' });
+
 export const tableListItemSchema = z
   .strictObject({
     id: z.number().int(),
@@ -31,6 +36,8 @@ export const tableListItemSchema = z
     is_materialized: z.boolean(),
     is_active: z.boolean(),
     field_count: z.number().int(),
+    is_reference: z.boolean(),
+    source_info: sourceInfoSchema.nullable(),
     created_at: z.string().nullable(),
     updated_at: z.string().nullable(),
   })
@@ -56,8 +63,8 @@ export const tableDetailSchema = z
     primary_key: z.array(z.string()),
     provider_type: z.string(),
     schema_format: z.literal('frictionless'),
-    is_reference: z.literal(false),
-    source_info: z.null(),
+    is_reference: z.boolean(),
+    source_info: sourceInfoSchema.nullable(),
     created_at: z.string().nullable(),
     updated_at: z.string().nullable(),
     created_by: z.number().int().nullable(),
@@ -77,8 +84,39 @@ export function tableListItem(table: DatatableRow) {
     is_materialized: table.is_materialized,
     is_active: table.is_active,
     field_count: derived(table).field_count,
+    is_reference: false,
+    source_info: null,
     created_at: isoTime(table.created_at),
     updated_at: isoTime(table.updated_at),
+  };
+}
+
+/** Where a reference reads through to: the spec's `source_info`. */
+function sourceInfo(source: DatatableRow) {
+  return { id: source.id, app: source.app_slug, table: source.name, physical_table_name: source.physical_table_name };
+}
+
+/** A reference in its app's table list: the source table under the reference's name and app. */
+export function referenceListItem(reference: ReferenceRow) {
+  return {
+    ...tableListItem(reference),
+    name: reference.reference_name,
+    app_slug: reference.target_app_slug,
+    app_name: reference.target_app_name,
+    is_reference: true,
+    source_info: sourceInfo(reference),
+  };
+}
+
+/** A reference's detail: the source table as seen from the app that references it. */
+export function referenceDetail(source: DatatableRow, target: { slug: string; name: string }, name: string) {
+  return {
+    ...tableDetail(source),
+    name,
+    app_slug: target.slug,
+    app_name: target.name,
+    is_reference: true,
+    source_info: sourceInfo(source),
   };
 }
 

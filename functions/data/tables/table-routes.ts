@@ -7,6 +7,8 @@ import { validateRows } from './record-checks.ts';
 import * as z from 'zod';
 import {
   operationRecord,
+  referenceDetail,
+  referenceListItem,
   tableDetail,
   tableDetailSchema,
   tableListItem,
@@ -15,13 +17,23 @@ import {
 } from './table-representation.ts';
 import {
   createTableBody,
+  appTablesParams,
   datasourceTablesParams,
   patchTableBody,
   replaceTableBody,
   tableParams,
   validateDataBody,
 } from './table-schemas.ts';
-import { changeTable, compiledTable, createTable, existingTable, removeTable, tablesOf } from './table-service.ts';
+import {
+  changeTable,
+  compiledTable,
+  createTable,
+  existingTable,
+  removeTable,
+  tableOrReference,
+  tablesAndReferencesOf,
+  tablesOf,
+} from './table-service.ts';
 
 const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
 const DATASOURCE = '/api/apps/{app_slug}/datasources/{datasource_slug}/';
@@ -50,6 +62,20 @@ export const listTablesRoute = defineRoute({
   response: z.array(tableListItemSchema),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
+});
+
+export const appTablesRoute = defineRoute({
+  ...common,
+  method: 'GET',
+  path: SHORT,
+  summary: 'Every datatable of an app (all its datasources), then the references it imported (is_reference, source_info)',
+  params: appTablesParams,
+  envelope: 'bare',
+  response: z.array(tableListItemSchema),
+  handler: async (ctx, { params }) => {
+    const { tables, references } = await tablesAndReferencesOf(ctx.runtime.db, ctx.site, params.app_slug);
+    return [...tables.map(tableListItem), ...references.map(referenceListItem)];
+  },
 });
 
 export const createTableRoute = defineRoute({
@@ -88,10 +114,15 @@ function itemRoutes(prefix: string): AnyRoute[] {
       ...common,
       method: 'GET',
       path: item,
-      summary: 'Datatable detail',
+      summary: 'Datatable detail; on the short form also a reference (is_reference, source_info)',
       params: tableParams,
       envelope: 'bare',
-      handler: async (ctx, { params }) => tableDetail(await existingTable(ctx.runtime.db, ctx.site, params)),
+      handler: async (ctx, { params }) => {
+        const found = await tableOrReference(ctx.runtime.db, ctx.site, params);
+        if ('table' in found) return tableDetail(found.table);
+        const { reference } = found;
+        return referenceDetail(reference, { slug: reference.target_app_slug, name: reference.target_app_name }, reference.reference_name);
+      },
     }),
     change('PUT'),
     change('PATCH'),

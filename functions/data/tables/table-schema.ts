@@ -474,6 +474,19 @@ function compileForeignKeys(raw: unknown, self: TableDescriptor, target: Compile
       (refFields.length === 1 && refByName.get(refFields[0]!)?.constraints.unique === true);
     if (!uniqueKey)
       problems.push(`${label}: reference.fields must be the primary key of ${shown(resource || target.name)} or a unique field.`);
+    // A jsonb table keeps its non-key fields inside "data", where no database constraint can reach:
+    // only key columns can hold or take a reference the database enforces (stored schemas stay readable).
+    if (target.storedSchema !== true) {
+      const inData = self.provider === 'jsonb' ? fields.filter((name) => !self.primaryKey.includes(name)) : [];
+      if (inData.length > 0)
+        problems.push(
+          `${label}: on a jsonb table a foreign key's fields must be primary-key columns; ${inData.map(shown).join(', ')} ${inData.length === 1 ? 'is' : 'are'} stored inside "data", where the database cannot enforce a reference (use a flat_table datasource for this table).`,
+        );
+      else if (referenced.provider === 'jsonb' && canonicalJson([...refFields].sort()) !== canonicalJson([...referenced.primaryKey].sort()))
+        problems.push(
+          `${label}: ${shown(resource || target.name)} is a jsonb table, so reference.fields must be its primary key (its other fields are stored inside "data").`,
+        );
+    }
     result.push({ fields, reference: { resource: isSelf ? (target.name ?? resource) : resource, fields: refFields }, onDelete });
   });
   return result;

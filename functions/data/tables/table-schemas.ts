@@ -9,6 +9,7 @@ const description = z.string().max(2000, 'Ensure this field has no more than 200
 // the schema compiled (reading through it) and the schema stored (own members only) would differ.
 const jsonSchema = jsonObject('The table schema must be a JSON object.');
 
+export const appTablesParams = z.object({ app_slug: z.string().min(1).max(100) });
 export const datasourceTablesParams = z.object({ app_slug: z.string().min(1).max(100), datasource_slug: z.string().min(1).max(100) });
 
 /** Both URL forms: with `datasource_slug` or without it. */

@@ -18,10 +18,13 @@ import {
   findTable,
   findTableOfActiveApp,
   insertTable,
+  referenceNameTaken,
+  referencesOfApp,
   tablesOfApp,
   tablesOfDatasource,
   updateTable,
   type DatatableRow,
+  type ReferenceRow,
 } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, schemaHash, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
@@ -123,6 +126,33 @@ export function forgetTableDescriptors(schemaName: string, tableName: string): v
   for (const key of descriptorCache.keys()) if (key.startsWith(prefix)) descriptorCache.delete(key);
 }
 
+/** Every table of an app (all its datasources) and, after them, the references it imported. */
+export async function tablesAndReferencesOf(
+  db: Queryable,
+  site: Tenant,
+  appSlug: string,
+): Promise<{ tables: DatatableRow[]; references: ReferenceRow[] }> {
+  const app = await existingApp(db, site, appSlug);
+  const [tables, references] = await Promise.all([tablesOfApp(db, site, app.id), referencesOfApp(db, site, appSlug)]);
+  return { tables, references };
+}
+
+/** A table's detail by address; on the short form, a reference of the app under that name when no table has it. */
+export async function tableOrReference(
+  db: Queryable,
+  site: Tenant,
+  address: TableAddress,
+): Promise<{ table: DatatableRow } | { reference: ReferenceRow }> {
+  try {
+    return { table: await existingTable(db, site, address) };
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || address.datasource_slug !== undefined) throw error;
+    const [reference] = await referencesOfApp(db, site, address.app_slug, address.name);
+    if (reference === undefined) throw error;
+    return { reference };
+  }
+}
+
 export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, datasourceSlug: string): Promise<DatatableRow[]> {
   const datasource = await existingDatasource(db, site, appSlug, datasourceSlug);
   return tablesOfDatasource(db, site, datasource.id);
@@ -147,6 +177,8 @@ export async function createTable(
   const appTables = await tablesOfApp(db, site, datasource.app_id);
   if (appTables.some((t) => t.name === body.name))
     throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
+  if (await referenceNameTaken(db, site, datasource.app_id, body.name))
+    throw ValidationError.forFields({ name: ['A reference (import-reference) with that name already exists in this app.'] });
   compileTable(
     body.json_schema,
     compileTarget(site, { name: body.name, physical_table_name: physical, provider_type: datasource.provider_type }, appTables),

@@ -4,6 +4,8 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
+import type { SealedValue } from '#shared/crypto/secret-box.ts';
+import { storedSigningSecretOf, type StoredSigningSecret } from '#shared/events/signing-secrets.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
 type Site = Pick<Tenant, 'schemaName'>;
@@ -23,7 +25,8 @@ export interface FunctionRow {
   slug: string;
   executionMode: string;
   webhookUrl: string;
-  signingSecret: string;
+  /** As stored: the service opens it (shared/events/signing-secrets.ts). */
+  storedSecret: StoredSigningSecret;
   timeoutSeconds: number;
   isActive: boolean;
   createdAt: Date;
@@ -53,7 +56,7 @@ function functionOf(row: Record<string, unknown>): FunctionRow {
     slug: String(row.slug),
     executionMode: String(row.execution_mode),
     webhookUrl: String(row.webhook_url),
-    signingSecret: String(row.signing_secret),
+    storedSecret: storedSigningSecretOf(row),
     timeoutSeconds: Number(row.timeout_seconds),
     isActive: Boolean(row.is_active),
     createdAt: toDate(row.created_at),
@@ -102,21 +105,28 @@ export async function functionSlugsLike(db: Queryable, site: Site, appId: number
 export async function insertFunction(
   db: Queryable,
   site: Site,
+  id: number,
   values: {
     appId: number;
     name: string;
     slug: string;
     webhookUrl: string;
-    signingSecret: string;
+    sealedSecret: SealedValue;
     timeoutSeconds: number;
     isActive: boolean;
     createdBy: number;
   },
-): Promise<number> {
-  const [row] = await db.rows<{ id: number }>(sql`
-    insert into ${tenantTable(site, 'functions')} (app_id, name, slug, execution_mode, webhook_url, signing_secret, timeout_seconds, is_active, created_by)
-    values (${values.appId}, ${values.name}, ${values.slug}, 'webhook', ${values.webhookUrl}, ${values.signingSecret}, ${values.timeoutSeconds}, ${values.isActive}, ${values.createdBy})
-    returning id`);
+): Promise<void> {
+  await db.run(sql`
+    insert into ${tenantTable(site, 'functions')} (id, app_id, name, slug, execution_mode, webhook_url, signing_secret, signing_secret_sealed, timeout_seconds, is_active, created_by)
+    values (${id}, ${values.appId}, ${values.name}, ${values.slug}, 'webhook', ${values.webhookUrl}, '', ${JSON.stringify(values.sealedSecret)}::jsonb, ${values.timeoutSeconds}, ${values.isActive}, ${values.createdBy})`);
+}
+
+/** The id the next function will have: its secret is sealed to it before the row is written. */
+export async function nextFunctionId(db: Queryable, site: Site): Promise<number> {
+  const [row] = await db.rows<{ id: number }>(
+    sql`select nextval(pg_get_serial_sequence(${`"${site.schemaName}".functions`}, 'id'))::int as id`,
+  );
   return Number(row!.id);
 }
 

@@ -1,7 +1,8 @@
 // How functions and their invocations look in answers (DECISIONS: Events and functions).
-import type { FunctionRow, InvocationRow } from './function-repository.ts';
+import type { InvocationRow } from './function-repository.ts';
+import type { OpenedFunction } from './function-service.ts';
 
-export function functionRecord(fn: FunctionRow) {
+export function functionRecord(fn: OpenedFunction) {
   return {
     id: fn.id,
     name: fn.name,

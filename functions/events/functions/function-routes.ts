@@ -1,6 +1,7 @@
 // The functions endpoints of an app (tenant host, Envelope B): parse, call the service, answer.
 import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
+import { loadSecretsKey } from '#shared/crypto/secrets-key.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { functionRecord, invocationRecord } from './function-representation.ts';
@@ -20,7 +21,14 @@ const FUNCTION = `${FUNCTIONS}{function_slug}/`;
 const common = { host: 'tenant', access: 'user', errorStyle: 'success-flag', envelope: 'B' } as const;
 
 export function functionsEnv(ctx: RequestContext): FunctionsEnv {
-  return { db: ctx.runtime.db, site: ctx.site, user: ctx.user, allowPrivateNetworks: ctx.runtime.config.outboundAllowPrivateNetworks };
+  const { config } = ctx.runtime;
+  return {
+    db: ctx.runtime.db,
+    site: ctx.site,
+    user: ctx.user,
+    allowPrivateNetworks: config.outboundAllowPrivateNetworks,
+    secretsKey: () => loadSecretsKey(config),
+  };
 }
 
 export const listFunctionsRoute = defineRoute({

@@ -1,10 +1,11 @@
-// The rules of an app's functions: create (with a fresh signing secret), read, change, delete, and
-// list their invocation records. A webhook URL naming a refused address is a 400 at once; names
+// The rules of an app's functions: create (with a fresh signing secret, stored sealed), read (the
+// secret opened for its owner), change, delete, and list their invocation records. A webhook URL naming a refused address is a 400 at once; names
 // that resolve to one are refused when the call is made.
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
+import { openSigningSecret, sealSigningSecret } from '#shared/events/signing-secrets.ts';
 import { assertWebhookUrl } from '#shared/events/webhook-call.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -17,6 +18,7 @@ import {
   insertFunction,
   listFunctions,
   listInvocations,
+  nextFunctionId,
   updateFunction,
   type AppRef,
   type FunctionRow,
@@ -28,6 +30,15 @@ export interface FunctionsEnv {
   site: Tenant;
   user: Principal;
   allowPrivateNetworks: boolean;
+  secretsKey: () => Promise<Buffer>;
+}
+
+/** A function as its owner reads it: the signing secret in clear, to verify the calls. */
+export type OpenedFunction = Omit<FunctionRow, 'storedSecret'> & { signingSecret: string };
+
+async function opened(env: FunctionsEnv, fn: FunctionRow): Promise<OpenedFunction> {
+  const { storedSecret, ...rest } = fn;
+  return { ...rest, signingSecret: await openSigningSecret(env.secretsKey, env.site.schemaName, fn.id, storedSecret) };
 }
 
 async function appOf(env: FunctionsEnv, appSlug: string): Promise<AppRef> {
@@ -53,12 +64,15 @@ function checkWebhookUrl(env: FunctionsEnv, url: string): void {
 
 export async function listAppFunctions(env: FunctionsEnv, appSlug: string, page: PageRequest) {
   const app = await appOf(env, appSlug);
-  return listFunctions(env.db, env.site, app.id, page);
+  const { rows, total } = await listFunctions(env.db, env.site, app.id, page);
+  return { rows: await Promise.all(rows.map((fn) => opened(env, fn))), total };
 }
 
-export const getFunction = functionOf;
+export async function getFunction(env: FunctionsEnv, appSlug: string, slug: string): Promise<OpenedFunction> {
+  return opened(env, await functionOf(env, appSlug, slug));
+}
 
-export async function createFunction(env: FunctionsEnv, appSlug: string, body: CreateFunctionBody): Promise<FunctionRow> {
+export async function createFunction(env: FunctionsEnv, appSlug: string, body: CreateFunctionBody): Promise<OpenedFunction> {
   const app = await appOf(env, appSlug);
   checkWebhookUrl(env, body.webhook_url);
   if (body.slug !== undefined && (await findFunction(env.db, env.site, app.id, body.slug)) !== undefined) {
@@ -69,20 +83,22 @@ export async function createFunction(env: FunctionsEnv, appSlug: string, body: C
     (await uniqueSlug(slugFrom(body.name, 100) || 'function', (base) => functionSlugsLike(env.db, env.site, app.id, base), {
       maxLength: 100,
     }));
-  await insertFunction(env.db, env.site, {
+  const id = await nextFunctionId(env.db, env.site);
+  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  await insertFunction(env.db, env.site, id, {
     appId: app.id,
     name: body.name,
     slug,
     webhookUrl: body.webhook_url,
-    signingSecret: `whsec_${randomBytes(32).toString('base64url')}`,
+    sealedSecret: sealSigningSecret(await env.secretsKey(), env.site.schemaName, id, secret),
     timeoutSeconds: body.timeout_seconds,
     isActive: body.is_active,
     createdBy: env.user.id,
   });
-  return (await findFunction(env.db, env.site, app.id, slug))!;
+  return opened(env, (await findFunction(env.db, env.site, app.id, slug))!);
 }
 
-export async function patchFunction(env: FunctionsEnv, appSlug: string, slug: string, body: PatchFunctionBody): Promise<FunctionRow> {
+export async function patchFunction(env: FunctionsEnv, appSlug: string, slug: string, body: PatchFunctionBody): Promise<OpenedFunction> {
   const fn = await functionOf(env, appSlug, slug);
   if (body.webhook_url !== undefined) checkWebhookUrl(env, body.webhook_url);
   await updateFunction(env.db, env.site, fn.id, {
@@ -91,7 +107,7 @@ export async function patchFunction(env: FunctionsEnv, appSlug: string, slug: st
     timeoutSeconds: body.timeout_seconds ?? fn.timeoutSeconds,
     isActive: body.is_active ?? fn.isActive,
   });
-  return (await findFunction(env.db, env.site, fn.appId, slug))!;
+  return opened(env, (await findFunction(env.db, env.site, fn.appId, slug))!);
 }
 
 export async function removeFunction(env: FunctionsEnv, appSlug: string, slug: string): Promise<void> {

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import mime from 'mime-types';
 import type { ArchiveLimits } from '#shared/config.ts';
+import { buildFileHeaders } from '#shared/hosting/build-file-headers.ts';
 import { buildFileKey } from '#shared/hosting/build-keys.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { ArchiveGuard } from './archive-guard.ts';
@@ -63,7 +63,8 @@ export async function extractBuild(
     const filePath = segments.join('/');
     // Recorded before the write: a write that fails half-way may have left its key behind.
     stored.set(filePath, { key, size: 0 });
-    const info = await store.put(key, body, { contentType: mime.lookup(filePath) || 'application/octet-stream' });
+    // Deployed, CloudFront answers with the headers stored on the object: the dev server's own.
+    const info = await store.put(key, body, buildFileHeaders(segments[segments.length - 1]!));
     stored.set(filePath, { key, size: info.size });
   };
   try {

@@ -2,7 +2,6 @@
 // earlier or later one (roll back or forward). Activation moves the host → build mapping.
 import { NotFoundError } from '#shared/errors.ts';
 import { buildPrefixOf } from '#shared/hosting/build-keys.ts';
-import { forgetHostedDomains } from '#shared/hosting/hosted-domains.ts';
 import type { HostingEnv } from '../hosting-env.ts';
 import { discardBuild, type BuildForm } from './build-upload.ts';
 import {
@@ -50,7 +49,7 @@ export async function addBuild(env: HostingEnv, slug: string, form: BuildForm): 
     await discardBuild(env, build);
     throw error;
   }
-  forgetHostedDomains([outcome.worker.fullDomain]);
+  await env.hostMappings.apply([{ host: outcome.worker.fullDomain, buildPrefix: build.prefix }]);
   return outcome;
 }
 
@@ -64,6 +63,6 @@ export async function activateBuild(env: HostingEnv, slug: string, buildUuid: st
     await pointDomainAt(tx, env.site.siteId, slug, buildPrefixOf(env.site.uuid, build.uuid));
     return { worker: { ...worker, activeBuildUuid: build.uuid }, build };
   });
-  forgetHostedDomains([outcome.worker.fullDomain]);
+  await env.hostMappings.apply([{ host: outcome.worker.fullDomain, buildPrefix: buildPrefixOf(env.site.uuid, outcome.build.uuid) }]);
   return outcome;
 }

@@ -4,7 +4,7 @@
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import { buildFileKey, buildPrefixOf } from '#shared/hosting/build-keys.ts';
-import { forgetHostedDomains } from '#shared/hosting/hosted-domains.ts';
+import type { HostMapping } from '#shared/hosting/host-mappings.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { parseOrThrow } from '#shared/http/validation.ts';
 import { uniqueSlug, slugFrom } from '#shared/text/slugs.ts';
@@ -101,8 +101,19 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
     await discardBuild(env, build);
     throw asTaken(error, 'subdomain_input');
   }
-  forgetHostedDomains([worker.fullDomain]);
+  await env.hostMappings.apply([{ host: worker.fullDomain, buildPrefix: build.prefix }]);
   return worker;
+}
+
+/**
+ * After a PATCH: the old host (if it moved) serves nothing, the current one the active build. The
+ * current host is written even when it did not move, so a PATCH sent again repairs an edge write
+ * that failed after the change was committed.
+ */
+function patchedHosts(env: HostingEnv, previousDomain: string, worker: WorkerRow): HostMapping[] {
+  const buildPrefix = worker.activeBuildUuid === null ? undefined : buildPrefixOf(env.site.uuid, worker.activeBuildUuid);
+  const current: HostMapping = { host: worker.fullDomain, buildPrefix };
+  return previousDomain === worker.fullDomain ? [current] : [{ host: previousDomain, buildPrefix: undefined }, current];
 }
 
 /** Renames the worker or moves it to another subdomain or base domain; its builds stay where they are. */
@@ -132,7 +143,7 @@ export async function patchWorker(env: HostingEnv, slug: string, body: PatchWork
   } catch (error) {
     throw asTaken(error, 'subdomain_input');
   }
-  forgetHostedDomains([previousDomain, worker.fullDomain]);
+  await env.hostMappings.apply(patchedHosts(env, previousDomain, worker));
   return worker;
 }
 
@@ -149,8 +160,12 @@ export async function deleteWorker(env: HostingEnv, slug: string): Promise<void>
     );
     return { worker: current, keys: buildKeys };
   });
-  forgetHostedDomains([worker.fullDomain]);
-  for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
-    await env.store.deleteMany(keys.slice(start, start + DELETE_BATCH_SIZE));
+  try {
+    await env.hostMappings.apply([{ host: worker.fullDomain, buildPrefix: undefined }]);
+  } finally {
+    // The worker is gone either way: its files must not stay behind when the edge write failed.
+    for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
+      await env.store.deleteMany(keys.slice(start, start + DELETE_BATCH_SIZE));
+    }
   }
 }

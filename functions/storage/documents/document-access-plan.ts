@@ -23,6 +23,19 @@ export function assertDocumentLibraryBucket(bucket: Pick<BucketRow, 'storage_pro
   if (bucket.storage_provider !== 'document_library') throw new ProviderOperationNotSupportedError();
 }
 
+/**
+ * 404 unless the object exists and the caller may read it. Checked before anything is said about
+ * the bucket (its provider): to a caller who may not read there, another site's buckets and those
+ * that do not exist look the same (cross-tenant fuzz).
+ */
+export function assertReadable(
+  bucket: Pick<BucketRow, 'visibility'>,
+  object: Pick<ObjectRow, 'visibility' | 'created_by'> | undefined,
+  caller: StorageCaller,
+): asserts object is Pick<ObjectRow, 'visibility' | 'created_by'> {
+  if (object === undefined || !canRead(caller, object, bucket)) throw new NotFoundError('Object not found.');
+}
+
 /** 401 for an anonymous edit, 403 for a caller without access to the site; nothing for a view. */
 export function assertMayAct(action: DocumentAction, caller: StorageCaller): void {
   if (action === 'edit') assertMayWrite(caller);
@@ -39,7 +52,7 @@ export function planDocumentAccess(
   object: Pick<ObjectRow, 'visibility' | 'created_by' | 'mimetype'> | undefined,
   caller: StorageCaller,
 ): DocumentGrant {
-  if (object === undefined || !canRead(caller, object, bucket)) throw new NotFoundError('Object not found.');
+  assertReadable(bucket, object, caller);
   if (action === 'view' && effectiveVisibility(object, bucket) === 'public') return { kind: 'anonymous' };
   if (action === 'edit' && !isOfficeEditable(object.mimetype)) throw new NonOfficeEditRejectedError(object.mimetype);
   // Reading a private object took its owner (a signed-in member) or staff; editing, a member.

@@ -12,7 +12,13 @@ import { normalizeObjectPath } from '../objects/object-keys.ts';
 import { findObject } from '../objects/object-repository.ts';
 import type { ObjectParams } from '../objects/object-schemas.ts';
 import type { StorageEnv } from '../storage-env.ts';
-import { assertDocumentLibraryBucket, assertMayAct, planDocumentAccess, type DocumentAction } from './document-access-plan.ts';
+import {
+  assertDocumentLibraryBucket,
+  assertMayAct,
+  assertReadable,
+  planDocumentAccess,
+  type DocumentAction,
+} from './document-access-plan.ts';
 import { grantDocumentAccess, type GrantedDocument } from './document-access-service.ts';
 import { issueDocumentTicket, redeemDocumentTicket } from './document-tickets.ts';
 import { loaderLocation } from './loader-page.ts';
@@ -38,8 +44,9 @@ export async function openDocument(
   assertMayAct(action, env.caller);
   const path = normalizeObjectPath(params.key, 'path');
   const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
-  assertDocumentLibraryBucket(bucket);
   const object = await findObject(env.db, env.site, bucket.id, path);
+  assertReadable(bucket, object, env.caller);
+  assertDocumentLibraryBucket(bucket);
   const grant = planDocumentAccess(action, bucket, object, env.caller);
   if (answer === 'json') {
     const document = { storageKey: object!.storage_key, mimetype: object!.mimetype };

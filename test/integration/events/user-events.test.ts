@@ -1,15 +1,20 @@
 // User creation through a site fires PRE_USER_CREATE (blocking, through the PRE-event state machine)
 // and POST_USER_CREATE (queued) to the site's subscribed webhook functions, here a receiver on loopback.
-import { createServer, type Server } from 'node:http';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSecretsKey } from '#shared/crypto/secrets-key.ts';
 import { localEventQueue } from '#shared/events/post-events.ts';
+import { sealLegacySigningSecrets } from '#shared/events/seal-legacy-signing-secrets.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createStorageSite, type StorageSite } from '#test/support/storage.ts';
 
 interface Hit {
   path: string;
+  headers: IncomingHttpHeaders;
+  raw: string;
   body: { event: string; params: Record<string, unknown>; invocation_id: string };
 }
 
@@ -25,6 +30,15 @@ describe('user events', () => {
     app.request(method, route, { token: admin, headers, body });
 
   async function subscribedFunction(name: string, path: string, event: string, timeoutSeconds = 5): Promise<number> {
+    return (await subscribedFunctionRecord(name, path, event, timeoutSeconds)).id;
+  }
+
+  async function subscribedFunctionRecord(
+    name: string,
+    path: string,
+    event: string,
+    timeoutSeconds = 5,
+  ): Promise<{ id: number; slug: string; signing_secret: string }> {
     const created = await call('POST', `/api/apps/${site.app}/functions/`, {
       name,
       webhook_url: `${hooks}${path}`,
@@ -33,7 +47,7 @@ describe('user events', () => {
     if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     const subscribed = await call('POST', `/api/cloud/events/${event}/subscribe/`, { function_id: created.body.data.id });
     if (subscribed.status !== 200) throw new Error(JSON.stringify(subscribed.body));
-    return created.body.data.id as number;
+    return created.body.data;
   }
 
   async function userExists(username: string): Promise<boolean> {
@@ -54,7 +68,8 @@ describe('user events', () => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        hits.push({ path: request.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString() || '{}') });
+        const raw = Buffer.concat(chunks).toString();
+        hits.push({ path: request.url ?? '', headers: request.headers, raw, body: JSON.parse(raw || '{}') });
         if (request.url?.startsWith('/ok')) response.writeHead(200).end('{}');
         else if (request.url === '/slow') setTimeout(() => response.writeHead(200).end(), 4000);
         else response.writeHead(500).end('refused');
@@ -67,7 +82,7 @@ describe('user events', () => {
     site = await createStorageSite(app, admin, 'User Events Site');
   });
   afterAll(async () => {
-    await localEventQueue(app.runtime.db, { allowPrivate: true }).drained();
+    await localEventQueue(app.runtime.db, { allowPrivate: true, secretsKey: () => loadSecretsKey(app.runtime.config) }).drained();
     await app.close();
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
@@ -122,7 +137,7 @@ describe('user events', () => {
 
   it('queues POST_USER_CREATE with the saved user; a second delivery of the message runs nothing', async () => {
     await subscribedFunction('Welcome', '/ok-post', 'POST_USER_CREATE');
-    const queue = localEventQueue(app.runtime.db, { allowPrivate: true });
+    const queue = localEventQueue(app.runtime.db, { allowPrivate: true, secretsKey: () => loadSecretsKey(app.runtime.config) });
 
     const created = await newUser('grace');
     await queue.drained();
@@ -142,7 +157,7 @@ describe('user events', () => {
 
   it('retries a failing POST subscriber, then dead-letters it; the user is created all the same', async () => {
     await subscribedFunction('Flaky', '/post-fails', 'POST_USER_CREATE');
-    const queue = localEventQueue(app.runtime.db, { allowPrivate: true });
+    const queue = localEventQueue(app.runtime.db, { allowPrivate: true, secretsKey: () => loadSecretsKey(app.runtime.config) });
 
     const created = await newUser('linus');
     await queue.drained();
@@ -154,11 +169,67 @@ describe('user events', () => {
     expect(invocations.body.data[0]).toMatchObject({ status: 'failed', error: 'the webhook answered HTTP 500' });
   });
 
+  it('keeps the signing secret sealed in the database, and signs each call with the secret the owner reads', async () => {
+    const fn = await subscribedFunctionRecord('Sealed', '/ok-sealed', 'PRE_USER_CREATE');
+    const schema = (
+      await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`)
+    )[0]!.schema_name;
+    const [stored] = await app.runtime.db.rows<{ signing_secret: string; sealed: string }>(
+      sql`select signing_secret, signing_secret_sealed::text as sealed from ${sql.identifier(schema)}.functions where id = ${fn.id}`,
+    );
+
+    const created = await newUser('sealed-user');
+    await localEventQueue(app.runtime.db, { allowPrivate: true, secretsKey: () => loadSecretsKey(app.runtime.config) }).drained();
+    const hit = hitsOf('/ok-sealed')[0]!;
+    const timestamp = hit.headers['x-tessera-timestamp'] as string;
+    const expected = createHmac('sha256', fn.signing_secret).update(`${timestamp}.${hit.raw}`).digest('hex');
+
+    expect(stored!.signing_secret).toBe('');
+    expect(stored!.sealed).not.toContain(fn.signing_secret);
+    expect(JSON.parse(stored!.sealed)).toEqual({ iv: expect.any(String), tag: expect.any(String), ciphertext: expect.any(String) });
+    expect(created.status).toBe(201);
+    expect(hit.headers['x-tessera-signature']).toBe(`t=${timestamp},v1=${expected}`);
+    await call('POST', '/api/cloud/events/PRE_USER_CREATE/unsubscribe/', { function_id: fn.id });
+  });
+
+  it('seals a secret stored in plain text before sealing, and the function still reads and signs with it', async () => {
+    const fn = await subscribedFunctionRecord('Legacy', '/ok-legacy', 'PRE_USER_CREATE');
+    const schema = (
+      await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site.slug}`)
+    )[0]!.schema_name;
+    const table = sql`${sql.identifier(schema)}.functions`;
+    const legacySecret = 'whsec_written-before-secrets-were-sealed';
+    // A row as tenant migration 16 finds it: the secret in plain text, nothing sealed.
+    await app.runtime.db.run(sql`update ${table} set signing_secret = ${legacySecret}, signing_secret_sealed = null where id = ${fn.id}`);
+    const readBefore = await call('GET', `/api/apps/${site.app}/functions/${fn.slug}/`);
+
+    const sealedCount = await sealLegacySigningSecrets(app.runtime.db, () => loadSecretsKey(app.runtime.config));
+    const [stored] = await app.runtime.db.rows<{ signing_secret: string; sealed: string | null }>(
+      sql`select signing_secret, signing_secret_sealed::text as sealed from ${table} where id = ${fn.id}`,
+    );
+    const readAfter = await call('GET', `/api/apps/${site.app}/functions/${fn.slug}/`);
+    await newUser('legacy-user');
+    await localEventQueue(app.runtime.db, { allowPrivate: true, secretsKey: () => loadSecretsKey(app.runtime.config) }).drained();
+    const hit = hitsOf('/ok-legacy')[0]!;
+    const timestamp = hit.headers['x-tessera-timestamp'] as string;
+    const expected = createHmac('sha256', legacySecret).update(`${timestamp}.${hit.raw}`).digest('hex');
+
+    expect(readBefore.body.data.signing_secret).toBe(legacySecret);
+    expect(sealedCount).toBe(1);
+    expect(stored!.signing_secret).toBe('');
+    expect(stored!.sealed).not.toBeNull();
+    expect(stored!.sealed).not.toContain(legacySecret);
+    expect(readAfter.body.data.signing_secret).toBe(legacySecret);
+    expect(hit.headers['x-tessera-signature']).toBe(`t=${timestamp},v1=${expected}`);
+    expect(await sealLegacySigningSecrets(app.runtime.db, () => loadSecretsKey(app.runtime.config))).toBe(0);
+    await call('POST', '/api/cloud/events/PRE_USER_CREATE/unsubscribe/', { function_id: fn.id });
+  });
+
   it('fires no tenant subscribers for a user created on the platform host', async () => {
     const before = hits.length;
 
     const created = await newUser('platform-only', {});
-    await localEventQueue(app.runtime.db, { allowPrivate: true }).drained();
+    await localEventQueue(app.runtime.db, { allowPrivate: true, secretsKey: () => loadSecretsKey(app.runtime.config) }).drained();
 
     expect(created.status).toBe(201);
     expect(hits.length).toBe(before);

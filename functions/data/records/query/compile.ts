@@ -12,7 +12,7 @@ import {
 import { identifier, identifierLiteral } from '#shared/db/sql-identifiers.ts';
 import { answeredValue, ROW, tableSql, typedValue } from './field-sql.ts';
 import { compileCondition, type FilterCondition } from './filters.ts';
-import { MAX_PAGE_SIZE, type Aggregate, type ListPlan, type SortTerm } from './list-query.ts';
+import { MAX_PAGE_SIZE, type Aggregate, type GroupTerm, type ListPlan, type SortTerm } from './list-query.ts';
 
 /** jsonb_build_object takes at most 100 arguments: build wide records from chunks of 50 fields. */
 const FIELDS_PER_OBJECT = 50;
@@ -190,7 +190,7 @@ function pageSizeLiteral(size: number): SQL {
 
 function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL {
   if (!aggregate.field) return sql`count(*)::int`;
-  const value = typedValue(table, aggregate.field);
+  const value = aggregate.expression ?? typedValue(table, aggregate.field);
   switch (aggregate.fn) {
     case 'count':
       return sql`count(${value})::int`;
@@ -207,12 +207,17 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
   }
 }
 
+/** A group's value for each row: its own field's, or a related field's compiled elsewhere. */
+function groupValue(table: TableDescriptor, group: GroupTerm): SQL {
+  return group.expression ?? typedValue(table, group.field);
+}
+
 function groupClause(table: TableDescriptor, plan: ListPlan): SQL {
   const groups = plan.aggregates ? (plan.groupBy ?? []) : [];
   return groups.length === 0
     ? sql``
     : sql`group by ${sql.join(
-        groups.map((field) => typedValue(table, field)),
+        groups.map((group) => groupValue(table, group)),
         sql`, `,
       )}`;
 }
@@ -220,7 +225,8 @@ function groupClause(table: TableDescriptor, plan: ListPlan): SQL {
 /** One group of an aggregation (or the one row without `_group_by`) as a jsonb object. */
 function groupJson(table: TableDescriptor, plan: ListPlan): SQL {
   const members = [
-    ...(plan.groupBy ?? []).map((field) => sql`${identifierLiteral(field.name)}::text, ${answeredValue(field, typedValue(table, field))}`),
+    // The key as a bound text: a related group's name has dots.
+    ...(plan.groupBy ?? []).map((group) => sql`${group.name}::text, ${answeredValue(group.field, groupValue(table, group))}`),
     ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
   ];
   return sql`jsonb_build_object(${sql.join(members, sql`, `)})`;
@@ -231,8 +237,8 @@ function groupOrderSql(table: TableDescriptor, plan: ListPlan): SQL {
     plan.sort.length > 0
       ? plan.sort.map(
           (term) =>
-            sql`${term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!)} ${direction(term)}`,
+            sql`${term.expression ?? (term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!))} ${direction(term)}`,
         )
-      : (plan.groupBy ?? []).map((field) => sql`${typedValue(table, field)} asc`);
+      : (plan.groupBy ?? []).map((group) => sql`${groupValue(table, group)} asc`);
   return order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
 }

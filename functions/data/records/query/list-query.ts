@@ -15,8 +15,24 @@ export interface Aggregate {
   fn: AggregateFunction;
   /** Undefined for `count(*)`. */
   field?: FieldDescriptor;
-  /** The answer's key: `count` for `count(*)`, else `<function>_<field>`. */
+  /** The answer's key: `count` for `count(*)`, else `<function>_<field>` (`sum_author.salary` for a related one). */
   alias: string;
+  /** Already compiled elsewhere: the value of a related field (functions/data/relations). */
+  expression?: SQL;
+}
+
+/** A field of `_group_by`: the table's own, or a related one (`author.name`) compiled elsewhere. */
+export interface GroupTerm {
+  /** As the client named it, and the group's key in the answer. */
+  name: string;
+  field: FieldDescriptor;
+  expression?: SQL;
+}
+
+/** A related field's value for each row (a chain of to-one relations, then a field), compiled elsewhere. */
+export interface RelatedValue {
+  field: FieldDescriptor;
+  expression: SQL;
 }
 
 export interface SortTerm {
@@ -37,6 +53,8 @@ export interface QueryExtensions {
   claims(key: string, raw: string): boolean;
   relatedFilter(key: string, raw: string): FilterCondition;
   relatedSort(parameter: string, name: string, descending: boolean): SortTerm;
+  /** `_group_by=author.name`, `_aggregate=sum(author.salary)`: what a related field is for each row. */
+  relatedValue(parameter: string, name: string): RelatedValue;
 }
 
 export interface ListPlan {
@@ -51,7 +69,7 @@ export interface ListPlan {
   search?: string;
   deleted: 'exclude' | 'include' | 'only';
   aggregates?: Aggregate[];
-  groupBy?: FieldDescriptor[];
+  groupBy?: GroupTerm[];
   /** `_count`: the exact total (the spec's), the planner's estimate, or none at all. */
   count: CountMode;
 }
@@ -71,7 +89,7 @@ const CONTROL = new Set([
   '_group_by',
   '_count',
 ]);
-const AGGREGATE = /^(count|count_distinct|sum|avg|min|max)\(\s*(\*|[a-z_][a-z0-9_]*)\s*\)$/;
+const AGGREGATE = /^(count|count_distinct|sum|avg|min|max)\(\s*(\*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)\s*\)$/;
 const NUMERIC_TYPES = new Set(['number', 'integer', 'year']);
 /** Types PostgreSQL's min() and max() take: booleans, JSON values and UUIDs have no such aggregate. */
 const ORDERED_TYPES = new Set(['string', 'number', 'integer', 'year', 'date', 'time', 'datetime', 'yearmonth', 'duration']);
@@ -113,7 +131,13 @@ function commaList(parameter: string, raw: string): string[] {
   return items;
 }
 
-function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
+/** A field of `_group_by` or `_aggregate`: the table's own, or a related one through the extensions. */
+function valueNamed(table: TableDescriptor, parameter: string, name: string, extensions?: QueryExtensions): GroupTerm {
+  if (name.includes('.') && extensions !== undefined) return { name, ...extensions.relatedValue(parameter, name) };
+  return { name, field: fieldNamed(table, parameter, name) };
+}
+
+function parseAggregates(table: TableDescriptor, raw: string, extensions?: QueryExtensions): Aggregate[] {
   return commaList('_aggregate', raw).map((item) => {
     const match = AGGREGATE.exec(item);
     if (!match)
@@ -126,7 +150,7 @@ function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
       if (fn !== 'count') throw queryError('_aggregate', `${fn}(*) is not an aggregate; only count(*) takes "*"`);
       return { fn, alias: 'count' };
     }
-    const field = fieldNamed(table, '_aggregate', match[2]!);
+    const { name, field, expression } = valueNamed(table, '_aggregate', match[2]!, extensions);
     if ((fn === 'sum' || fn === 'avg') && !NUMERIC_TYPES.has(field.type)) {
       throw queryError('_aggregate', `${fn}(${field.name}) needs a number or integer field`);
     }
@@ -136,7 +160,7 @@ function parseAggregates(table: TableDescriptor, raw: string): Aggregate[] {
         `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`,
       );
     }
-    return { fn, field, alias: `${fn}_${field.name}` };
+    return { fn, field, alias: `${fn}_${name}`, ...(expression === undefined ? {} : { expression }) };
   });
 }
 
@@ -146,9 +170,11 @@ function parseSort(table: TableDescriptor, parameter: string, raw: string, plan:
     const descending = item.startsWith('-');
     const name = descending ? item.slice(1) : item;
     if (plan.aggregates) {
-      const known = plan.aggregates.some((aggregate) => aggregate.alias === name) || plan.groupBy?.some((field) => field.name === name);
-      if (!known) throw queryError(parameter, `"${name}" is neither a group field nor an aggregate of this query`);
-      return { name, field: plan.groupBy?.find((field) => field.name === name), descending };
+      const group = plan.groupBy?.find((term) => term.name === name);
+      if (group === undefined && !plan.aggregates.some((aggregate) => aggregate.alias === name))
+        throw queryError(parameter, `"${name}" is neither a group field nor an aggregate of this query`);
+      if (group === undefined) return { name, descending };
+      return { name, field: group.field, descending, ...(group.expression === undefined ? {} : { expression: group.expression }) };
     }
     if (name.includes('.') && extensions !== undefined) return extensions.relatedSort(parameter, name, descending);
     return { name, field: fieldNamed(table, parameter, name), descending };
@@ -211,10 +237,10 @@ export function parseListQuery(table: TableDescriptor, entries: QueryEntries, ex
   const includeDeleted = values.has('include_deleted') && flag('include_deleted', values.get('include_deleted')!);
   const onlyDeleted = values.has('only_deleted') && flag('only_deleted', values.get('only_deleted')!);
   plan.deleted = onlyDeleted ? 'only' : includeDeleted ? 'include' : 'exclude';
-  if (values.has('_aggregate')) plan.aggregates = parseAggregates(table, values.get('_aggregate')!);
+  if (values.has('_aggregate')) plan.aggregates = parseAggregates(table, values.get('_aggregate')!, extensions);
   if (values.has('_group_by')) {
     if (!plan.aggregates) throw queryError('_group_by', 'needs _aggregate');
-    plan.groupBy = commaList('_group_by', values.get('_group_by')!).map((name) => fieldNamed(table, '_group_by', name));
+    plan.groupBy = commaList('_group_by', values.get('_group_by')!).map((name) => valueNamed(table, '_group_by', name, extensions));
   }
   if (values.has('_sort') && values.has('ordering')) throw queryError('ordering', 'give either _sort or ordering, not both');
   const sortParameter = values.has('_sort') ? '_sort' : values.has('ordering') ? 'ordering' : undefined;

@@ -118,6 +118,31 @@ describe('hierarchy tables', () => {
     expect(removed.body).toEqual({ deleted: 1 });
   });
 
+  it("serves the edges on the long URL form too, inside the table's own datasource only", async () => {
+    const LONG = '/api/apps/hr/datasources/main/datatables/employees/edges/';
+    const listed = await call('GET', `${LONG}?types=manager`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(4);
+    const created = await call('POST', LONG, [{ from_id: 6, to_id: 5, type: 'mentor', metadata: { via: 'long' } }]);
+    expect(created.status).toBe(201);
+    const id = created.body.results[0].id;
+    const patched = await call('PATCH', `${LONG}${id}/`, { metadata: { via: 'long form' } });
+    expect(patched.body.data).toMatchObject({ id, metadata: { via: 'long form' } });
+    expect((await call('GET', `${TABLE}edges/?from_id=6`)).body.results[0].metadata).toEqual({ via: 'long form' });
+    // Another datasource of the app, a datasource that does not exist, another app: 404, nothing touched.
+    await call('POST', '/api/apps/hr/datasources/', { name: 'Other', provider_type: 'flat_table' });
+    for (const path of [
+      '/api/apps/hr/datasources/other/datatables/employees/edges/',
+      '/api/apps/hr/datasources/nowhere/datatables/employees/edges/',
+      '/api/apps/nope/datasources/main/datatables/employees/edges/',
+    ]) {
+      expect((await call('GET', path)).status, path).toBe(404);
+      expect((await call('DELETE', path, { ids: [id] })).status, path).toBe(404);
+      expect((await call('PATCH', `${path}${id}/`, { metadata: {} })).status, path).toBe(404);
+    }
+    expect((await call('DELETE', LONG, { ids: [id] })).body).toEqual({ deleted: 1 });
+  });
+
   it('answers descendants under the inverse label, by depth, each once, even around a cycle', async () => {
     const answer = await call('GET', `${TABLE}data/1/?include=descendants`);
     expect(answer.status).toBe(200);
@@ -155,6 +180,25 @@ describe('hierarchy tables', () => {
     expect(ids(root.children[0].children[0].children)).toEqual([5]);
     const cyclic = await call('GET', `${TABLE}data/1/?format=tree&graph_types=mentor&depth=100`);
     expect(cyclic.body.total).toBe(3);
+    // On a list, the page holds the roots (no parent by the selected types), each with its tree.
+    const forest = await call('GET', `${TABLE}data/?format=tree&graph_types=manager&_sort=id`);
+    expect(forest.status).toBe(200);
+    expect(forest.body).toMatchObject({ total: 2, page: 1, page_size: 20 });
+    expect(ids(forest.body.data)).toEqual([1, 6]);
+    expect(forest.body.data[0]).toMatchObject({ id: 1, name: 'E1', _depth: 0 });
+    expect(ids(forest.body.data[0].children)).toEqual([2, 3]);
+    expect(forest.body.data[0].children[0]).toMatchObject({ _depth: 1, _relationship_type: 'manager' });
+    expect(ids(forest.body.data[0].children[0].children[0].children)).toEqual([5]);
+    expect(forest.body.data[1]).toEqual({ id: 6, name: 'E6', is_deleted: false, _depth: 0, children: [] });
+    const shallow = await call('GET', `${TABLE}data/?format=tree&graph_types=manager&depth=1&name=E1`);
+    expect(ids(shallow.body.data)).toEqual([1]);
+    expect(shallow.body.data[0].children.map((child: Rec) => child.children)).toEqual([[], []]);
+    const second = await call('GET', `${TABLE}data/?format=tree&graph_types=manager&_sort=id&page_size=1&page=2`);
+    expect(second.body.total).toBe(2);
+    expect(ids(second.body.data)).toEqual([6]);
+    // Over every type the mentoring cycle gives 1, 2 and 3 parents: only 6 is a root; a cycle has no top.
+    expect(ids((await call('GET', `${TABLE}data/?format=tree`)).body.data)).toEqual([6]);
+    expect(ids((await call('GET', `${TABLE}data/?format=tree&graph_types=mentor&_sort=id`)).body.data)).toEqual([4, 5, 6]);
     const graph = await call('GET', `${TABLE}data/?format=graph&graph_types=manager&id__in=1,2,4`);
     expect(graph.status).toBe(200);
     expect(graph.body.total).toBe(3);
@@ -170,6 +214,10 @@ describe('hierarchy tables', () => {
     const answer = await call('GET', `${TABLE}data/1/?include=descendants&graph_types=manager`);
     expect(ids(answer.body.reports)).toEqual([2, 3]);
     expect((await call('POST', `${TABLE}edges/`, [{ from_id: 6, to_id: 4, type: 'mentor' }])).status).toBe(400);
+    // 5's manager is soft-deleted: 5 heads a tree of its own, and 4 is nowhere.
+    const forest = await call('GET', `${TABLE}data/?format=tree&graph_types=manager&_sort=id`);
+    expect(ids(forest.body.data)).toEqual([1, 5, 6]);
+    expect(ids(forest.body.data[0].children[0].children)).toEqual([]);
   });
 
   it('refuses hierarchy forms on a table without hierarchy and bad values with 400', async () => {
@@ -177,7 +225,17 @@ describe('hierarchy tables', () => {
       const answer = await call('GET', `/api/apps/hr/datatables/flat/data/1/?${query}`);
       expect(answer.status, query).toBe(400);
     }
-    expect((await call('GET', '/api/apps/hr/datatables/flat/data/?format=graph')).status).toBe(400);
+    for (const query of ['format=graph', 'format=tree', 'format=tree&depth=2']) {
+      expect((await call('GET', `/api/apps/hr/datatables/flat/data/?${query}`)).status, query).toBe(400);
+    }
+    for (const query of [
+      'format=tree&_aggregate=count(*)',
+      'format=tree&depth=x',
+      'format=tree&graph_types=friend',
+      'format=tree&depth=101',
+    ]) {
+      expect((await call('GET', `${TABLE}data/?${query}`)).status, query).toBe(400);
+    }
     expect((await call('GET', '/api/apps/hr/datatables/flat/edges/')).status).toBe(400);
     for (const query of [
       'include=sideways',

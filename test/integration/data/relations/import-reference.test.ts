@@ -91,6 +91,50 @@ describe('import-reference', () => {
     expect(answer.body.errors[0]).toHaveProperty('reference');
   });
 
+  it("shows references in the app's table list and detail with is_reference and source_info", async () => {
+    await call('POST', '/api/apps/crm/datasources/main/datatables/', { name: 'contacts', json_schema: PRODUCTS });
+    const listed = await call('GET', '/api/apps/crm/datatables/');
+    expect(listed.status).toBe(200);
+    const byName = new Map(listed.body.map((item: { name: string }) => [item.name, item]));
+    expect([...byName.keys()]).toEqual(['contacts', 'catalog', 'products']);
+    expect(byName.get('contacts')).toMatchObject({ is_reference: false, source_info: null, datasource_slug: 'main' });
+    expect(byName.get('catalog')).toMatchObject({
+      app_slug: 'crm',
+      is_reference: true,
+      source_info: { app: 'shop', table: 'products', physical_table_name: 'shop_products' },
+    });
+    const detail = await call('GET', '/api/apps/crm/datatables/catalog/');
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ name: 'catalog', app_slug: 'crm', is_reference: true, schema_format: 'frictionless' });
+    expect(detail.body.source_info).toEqual({
+      id: expect.any(Number),
+      app: 'shop',
+      table: 'products',
+      physical_table_name: 'shop_products',
+    });
+    expect(detail.body.json_schema).toEqual(PRODUCTS);
+    // Own tables say they are not references; the source app does not list the other app's names.
+    expect((await call('GET', '/api/apps/shop/datatables/products/')).body).toMatchObject({ is_reference: false, source_info: null });
+    expect((await call('GET', '/api/apps/shop/datatables/')).body.map((item: { name: string }) => item.name)).toEqual([
+      'drafts',
+      'products',
+    ]);
+    // A reference is in no datasource of the app: the long form and the datasource lists do not show it.
+    expect((await call('GET', '/api/apps/crm/datasources/main/datatables/catalog/')).status).toBe(404);
+    expect((await call('GET', '/api/apps/crm/datasources/main/datatables/')).body.map((item: { name: string }) => item.name)).toEqual([
+      'contacts',
+    ]);
+    // Another site sees neither the reference nor the app's tables; a missing app is 404.
+    expect((await call('GET', '/api/apps/crm/datatables/catalog/', undefined, otherTenant)).status).toBe(404);
+    expect((await call('GET', '/api/apps/crm/datatables/', undefined, otherTenant)).body).toEqual([]);
+    expect((await call('GET', '/api/apps/nope/datatables/')).status).toBe(404);
+    expect((await call('GET', '/api/apps/nope/datatables/catalog/')).status).toBe(404);
+    // A new table cannot take a reference's name.
+    const clash = await call('POST', '/api/apps/crm/datasources/main/datatables/', { name: 'catalog', json_schema: PRODUCTS });
+    expect(clash.status).toBe(400);
+    expect(JSON.stringify(clash.body)).toContain('reference');
+  });
+
   it('refuses a single bad entry with 400, and keeps the source while references exist', async () => {
     const refused = await call('POST', IMPORT, { source_app_slug: 'shop', source_table_name: 'drafts' });
     expect(refused.status).toBe(400);

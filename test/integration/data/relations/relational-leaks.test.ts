@@ -72,6 +72,16 @@ describe('relations never reach what the caller may not read', () => {
     }
     const sorted = await list('posts', '_sort=author.search_vector');
     expect(sorted.status).toBe(400);
+    for (const query of [
+      '_aggregate=count(*)&_group_by=author.search_vector',
+      '_aggregate=count(author.search_vector)',
+      '_aggregate=max(post.author.search_vector)',
+    ]) {
+      const grouped = await list(query.includes('post.') ? 'comments' : 'posts', query);
+      expect(grouped.status, query).toBe(400);
+      expect(grouped.body.error, query).toContain('unknown field "search_vector"');
+    }
+    expect((await list('authors', '_aggregate=count(*)&_group_by=search_vector')).status).toBe(400);
     expect((await list('authors', '_sort=search_vector')).status).toBe(400);
     const populateSort = await list('authors', 'populate=posts&posts_sort=nope');
     expect(populateSort.status).toBe(400);
@@ -85,6 +95,12 @@ describe('relations never reach what the caller may not read', () => {
     }
     expect(ids(await list('companies', 'authors.name=Zed'))).toEqual([]);
     expect(ids(await list('comments', 'post.author.name=Zed'))).toEqual([]);
+    // Grouping by his email would give it a group of its own; hidden, it is the null group's.
+    const groups = await list('posts', '_aggregate=count(*)&_group_by=author.email');
+    expect(JSON.stringify(groups.body)).not.toContain('zed');
+    expect(groups.body.data.at(-1)).toEqual({ 'author.email': null, count: 2 });
+    const counted = await list('posts', '_aggregate=count_distinct(author.email),max(author.email)');
+    expect(counted.body.data).toEqual([{ 'count_distinct_author.email': 2, 'max_author.email': 'bob@globex.test' }]);
     // Sorting by his name would place post 12 among the others; hidden, it sorts as a null.
     expect(ids(await list('posts', '_sort=author.email,id'))).toEqual([10, 11, 12, 13]);
     const populated = await list('posts', 'id=12&populate=author');
@@ -152,6 +168,13 @@ describe('relations never reach what the caller may not read', () => {
       'populate=comments&comments_offset=-1',
       `_sort=${'author.'.repeat(50)}name`,
       'author.name__between=a',
+      '_aggregate=count(*)&_group_by=__proto__.x',
+      '_aggregate=count(*)&_group_by=author.__proto__',
+      '_aggregate=count(constructor.name)',
+      `_aggregate=count(*)&_group_by=${'author.'.repeat(50)}name`,
+      `_aggregate=max(${'author.company_id.'.repeat(5)}name)`,
+      '_aggregate=count(*)&_group_by=author..name',
+      '_aggregate=count(author.)',
     ];
     for (const query of hostile) {
       const answer = await list('posts', query);

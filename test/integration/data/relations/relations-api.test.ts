@@ -54,6 +54,49 @@ describe('relations: related filters, sorting and populate', () => {
     expect(toMany.body.errors ?? toMany.body.details).toHaveProperty('_sort');
   });
 
+  it('groups and aggregates by related fields over to-one relations', async () => {
+    const byAuthor = await list('comments', '_aggregate=count(*),sum(rating)&_group_by=post.author.name');
+    expect(byAuthor.status).toBe(200);
+    expect(byAuthor.body).toEqual({
+      data: [
+        { 'post.author.name': 'Ann', count: 2, sum_rating: 7 },
+        { 'post.author.name': 'Bob', count: 1, sum_rating: 4 },
+      ],
+      total: 2,
+    });
+    // Post 12's author is soft-deleted and post 13 has none: both fall in the null group.
+    const byCompany = await list('posts', '_aggregate=count(*)&_group_by=author.company_id.name');
+    expect(byCompany.body.data).toEqual([
+      { 'author.company_id.name': 'Acme', count: 1 },
+      { 'author.company_id.name': 'Globex', count: 1 },
+      { 'author.company_id.name': null, count: 2 },
+    ]);
+    const mixed = await list('posts', '_aggregate=max(author.name),count_distinct(author.company_id),count(author.id)');
+    expect(mixed.body.data).toEqual([{ 'max_author.name': 'Bob', 'count_distinct_author.company_id': 2, 'count_author.id': 2 }]);
+    const sorted = await list('comments', '_aggregate=count(*),avg(rating)&_group_by=post.author.name,post_id&_sort=-count,post_id');
+    expect(sorted.body.data.map((group: Rec) => [group['post.author.name'], group.post_id, group.count])).toEqual([
+      ['Ann', 10, 2],
+      ['Bob', 11, 1],
+    ]);
+    const filtered = await list('comments', 'post.title=Intro&_aggregate=min(post.author.email)&_group_by=post.author.company_id.name');
+    expect(filtered.body.data).toEqual([{ 'post.author.company_id.name': 'Acme', 'min_post.author.email': 'ann@acme.test' }]);
+    for (const [query, parameter] of [
+      ['_aggregate=count(*)&_group_by=comments.rating', '_group_by'],
+      ['_aggregate=sum(comments.rating)', '_aggregate'],
+      ['_aggregate=sum(author.name)', '_aggregate'],
+      ['_aggregate=count(*)&_group_by=author.nope', '_group_by'],
+      ['_aggregate=count(*)&_group_by=nope.name', '_group_by'],
+      ['_aggregate=count(author.nope)', '_aggregate'],
+      ['_aggregate=count(*)&_group_by=author.company_id.name&_sort=author.name', '_sort'],
+      ['_aggregate=count(*)&_group_by=author.name&populate=author', 'populate'],
+      ['_group_by=author.name', '_group_by'],
+    ]) {
+      const refused = await list('posts', query!);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.details, query).toHaveProperty([parameter!]);
+    }
+  });
+
   it('populates forward, reverse and many-to-many relations with per-relation controls', async () => {
     const answer = await list('posts', 'id=10&populate=author,comments,tags&comments_sort=rating&comments_order=desc&comments_limit=1');
     expect(answer.status).toBe(200);
@@ -123,5 +166,39 @@ describe('relations: related filters, sorting and populate', () => {
       (text) => text.includes('= any(') && /"blog_(posts|authors|companies)"/.test(text) && !text.includes('"blog_comments"'),
     );
     expect(populateStatements).toHaveLength(3);
+  });
+
+  it('runs a warm related list in one statement, and reads again when a related table changed', async () => {
+    const query = 'comments.body=great&_aggregate=count(*)&_group_by=author.company_id.name';
+    const first = await list('posts', query);
+    expect(first.body.data).toEqual([{ 'author.company_id.name': 'Acme', count: 1 }]);
+    const db = app.runtime.db;
+    const realRows = db.rows.bind(db);
+    let statements = 0;
+    const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+      statements += 1;
+      return realRows(statement);
+    }) as typeof db.rows);
+    try {
+      expect((await list('posts', 'comments.body=great&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([10]);
+      expect(statements).toBe(1);
+      statements = 0;
+      const tree = await call('GET', '/api/apps/blog/datatables/posts/data/10/?populate=author');
+      expect(tree.body.data.author_id.name).toBe('Ann');
+      // The record and caller in one statement, then the one populate statement.
+      expect(statements).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    // A related table that becomes soft-deleting (not the listed one) makes the remembered relations
+    // stale: a soft-deleted comment must stop matching at once, never be found through the old schema.
+    const schema = (await call('GET', '/api/apps/blog/datatables/comments/')).body.json_schema;
+    const changed = await call('PATCH', '/api/apps/blog/datatables/comments/', {
+      json_schema: { ...schema, fields: [...schema.fields, { name: 'is_deleted', type: 'boolean', default: false }] },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await call('DELETE', '/api/apps/blog/datatables/comments/data/100/')).status).toBe(204);
+    expect((await list('posts', 'comments.body=great&_sort=id')).body.data).toEqual([]);
+    expect((await list('posts', 'comments.body=good&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([11]);
   });
 });

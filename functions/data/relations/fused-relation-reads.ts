@@ -1,0 +1,68 @@
+// Reads that involve relations in one round trip, as fused-reads.ts does for a single table: the
+// first read through a host finds the app's tables the ordinary way and remembers the relations
+// compiled from them; later reads send one statement with the caller's context, a guard that the
+// table row and every table row of the app are still the remembered ones (a changed, added or dropped
+// table anywhere in the app may change what a relation name means), and the read. A stale guess
+// costs one more round trip, never a wrong answer, and a query's errors are left to the ordinary way.
+import type { SQL } from 'drizzle-orm';
+import type { RequestContext } from '#shared/http/request-context.ts';
+import { hintKey, type TableAddress } from '../records/fused-reads.ts';
+import { guardedReadSql } from '../records/fused-read-sql.ts';
+import type { AppRelations, RelationTable } from './relation-graph.ts';
+
+export interface FoundRelations {
+  relations: AppRelations;
+  base: RelationTable;
+  /** The base table's own row and the app's tables' fingerprint; absent for a reference (not remembered). */
+  own?: { tableId: number; schemaHash: string; appTables: string };
+}
+
+interface RelationsHint {
+  schemaName: string;
+  tableId: number;
+  schemaHash: string;
+  appTables: string;
+  found: FoundRelations;
+}
+
+/** Bounded as fused-reads.ts's hints are. */
+const HINT_LIMIT = 2_000;
+const hints = new Map<string, RelationsHint>();
+
+/** Called after a read found the relations the ordinary way; a reference's are not remembered. */
+export function rememberRelations(ctx: RequestContext, address: TableAddress, found: FoundRelations): void {
+  if (found.own === undefined) return;
+  if (hints.size >= HINT_LIMIT) hints.clear();
+  hints.set(hintKey(ctx, address), { schemaName: ctx.site.schemaName, ...found.own, found });
+}
+
+/**
+ * Establishes the request's context and, with a usable guess, runs the read `compile` builds from
+ * the remembered relations (a statement answering JSON text) in the same round trip. Undefined when
+ * there was no usable guess or it was stale: the caller then reads the ordinary way (the context is
+ * established either way).
+ */
+export async function readWithRememberedRelations(
+  ctx: RequestContext,
+  address: TableAddress,
+  compile: (found: FoundRelations) => SQL,
+): Promise<{ found: FoundRelations; answer: string } | undefined> {
+  const key = hintKey(ctx, address);
+  const hint = hints.get(key);
+  let answer: SQL | undefined;
+  try {
+    answer = hint === undefined ? undefined : compile(hint.found);
+  } catch {
+    answer = undefined;
+  }
+  if (hint === undefined || answer === undefined) {
+    await ctx.establish();
+    return undefined;
+  }
+  const fused = await ctx.establish(guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, { answer }));
+  if (typeof fused !== 'string' || fused === '' || ctx.site.schemaName !== hint.schemaName) {
+    hints.delete(key);
+    return undefined;
+  }
+  return { found: hint.found, answer: fused };
+}
