@@ -10,6 +10,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     env: {
       LOG_LEVEL: 'SILENT',
+      // Every handler's data is parsed with its route's declared `response` (shared/http/response-check.ts).
+      VALIDATE_RESPONSES: '1',
       PASSWORD_SCRYPT_COST: '1024',
       // Limits on, as by default, but far above what a test file sends (see test/support/test-app.ts).
       RATE_LIMIT_CONSOLE_PER_MINUTE: '1000000',

@@ -3,7 +3,7 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { changeAppRole, createAppRole, existingApp, existingAppRole, listRolesOfApp, removeAppRole } from './app-role-service.ts';
-import { appRoleRecord } from './role-representation.ts';
+import { appRoleRecord, appRoleSchema, roleMessageSchema } from './role-representation.ts';
 import { appParams, appRoleParams, changeAppRoleBody, createAppRoleBody, deleteAppRoleQuery, listAppRolesQuery } from './role-schemas.ts';
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'generic' } as const;
@@ -16,6 +16,7 @@ export const listAppRolesRoute = defineRoute({
   params: appParams,
   query: listAppRolesQuery,
   envelope: 'A',
+  response: appRoleSchema,
   message: 'App roles retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const page = await listRolesOfApp(ctx.runtime.db, ctx.site, params.app_slug, { ...query, page: toPageRequest(query) });
@@ -31,6 +32,7 @@ export const createAppRoleRoute = defineRoute({
   params: appParams,
   body: createAppRoleBody,
   envelope: 'bare',
+  response: appRoleSchema,
   status: 201,
   handler: async (ctx, { params, body }) => appRoleRecord(await createAppRole(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body)),
 });
@@ -42,6 +44,7 @@ export const getAppRoleRoute = defineRoute({
   summary: 'App role detail',
   params: appRoleParams,
   envelope: 'bare',
+  response: appRoleSchema,
   handler: async (ctx, { params }) => {
     const { db } = ctx.runtime;
     return appRoleRecord(await existingAppRole(db, ctx.site, await existingApp(db, ctx.site, params.app_slug), params.role_slug));
@@ -56,6 +59,7 @@ export const changeAppRoleRoute = defineRoute({
   params: appRoleParams,
   body: changeAppRoleBody,
   envelope: 'bare',
+  response: appRoleSchema,
   handler: async (ctx, { params, body }) =>
     appRoleRecord(await changeAppRole(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.role_slug, body)),
 });
@@ -68,6 +72,7 @@ export const deleteAppRoleRoute = defineRoute({
   params: appRoleParams,
   query: deleteAppRoleQuery,
   envelope: 'bare',
+  response: roleMessageSchema,
   handler: async (ctx, { params, query }) => {
     const removed = await removeAppRole(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.role_slug, query.remove_child_roles);
     return {

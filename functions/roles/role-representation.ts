@@ -1,10 +1,45 @@
 // The answers of the role endpoints: app roles and site roles as the spec lists their fields.
+import * as z from 'zod';
 import type { AppRoleRow, SiteRoleRow } from './role-repository.ts';
 
 export function isoOf(value: Date | string | null): string | null {
   if (value === null) return null;
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
+
+// The wire shapes of the records below, for the OpenAPI document and the test-time response check.
+export const appRoleSchema = z
+  .strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    is_parent: z.boolean(),
+    app_id: z.number().int(),
+    app_name: z.string(),
+    app_slug: z.string(),
+    parent_id: z.number().int().nullable(),
+    parent_role_slug: z.string().nullable(),
+    permissions: z.array(z.string()),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: 'AppRole' });
+
+export const siteRoleSchema = z
+  .strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    app_roles: z.array(appRoleSchema),
+  })
+  .meta({ id: 'SiteRole' });
+
+/** The `{message, detail}` answer of a delete or a membership change. */
+export const roleMessageSchema = z.strictObject({ message: z.string(), detail: z.string() });
 
 export function appRoleRecord(row: AppRoleRow) {
   return {

@@ -2,7 +2,7 @@
 import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { siteRoleRecord } from './role-representation.ts';
+import { roleMessageSchema, siteRoleRecord, siteRoleSchema } from './role-representation.ts';
 import { changeSiteRoleBody, createSiteRoleBody, listSiteRolesQuery, roleParams } from './role-schemas.ts';
 import { changeSiteRole, createSiteRole, listRolesOfSite, removeSiteRole, siteRoleDetail } from './site-role-service.ts';
 
@@ -15,6 +15,7 @@ export const listSiteRolesRoute = defineRoute({
   summary: "List the site's roles with their app roles",
   query: listSiteRolesQuery,
   envelope: 'A',
+  response: siteRoleSchema,
   message: 'Site roles retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listRolesOfSite(ctx.runtime.db, ctx.site, { ...query, page: toPageRequest(query) });
@@ -33,6 +34,7 @@ export const createSiteRoleRoute = defineRoute({
   summary: 'Create a site role grouping app roles',
   body: createSiteRoleBody,
   envelope: 'bare',
+  response: siteRoleSchema,
   status: 201,
   handler: async (ctx, { body }) => {
     const created = await createSiteRole(ctx.runtime.db, ctx.site, ctx.user, body);
@@ -47,6 +49,7 @@ export const getSiteRoleRoute = defineRoute({
   summary: 'Site role detail',
   params: roleParams,
   envelope: 'bare',
+  response: siteRoleSchema,
   handler: async (ctx, { params }) => {
     const detail = await siteRoleDetail(ctx.runtime.db, ctx.site, params.slug);
     return siteRoleRecord(detail.role, detail.appRoles);
@@ -61,6 +64,7 @@ export const changeSiteRoleRoute = defineRoute({
   params: roleParams,
   body: changeSiteRoleBody,
   envelope: 'bare',
+  response: siteRoleSchema,
   handler: async (ctx, { params, body }) => {
     const changed = await changeSiteRole(ctx.runtime.db, ctx.site, ctx.user, params.slug, body);
     return siteRoleRecord(changed.role, changed.appRoles);
@@ -74,6 +78,7 @@ export const deleteSiteRoleRoute = defineRoute({
   summary: 'Delete a site role and all its memberships',
   params: roleParams,
   envelope: 'bare',
+  response: roleMessageSchema,
   handler: async (ctx, { params }) => {
     await removeSiteRole(ctx.runtime.db, ctx.site, ctx.user, params.slug);
     return { message: 'Site role deleted successfully', detail: 'The role and all its memberships were removed.' };

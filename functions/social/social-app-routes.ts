@@ -4,7 +4,7 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { listSocialApps } from './social-app-repository.ts';
-import { socialAppListItem, socialAppRecord } from './social-app-representation.ts';
+import { socialAppListItem, socialAppListItemSchema, socialAppRecord, socialAppSchema } from './social-app-representation.ts';
 import { listSocialAppsQuery, socialAppBody, socialAppParams } from './social-app-schemas.ts';
 import { changeSocialApp, createSocialApp, existingSocialApp, removeSocialApp } from './social-app-service.ts';
 import { socialScope } from './social-scope.ts';
@@ -19,6 +19,7 @@ export const listSocialAppsRoute = defineRoute({
   access: 'public',
   query: listSocialAppsQuery,
   envelope: 'B',
+  response: socialAppListItemSchema,
   message: 'Social apps retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listSocialApps(ctx.runtime.db, await socialScope(ctx), { ...query, page: toPageRequest(query) });
@@ -34,6 +35,7 @@ export const createSocialAppRoute = defineRoute({
   access: 'user',
   body: socialAppBody,
   envelope: 'B',
+  response: socialAppSchema,
   message: 'Social app created successfully',
   status: 201,
   handler: async (ctx, { body }) => {
@@ -50,6 +52,7 @@ export const getSocialAppRoute = defineRoute({
   access: 'user',
   params: socialAppParams,
   envelope: 'bare',
+  response: socialAppSchema,
   handler: async (ctx, { params }) => socialAppRecord(await existingSocialApp(ctx.runtime.db, await socialScope(ctx), params.id)),
 });
 
@@ -62,6 +65,7 @@ export const changeSocialAppRoute = defineRoute({
   params: socialAppParams,
   body: socialAppBody,
   envelope: 'B',
+  response: socialAppSchema,
   message: 'Social app updated successfully',
   handler: async (ctx, { params, body }) => {
     const changed = await changeSocialApp(ctx.runtime.db, await socialScope(ctx), ctx.user, params.id, body);

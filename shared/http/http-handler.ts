@@ -10,6 +10,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { deliverReplyStream } from './body-streams.ts';
 import { routeReply } from './answers.ts';
+import { checkDeclaredResponse } from './response-check.ts';
 import { type HttpReply, JsonText } from './reply.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 import type { AnyRoute } from './route.ts';
@@ -67,6 +68,7 @@ async function dispatch(event: APIGatewayProxyEventV2): Promise<ApiResult> {
     query: input.query as never,
     body: input.body as never,
   });
+  checkDeclaredResponse(route, result);
   const reply = routeReply(route, state.ctx!, result);
   if (reply.body instanceof Readable) return toStreamedResult(event, reply, reply.body);
   return toApiResult(reply);

@@ -3601,6 +3601,116 @@ export interface components {
             };
             data?: unknown;
         };
+        User: {
+            id: number;
+            uuid: string;
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            is_active: boolean;
+            is_staff: boolean;
+            is_superuser: boolean;
+            is_deleted: boolean;
+            date_joined: string;
+            last_login: string | null;
+        };
+        UserDetail: {
+            id: number;
+            uuid: string;
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            is_active: boolean;
+            is_staff: boolean;
+            is_superuser: boolean;
+            is_deleted: boolean;
+            date_joined: string;
+            last_login: string | null;
+            organizations: {
+                slug: string;
+                name: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "member";
+            }[];
+            groups: {
+                id: number;
+                name: string;
+            }[];
+        };
+        Organization: {
+            uuid: string;
+            name: string;
+            slug: string;
+            is_active: boolean;
+            created: string;
+            modified: string;
+        };
+        Member: {
+            uuid: string;
+            username: string;
+            email: string | null;
+            first_name: string;
+            last_name: string;
+            is_active: boolean;
+            is_admin: boolean;
+            is_owner: boolean;
+            permissions: string[];
+            groups: {
+                id: number;
+                name: string;
+            }[];
+            sites: {
+                uuid: string;
+                name: string;
+                schema_name: string;
+                permissions: string[];
+            }[];
+            joined_at: string;
+        };
+        Invitation: {
+            uuid: string;
+            invitee_identifier: string;
+            organization: {
+                slug: string;
+                name: string;
+            };
+            invited_by: string | null;
+            permissions: string[];
+            invitation_config?: unknown;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "cancelled" | "expired";
+            expires_at: string;
+            created_at: string;
+            accepted_at: string | null;
+        };
+        Site: {
+            uuid: string;
+            slug: string;
+            name: string;
+            description: string;
+            schema_name: string;
+            environment: string;
+            is_active: boolean;
+            organization: {
+                uuid: string;
+                slug: string;
+                name: string;
+            };
+            created_at: string;
+            updated_at: string;
+        };
+        Domain: {
+            uuid: string;
+            slug: string;
+            domain: string;
+            is_primary: boolean;
+            is_active: boolean;
+            site: string;
+            created_at: string;
+            updated_at: string;
+        };
         /** @description The error envelope of the areas that answer `{success: false, ...}` */
         SuccessFlagError: {
             /** @enum {boolean} */
@@ -3612,6 +3722,148 @@ export interface components {
             errors?: {
                 [key: string]: string[];
             };
+        };
+        Group: {
+            id: number;
+            name: string;
+            permissions: string[];
+            users: string[];
+        };
+        Permission: {
+            id: number;
+            codename: string;
+            name: string;
+            model: string;
+        };
+        SecretType: {
+            slug: string;
+            name: string;
+            description: string;
+            schema?: unknown;
+            created_at: string;
+            updated_at: string;
+        };
+        Secret: {
+            key: string;
+            /** @description The value, or the mask where it is not shown */
+            value?: unknown;
+            secret_type: string | null;
+            description: string;
+            app: string | null;
+            version: number;
+            created_at: string;
+            updated_at: string;
+        };
+        SecretHistoryEntry: {
+            version: number;
+            /** @enum {string} */
+            action: "created" | "updated" | "deleted";
+            changed_by: string | null;
+            changed_at: string;
+        };
+        AppListItem: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            datasource_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        App: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            datasource_count: number;
+            table_count: number;
+            datasources: {
+                id: number;
+                name: string;
+                slug: string;
+                provider_type: string;
+                table_count: number;
+            }[];
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        Datasource: {
+            id: number;
+            app: number;
+            app_name: string;
+            app_slug: string;
+            name: string;
+            slug: string;
+            provider_type: string;
+            provider_config: {
+                [key: string]: unknown;
+            };
+            description: string;
+            is_active: boolean;
+            table_count: number;
+            materialized_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        DatatableListItem: {
+            id: number;
+            name: string;
+            datasource_name: string;
+            datasource_slug: string;
+            app_name: string;
+            app_slug: string;
+            physical_table_name: string;
+            is_materialized: boolean;
+            is_active: boolean;
+            field_count: number;
+            is_reference: boolean;
+            /** @description Where a reference reads through to; null for a table of its own */
+            source_info: {
+                id: number;
+                app: string;
+                table: string;
+                physical_table_name: string;
+            } | null;
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        Datatable: {
+            id: number;
+            data_source: number;
+            datasource_name: string;
+            datasource_slug: string;
+            app_name: string;
+            app_slug: string;
+            name: string;
+            description: string;
+            /** @description The Frictionless Table Schema */
+            json_schema?: unknown;
+            physical_table_name: string;
+            is_materialized: boolean;
+            is_active: boolean;
+            schema_hash: string;
+            field_count: number;
+            field_names: string[];
+            primary_key: string[];
+            provider_type: string;
+            /** @enum {string} */
+            schema_format: "frictionless";
+            is_reference: boolean;
+            /** @description Where a reference reads through to; null for a table of its own */
+            source_info: {
+                id: number;
+                app: string;
+                table: string;
+                physical_table_name: string;
+            } | null;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
         };
         /** @description Any JSON value */
         JsonValue: string | number | boolean | null | (components["schemas"]["JsonValue"] | null)[] | {
@@ -3626,6 +3878,104 @@ export interface components {
             details?: {
                 [key: string]: string[];
             };
+        };
+        AppRole: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            is_parent: boolean;
+            app_id: number;
+            app_name: string;
+            app_slug: string;
+            parent_id: number | null;
+            parent_role_slug: string | null;
+            permissions: string[];
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        SiteRole: {
+            id: number;
+            name: string;
+            slug: string;
+            description: string;
+            created_at: string | null;
+            updated_at: string | null;
+            app_roles: components["schemas"]["AppRole"][];
+        };
+        SocialAppListItem: {
+            id: number;
+            provider: string;
+            provider_id: string;
+            name: string;
+            provider_display: string;
+            is_configured: boolean;
+            icon: string | null;
+            auto_redirect: boolean;
+        };
+        SocialApp: {
+            id: number;
+            provider: string;
+            provider_id: string;
+            name: string;
+            client_id: string;
+            /** @description Masked, except in the answer to a create */
+            secret: string;
+            key: string;
+            settings: {
+                [key: string]: unknown;
+            };
+            provider_display: string;
+            is_configured: boolean;
+        };
+        Bucket: {
+            id: number;
+            uuid: string;
+            name: string;
+            slug: string;
+            visibility: string;
+            file_size_limit: number;
+            allowed_mime_types: string[];
+            app_category: string;
+            storage_provider: string;
+            app: number;
+            object_count: number;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        StorageObject: {
+            id: number;
+            uuid: string;
+            bucket: number;
+            bucket_slug: string;
+            bucket_name: string;
+            filename: string;
+            file_path: string;
+            file_url: string;
+            size: number;
+            mimetype: string;
+            etag: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            visibility: string | null;
+            is_office_editable: boolean;
+            created_at: string | null;
+            updated_at: string | null;
+            created_by: number | null;
+            modified_by: number | null;
+        };
+        StorageObjectSearchItem: {
+            id: number;
+            uuid: string;
+            filename: string;
+            file: string;
+            size: number;
+            mimetype: string;
+            created_at: string | null;
+            updated_at: string | null;
         };
     };
     responses: never;
@@ -4095,7 +4445,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["User"][];
                     };
                 };
             };
@@ -4157,7 +4507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4227,7 +4577,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["User"][];
                     };
                 };
             };
@@ -4289,7 +4639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4347,7 +4697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserDetail"];
                 };
             };
             /** @description The input is not valid */
@@ -4419,7 +4769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4547,7 +4897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4605,7 +4955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserDetail"];
                 };
             };
             /** @description The input is not valid */
@@ -4677,7 +5027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4805,7 +5155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4863,7 +5213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -4930,7 +5280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description The input is not valid */
@@ -5072,8 +5422,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5198,8 +5547,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5253,8 +5601,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5324,8 +5671,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5444,8 +5790,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5515,8 +5860,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -5631,7 +5975,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -5689,7 +6035,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -5833,7 +6181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -5977,7 +6325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6036,7 +6384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6108,7 +6456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6224,7 +6572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6296,7 +6644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6412,7 +6760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6471,7 +6819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6530,7 +6878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6589,7 +6937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description The input is not valid */
@@ -6657,7 +7005,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Invitation"][];
                     };
                 };
             };
@@ -6731,7 +7079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6799,7 +7147,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Invitation"][];
                     };
                 };
             };
@@ -6873,7 +7221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6932,7 +7280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -6991,7 +7339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7050,7 +7398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7109,7 +7457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7168,7 +7516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7227,7 +7575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             /** @description The input is not valid */
@@ -7285,7 +7633,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        uuid: string;
+                        invitee_identifier: string;
+                        organization: {
+                            slug: string;
+                            name: string;
+                        };
+                        invited_by: string | null;
+                        permissions: string[];
+                        invitation_config?: unknown;
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        expires_at: string;
+                        created_at: string;
+                        accepted_at: string | null;
+                        invitee_has_account: boolean;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7334,7 +7698,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        uuid: string;
+                        invitee_identifier: string;
+                        organization: {
+                            slug: string;
+                            name: string;
+                        };
+                        invited_by: string | null;
+                        permissions: string[];
+                        invitation_config?: unknown;
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        expires_at: string;
+                        created_at: string;
+                        accepted_at: string | null;
+                        invitee_has_account: boolean;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7390,7 +7770,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        invitation: components["schemas"]["Invitation"];
+                        user: {
+                            uuid: string;
+                            username: string;
+                            email: string;
+                        };
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7455,7 +7843,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        invitation: components["schemas"]["Invitation"];
+                        user: {
+                            uuid: string;
+                            username: string;
+                            email: string;
+                        };
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -7521,7 +7917,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7579,7 +7975,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7639,7 +8035,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7707,7 +8103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -7775,7 +8171,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Site"][];
                     };
                 };
             };
@@ -7843,7 +8239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -7901,7 +8297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -7969,7 +8365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -8083,7 +8479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -8151,7 +8547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Site"];
                 };
             };
             /** @description The input is not valid */
@@ -8265,7 +8661,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -8323,7 +8721,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        permissions: string[];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -8457,7 +8857,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Domain"][];
                     };
                 };
             };
@@ -8524,7 +8924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8590,7 +8990,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Domain"][];
                     };
                 };
             };
@@ -8657,7 +9057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8716,7 +9116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8783,7 +9183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8907,7 +9307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -8966,7 +9366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -9033,7 +9433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -9157,7 +9557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Domain"];
                 };
             };
             /** @description The input is not valid */
@@ -10390,7 +10790,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Group"][];
                     };
                 };
             };
@@ -10448,7 +10848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10504,7 +10904,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Group"][];
                     };
                 };
             };
@@ -10562,7 +10962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10611,7 +11011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10679,7 +11079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10793,7 +11193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10861,7 +11261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description The input is not valid */
@@ -10983,7 +11383,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Permission"][];
                     };
                 };
             };
@@ -11041,7 +11441,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Permission"][];
                     };
                 };
             };
@@ -11091,7 +11491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Permission"];
                 };
             };
             /** @description The input is not valid */
@@ -11149,7 +11549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Permission"];
                 };
             };
             /** @description The input is not valid */
@@ -11365,7 +11765,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["SecretType"][];
                     };
                 };
             };
@@ -11445,7 +11845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SecretType"];
                 };
             };
             /** @description The input is not valid */
@@ -11515,7 +11915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SecretType"];
                 };
             };
             /** @description The input is not valid */
@@ -11595,7 +11995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SecretType"];
                 };
             };
             /** @description The input is not valid */
@@ -11742,7 +12142,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Secret"][];
                     };
                 };
             };
@@ -11821,7 +12221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Secret"];
                 };
             };
             /** @description The input is not valid */
@@ -11893,7 +12293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Secret"];
                 };
             };
             /** @description The input is not valid */
@@ -11973,7 +12373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Secret"];
                 };
             };
             /** @description The input is not valid */
@@ -12122,7 +12522,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["SecretHistoryEntry"][];
                     };
                 };
             };
@@ -12191,7 +12591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -12266,7 +12666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12336,7 +12736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12413,7 +12813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12558,7 +12958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["App"];
                 };
             };
             /** @description The input is not valid */
@@ -12768,7 +13168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"][];
                 };
             };
             /** @description The input is not valid */
@@ -12851,7 +13251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -12922,7 +13322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -13006,7 +13406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -13159,7 +13559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             /** @description The input is not valid */
@@ -13301,7 +13701,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -13372,7 +13772,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -13453,7 +13853,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"];
                 };
             };
             /** @description The input is not valid */
@@ -13523,7 +13923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableListItem"][];
                 };
             };
             /** @description The input is not valid */
@@ -18710,7 +19110,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["AppRole"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -18797,7 +19197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18868,7 +19268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppRole"];
                 };
             };
             /** @description The input is not valid */
@@ -18947,7 +19347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppRole"];
                 };
             };
             /** @description The input is not valid */
@@ -19020,7 +19420,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -19098,7 +19501,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SiteRole"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -19182,7 +19585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteRole"];
                 };
             };
             /** @description The input is not valid */
@@ -19252,7 +19655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteRole"];
                 };
             };
             /** @description The input is not valid */
@@ -19330,7 +19733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteRole"];
                 };
             };
             /** @description The input is not valid */
@@ -19400,7 +19803,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20115,7 +20521,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SocialAppListItem"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -20176,8 +20582,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SocialApp"];
                         total?: number;
                     };
                 };
@@ -20228,7 +20633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SocialApp"];
                 };
             };
             /** @description The input is not valid */
@@ -20369,8 +20774,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SocialApp"];
                         total?: number;
                     };
                 };
@@ -20555,7 +20959,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Bucket"][];
                     };
                 };
             };
@@ -20648,7 +21052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Bucket"];
                 };
             };
             /** @description The input is not valid */
@@ -20719,7 +21123,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Bucket"];
                 };
             };
             /** @description The input is not valid */
@@ -20876,7 +21280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Bucket"];
                 };
             };
             /** @description The input is not valid */
@@ -20984,7 +21388,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["StorageObject"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -21066,8 +21470,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21146,8 +21549,13 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            uploaded: components["schemas"]["StorageObject"][];
+                            failed: {
+                                filename: string;
+                                error: string;
+                            }[];
+                        };
                         total?: number;
                     };
                 };
@@ -21221,8 +21629,10 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            deleted: string[];
+                            not_found: string[];
+                        };
                         total?: number;
                     };
                 };
@@ -21310,8 +21720,11 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            objects: components["schemas"]["StorageObjectSearchItem"][];
+                            count: number;
+                            bucket: string;
+                        };
                         total?: number;
                     };
                 };
@@ -21387,8 +21800,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21464,8 +21876,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21538,8 +21949,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21620,8 +22030,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21702,8 +22111,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21773,8 +22181,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
@@ -21855,8 +22262,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };

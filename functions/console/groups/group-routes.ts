@@ -4,7 +4,7 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { groupRecord } from './group-representation.ts';
+import { groupRecord, groupSchema } from './group-representation.ts';
 import { groupBody, idParams, listGroupsQuery } from './group-schemas.ts';
 import {
   createGroup,
@@ -28,6 +28,7 @@ export const listGroupsRoute = defineRoute({
   summary: 'List groups with their permissions and members',
   query: listGroupsQuery,
   envelope: 'C',
+  response: groupSchema,
   handler: async (ctx, { query }) => {
     const page = await listVisibleGroups(groupPorts(ctx), ctx.user, query);
     return paged(page.rows.map(groupRecord), page.total, toPageRequest(query));
@@ -41,6 +42,7 @@ export const createGroupRoute = defineRoute({
   summary: 'Create a group with its permissions and members (superusers and change_user holders)',
   body: groupBody,
   envelope: 'bare',
+  response: groupSchema,
   status: 201,
   handler: async (ctx, { body }) => groupRecord(await createGroup(groupPorts(ctx), ctx.user, body)),
 });
@@ -52,6 +54,7 @@ export const getGroupRoute = defineRoute({
   summary: 'Group detail',
   params: idParams,
   envelope: 'bare',
+  response: groupSchema,
   handler: async (ctx, { params }) => groupRecord(await visibleGroup(groupPorts(ctx), ctx.user, params.id)),
 });
 
@@ -63,6 +66,7 @@ export const replaceGroupRoute = defineRoute({
   params: idParams,
   body: groupBody,
   envelope: 'bare',
+  response: groupSchema,
   handler: async (ctx, { params, body }) => groupRecord(await replaceGroupContents(groupPorts(ctx), ctx.user, params.id, body)),
 });
 

@@ -3,7 +3,7 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { groupPorts } from './group-routes.ts';
-import { permissionRecord } from './group-representation.ts';
+import { permissionRecord, permissionSchema } from './group-representation.ts';
 import { idParams, listPermissionsQuery } from './group-schemas.ts';
 import { listPermissionCatalogue, permissionDetail } from './group-service.ts';
 
@@ -16,6 +16,7 @@ export const listPermissionsRoute = defineRoute({
   summary: 'List permissions, optionally of one model (organization, site, user)',
   query: listPermissionsQuery,
   envelope: 'C',
+  response: permissionSchema,
   handler: async (ctx, { query }) => {
     const page = await listPermissionCatalogue(groupPorts(ctx), query);
     return paged(page.rows.map(permissionRecord), page.total, toPageRequest(query));
@@ -29,5 +30,6 @@ export const getPermissionRoute = defineRoute({
   summary: 'Permission detail',
   params: idParams,
   envelope: 'bare',
+  response: permissionSchema,
   handler: async (ctx, { params }) => permissionRecord(await permissionDetail(groupPorts(ctx), params.id)),
 });

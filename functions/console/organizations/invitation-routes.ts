@@ -4,7 +4,8 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { invitationRecord } from './invitation-representation.ts';
+import * as z from 'zod';
+import { invitationRecord, invitationSchema } from './invitation-representation.ts';
 import {
   acceptInvitationBody,
   createInvitationBody,
@@ -49,6 +50,7 @@ export const listInvitationsRoute = defineRoute({
   params: organizationParams,
   query: listInvitationsQuery,
   envelope: 'C',
+  response: invitationSchema,
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationInvitations(ports(ctx), ctx.user, params.org_slug, query);
     const now = ctx.runtime.now();
@@ -69,6 +71,7 @@ export const createInvitationRoute = defineRoute({
   params: organizationParams,
   body: createInvitationBody,
   envelope: 'bare',
+  response: invitationSchema,
   status: 201,
   handler: async (ctx, { params, body }) =>
     invitationRecord(await createInvitation(ports(ctx), ctx.user, params.org_slug, body), ctx.runtime.now()),
@@ -82,6 +85,7 @@ export const getInvitationRoute = defineRoute({
   access: 'user',
   params: invitationParams,
   envelope: 'bare',
+  response: invitationSchema,
   handler: async (ctx, { params }) =>
     invitationRecord(await getInvitation(ports(ctx), ctx.user, params.org_slug, params.uuid), ctx.runtime.now()),
 });
@@ -94,6 +98,7 @@ export const cancelInvitationRoute = defineRoute({
   access: 'user',
   params: invitationParams,
   envelope: 'bare',
+  response: invitationSchema,
   handler: async (ctx, { params }) =>
     invitationRecord(await cancelInvitation(ports(ctx), ctx.user, params.org_slug, params.uuid), ctx.runtime.now()),
 });
@@ -106,6 +111,7 @@ export const resendInvitationRoute = defineRoute({
   access: 'user',
   params: resendParams,
   envelope: 'bare',
+  response: invitationSchema,
   handler: async (ctx, { params }) =>
     invitationRecord(await resendInvitation(ports(ctx), ctx.user, params.org_slug, params.id), ctx.runtime.now()),
 });
@@ -118,6 +124,7 @@ export const invitationDetailsRoute = defineRoute({
   access: 'public',
   params: tokenParams,
   envelope: 'bare',
+  response: invitationSchema.extend({ invitee_has_account: z.boolean() }),
   handler: async (ctx, { params }) => {
     const details = await publicInvitationDetails(ports(ctx), params.token);
     return { ...invitationRecord(details.view, ctx.runtime.now()), invitee_has_account: details.inviteeHasAccount };
@@ -134,6 +141,11 @@ export const acceptInvitationRoute = defineRoute({
   params: tokenParams,
   body: acceptInvitationBody,
   envelope: 'bare',
+  response: z.strictObject({
+    message: z.string(),
+    invitation: invitationSchema,
+    user: z.strictObject({ uuid: z.string(), username: z.string(), email: z.string() }),
+  }),
   handler: async (ctx, { params, body }) => {
     const accepted = await acceptInvitation(ports(ctx), ctx.principal, params.token, body);
     return {

@@ -4,7 +4,7 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { memberRecord } from './member-representation.ts';
+import { memberRecord, memberSchema } from './member-representation.ts';
 import { addMemberBody, changeMemberBody, listMembersQuery, memberParams } from './member-schemas.ts';
 import {
   addMember,
@@ -47,6 +47,7 @@ export const addMemberRoute = defineRoute({
   params: organizationParams,
   body: addMemberBody,
   envelope: 'bare',
+  response: memberSchema,
   status: 201,
   handler: async (ctx, { params, body }) => memberRecord(await addMember(ports(ctx), ctx.user, params.org_slug, body)),
 });
@@ -58,6 +59,7 @@ export const getMemberRoute = defineRoute({
   summary: 'Member detail with groups and site permissions',
   params: memberParams,
   envelope: 'bare',
+  response: memberSchema,
   handler: async (ctx, { params }) => memberRecord(await getMember(ports(ctx), ctx.user, params.org_slug, params.username)),
 });
 
@@ -69,6 +71,7 @@ export const changeMemberRoute = defineRoute({
   params: memberParams,
   body: changeMemberBody,
   envelope: 'bare',
+  response: memberSchema,
   handler: async (ctx, { params, body }) => memberRecord(await changeMember(ports(ctx), ctx.user, params.org_slug, params.username, body)),
 });
 
@@ -92,6 +95,7 @@ export const makeAdminRoute = defineRoute({
   summary: 'Make a member an admin of the organization',
   params: memberParams,
   envelope: 'bare',
+  response: memberSchema,
   handler: async (ctx, { params }) => memberRecord(await setAdmin(ports(ctx), ctx.user, params.org_slug, params.username, true)),
 });
 
@@ -102,5 +106,6 @@ export const removeAdminRoute = defineRoute({
   summary: 'Take admin status from a member (refused for the last admin: 422)',
   params: memberParams,
   envelope: 'bare',
+  response: memberSchema,
   handler: async (ctx, { params }) => memberRecord(await setAdmin(ports(ctx), ctx.user, params.org_slug, params.username, false)),
 });

@@ -1,4 +1,5 @@
 // How an organization looks on the wire.
+import * as z from 'zod';
 import type { OrganizationRow } from '#shared/db/platform-schema.ts';
 
 export interface OrganizationRecord {
@@ -9,6 +10,11 @@ export interface OrganizationRecord {
   created: string;
   modified: string;
 }
+
+/** The wire shape of OrganizationRecord, for the OpenAPI document and the test-time response check. */
+export const organizationSchema = z
+  .strictObject({ uuid: z.string(), name: z.string(), slug: z.string(), is_active: z.boolean(), created: z.string(), modified: z.string() })
+  .meta({ id: 'Organization' });
 
 export function organizationRecord(organization: OrganizationRow): OrganizationRecord {
   return {

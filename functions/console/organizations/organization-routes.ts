@@ -4,7 +4,8 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { organizationRecord } from './organization-representation.ts';
+import * as z from 'zod';
+import { organizationRecord, organizationSchema } from './organization-representation.ts';
 import { changeOrganizationBody, createOrganizationBody, listOrganizationsQuery, organizationParams } from './organization-schemas.ts';
 import {
   changeOrganization,
@@ -43,6 +44,7 @@ export const createOrganizationRoute = defineRoute({
   summary: 'Create an organization; the caller becomes its owner and an admin',
   body: createOrganizationBody,
   envelope: 'A',
+  response: organizationSchema,
   message: 'Organization created successfully',
   status: 201,
   handler: async (ctx, { body }) => organizationRecord(await createOrganization(ports(ctx), ctx.user, body)),
@@ -55,6 +57,7 @@ export const getOrganizationRoute = defineRoute({
   summary: 'Organization detail, by slug or UUID',
   params: organizationParams,
   envelope: 'A',
+  response: organizationSchema,
   message: 'Organization retrieved successfully',
   handler: async (ctx, { params }) => {
     const standing = await findVisibleOrganization(ports(ctx), ctx.user, params.org_slug);
@@ -70,6 +73,7 @@ export const changeOrganizationRoute = defineRoute({
   params: organizationParams,
   body: changeOrganizationBody,
   envelope: 'A',
+  response: organizationSchema,
   message: 'Organization updated successfully',
   handler: async (ctx, { params, body }) => organizationRecord(await changeOrganization(ports(ctx), ctx.user, params.org_slug, body)),
 });
@@ -94,5 +98,6 @@ export const organizationPrivilegesRoute = defineRoute({
   summary: "The caller's effective permissions in the organization, group-inherited included",
   params: organizationParams,
   envelope: 'bare',
+  response: z.strictObject({ permissions: z.array(z.string()) }),
   handler: async (ctx, { params }) => ({ permissions: await organizationPrivileges(ports(ctx), ctx.user, params.org_slug) }),
 });

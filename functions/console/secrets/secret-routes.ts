@@ -3,7 +3,7 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { historyRecord, maskedSecretRecord, secretRecord } from './secret-representation.ts';
+import { historyRecord, maskedSecretRecord, secretHistorySchema, secretRecord, secretSchema } from './secret-representation.ts';
 import { createSecretBody, historyQuery, listSecretsQuery, replaceSecretBody, secretParams, secretScopeQuery } from './secret-schemas.ts';
 import { createSecret, historyOf, listMaskedSecrets, readSecret, removeSecret, replaceSecret } from './secret-service.ts';
 import { secretsPorts } from './secrets-ports.ts';
@@ -17,6 +17,7 @@ export const listSecretsRoute = defineRoute({
   summary: "List the site's secrets with values masked",
   query: listSecretsQuery,
   envelope: 'C',
+  response: secretSchema,
   handler: async (ctx, { query }) => {
     const page = await listMaskedSecrets(secretsPorts(ctx), ctx.site, query);
     return paged(page.rows.map(maskedSecretRecord), page.total, toPageRequest(query));
@@ -30,6 +31,7 @@ export const createSecretRoute = defineRoute({
   summary: 'Create a secret (site-level, or for an app by its slug); the value is encrypted at rest',
   body: createSecretBody,
   envelope: 'bare',
+  response: secretSchema,
   status: 201,
   handler: async (ctx, { body }) => {
     const { secret, value } = await createSecret(secretsPorts(ctx), ctx.site, ctx.user, body);
@@ -45,6 +47,7 @@ export const getSecretRoute = defineRoute({
   params: secretParams,
   query: secretScopeQuery,
   envelope: 'bare',
+  response: secretSchema,
   handler: async (ctx, { params, query }) => {
     const { secret, value } = await readSecret(secretsPorts(ctx), ctx.site, ctx.user, params.key, query.app);
     return secretRecord(secret, value);
@@ -60,6 +63,7 @@ export const replaceSecretRoute = defineRoute({
   query: secretScopeQuery,
   body: replaceSecretBody,
   envelope: 'bare',
+  response: secretSchema,
   handler: async (ctx, { params, query, body }) => {
     const { secret, value } = await replaceSecret(secretsPorts(ctx), ctx.site, ctx.user, params.key, query.app, body);
     return secretRecord(secret, value);
@@ -88,6 +92,7 @@ export const secretHistoryRoute = defineRoute({
   params: secretParams,
   query: historyQuery,
   envelope: 'C',
+  response: secretHistorySchema,
   handler: async (ctx, { params, query }) => {
     const page = await historyOf(secretsPorts(ctx), ctx.site, params.key, query);
     return paged(page.rows.map(historyRecord), page.total, toPageRequest(query));

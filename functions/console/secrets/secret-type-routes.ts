@@ -3,7 +3,7 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { secretTypeRecord } from './secret-representation.ts';
+import { secretTypeRecord, secretTypeSchema } from './secret-representation.ts';
 import { createSecretTypeBody, listSecretTypesQuery, replaceSecretTypeBody, secretTypeParams } from './secret-schemas.ts';
 import { createType, existingType, listTypes, removeType, replaceType } from './secret-type-service.ts';
 import { secretsPorts } from './secrets-ports.ts';
@@ -17,6 +17,7 @@ export const listSecretTypesRoute = defineRoute({
   summary: "List the site's secret types",
   query: listSecretTypesQuery,
   envelope: 'C',
+  response: secretTypeSchema,
   handler: async (ctx, { query }) => {
     const page = await listTypes(secretsPorts(ctx), ctx.site, query);
     return paged(page.rows.map(secretTypeRecord), page.total, toPageRequest(query));
@@ -30,6 +31,7 @@ export const createSecretTypeRoute = defineRoute({
   summary: 'Create a secret type with the JSON Schema its values must satisfy',
   body: createSecretTypeBody,
   envelope: 'bare',
+  response: secretTypeSchema,
   status: 201,
   handler: async (ctx, { body }) => secretTypeRecord(await createType(secretsPorts(ctx), ctx.site, ctx.user, body)),
 });
@@ -41,6 +43,7 @@ export const getSecretTypeRoute = defineRoute({
   summary: 'Secret type detail',
   params: secretTypeParams,
   envelope: 'bare',
+  response: secretTypeSchema,
   handler: async (ctx, { params }) => secretTypeRecord(await existingType(secretsPorts(ctx), ctx.site, params.slug)),
 });
 
@@ -52,6 +55,7 @@ export const replaceSecretTypeRoute = defineRoute({
   params: secretTypeParams,
   body: replaceSecretTypeBody,
   envelope: 'bare',
+  response: secretTypeSchema,
   handler: async (ctx, { params, body }) => secretTypeRecord(await replaceType(secretsPorts(ctx), ctx.site, ctx.user, params.slug, body)),
 });
 

@@ -5,7 +5,7 @@ import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { addDomain, changeDomain, getDomain, listSiteDomains, removeDomain, type DomainServicePorts } from './domain-service.ts';
-import { domainRecord } from './site-representation.ts';
+import { domainRecord, domainSchema } from './site-representation.ts';
 import {
   createDomainBody,
   domainParams,
@@ -38,6 +38,7 @@ export const listDomainsRoute = defineRoute({
   params: siteParams,
   query: listDomainsQuery,
   envelope: 'C',
+  response: domainSchema,
   handler: async (ctx, { params, query }) => {
     const { site, page } = await listSiteDomains(ports(ctx), ctx.user, params.site_slug, toPageRequest(query));
     return paged(
@@ -56,6 +57,7 @@ export const createDomainRoute = defineRoute({
   params: siteParams,
   body: createDomainBody,
   envelope: 'bare',
+  response: domainSchema,
   status: 201,
   handler: async (ctx, { params, body }) => {
     const { site, domain } = await addDomain(ports(ctx), ctx.user, params.site_slug, body);
@@ -70,6 +72,7 @@ export const getDomainRoute = defineRoute({
   summary: 'Domain detail (by slug or UUID)',
   params: domainParams,
   envelope: 'bare',
+  response: domainSchema,
   handler: async (ctx, { params }) => {
     const { site, domain } = await getDomain(ports(ctx), ctx.user, params.site_slug, params.domain_slug);
     return domainRecord(domain, site.site);
@@ -84,6 +87,7 @@ export const replaceDomainRoute = defineRoute({
   params: domainParams,
   body: replaceDomainBody,
   envelope: 'bare',
+  response: domainSchema,
   handler: changeDomainHandler,
 });
 
@@ -95,6 +99,7 @@ export const patchDomainRoute = defineRoute({
   params: domainParams,
   body: patchDomainBody,
   envelope: 'bare',
+  response: domainSchema,
   handler: changeDomainHandler,
 });
 

@@ -1,6 +1,36 @@
 // How sites and domains look on the wire.
+import * as z from 'zod';
 import type { DomainRow } from '#shared/db/platform-schema.ts';
 import type { SiteWithOrganization } from './site-repository.ts';
+
+/** The wire shapes of siteRecord and domainRecord, for the OpenAPI document and the test-time response check. */
+export const siteSchema = z
+  .strictObject({
+    uuid: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    schema_name: z.string(),
+    environment: z.string(),
+    is_active: z.boolean(),
+    organization: z.strictObject({ uuid: z.string(), slug: z.string(), name: z.string() }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Site' });
+
+export const domainSchema = z
+  .strictObject({
+    uuid: z.string(),
+    slug: z.string(),
+    domain: z.string(),
+    is_primary: z.boolean(),
+    is_active: z.boolean(),
+    site: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Domain' });
 
 export function siteRecord({ site, organization }: SiteWithOrganization) {
   return {

@@ -4,7 +4,8 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { siteRecord } from './site-representation.ts';
+import * as z from 'zod';
+import { siteRecord, siteSchema } from './site-representation.ts';
 import { createSiteBody, listSitesQuery, organizationParams, siteParams, updateSiteBody } from './site-schemas.ts';
 import {
   changeSite,
@@ -31,6 +32,7 @@ export const listSitesRoute = defineRoute({
   summary: 'List the sites the caller can access',
   query: listSitesQuery,
   envelope: 'C',
+  response: siteSchema,
   handler: async (ctx, { query }) => {
     const page = await listAccessibleSites(sitePorts(ctx), ctx.user, query);
     return paged(page.rows.map(siteRecord), page.total, toPageRequest(query));
@@ -45,6 +47,7 @@ export const listOrganizationSitesRoute = defineRoute({
   params: organizationParams,
   query: listSitesQuery,
   envelope: 'C',
+  response: siteSchema,
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationSites(sitePorts(ctx), ctx.user, params.org_slug, query);
     return paged(page.rows.map(siteRecord), page.total, toPageRequest(query));
@@ -59,6 +62,7 @@ export const createSiteRoute = defineRoute({
   params: organizationParams,
   body: createSiteBody,
   envelope: 'bare',
+  response: siteSchema,
   status: 201,
   handler: async (ctx, { params, body }) => siteRecord(await createSite(sitePorts(ctx), ctx.user, params.org_slug, body)),
 });
@@ -70,6 +74,7 @@ export const getSiteRoute = defineRoute({
   summary: 'Site detail (by slug or UUID)',
   params: siteParams,
   envelope: 'bare',
+  response: siteSchema,
   handler: async (ctx, { params }) => siteRecord(await getSite(sitePorts(ctx), ctx.user, params.site_slug)),
 });
 
@@ -81,6 +86,7 @@ export const updateSiteRoute = defineRoute({
   params: siteParams,
   body: updateSiteBody,
   envelope: 'bare',
+  response: siteSchema,
   handler: async (ctx, { params, body }) => siteRecord(await changeSite(sitePorts(ctx), ctx.user, params.site_slug, body)),
 });
 
@@ -104,6 +110,7 @@ export const sitePrivilegesRoute = defineRoute({
   summary: "The caller's effective permissions on the site",
   params: siteParams,
   envelope: 'bare',
+  response: z.strictObject({ permissions: z.array(z.string()) }),
   handler: async (ctx, { params }) => ({ permissions: await sitePrivileges(sitePorts(ctx), ctx.user, params.site_slug) }),
 });
 

@@ -5,7 +5,7 @@ import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { userCreationEvents } from './user-events.ts';
-import { userDetailRecord, userRecord } from './user-representation.ts';
+import { userDetailRecord, userDetailSchema, userRecord, userSchema } from './user-representation.ts';
 import { createUserBody, listUsersQuery, patchUserBody, replaceUserBody, userParams, type UserChanges } from './user-schemas.ts';
 import {
   changeUser,
@@ -38,6 +38,7 @@ export const listUsersRoute = defineRoute({
   access: 'user',
   query: listUsersQuery,
   envelope: 'C',
+  response: userSchema,
   handler: async (ctx, { query }) => {
     const page = await listVisibleUsers(ports(ctx), ctx.user, query);
     return paged(page.rows.map(userRecord), page.total, toPageRequest(query));
@@ -52,6 +53,7 @@ export const createUserRoute = defineRoute({
   access: { permission: 'add_user' },
   body: createUserBody,
   envelope: 'bare',
+  response: userSchema,
   status: 201,
   handler: async (ctx, { body }) => userRecord(await createUser(ports(ctx), ctx.user, body, await userCreationEvents(ctx))),
 });
@@ -64,6 +66,7 @@ export const getUserRoute = defineRoute({
   access: 'user',
   params: userParams,
   envelope: 'bare',
+  response: userDetailSchema,
   handler: async (ctx, { params }) => {
     const user = await findVisibleUser(ports(ctx), ctx.user, params.username);
     return userDetailRecord(await userDetail(ports(ctx), user));
@@ -79,6 +82,7 @@ export const replaceUserRoute = defineRoute({
   params: userParams,
   body: replaceUserBody,
   envelope: 'bare',
+  response: userSchema,
   handler: changeUserHandler,
 });
 
@@ -91,6 +95,7 @@ export const patchUserRoute = defineRoute({
   params: userParams,
   body: patchUserBody,
   envelope: 'bare',
+  response: userSchema,
   handler: changeUserHandler,
 });
 
@@ -116,5 +121,6 @@ export const restoreUserRoute = defineRoute({
   access: 'superuser',
   params: userParams,
   envelope: 'bare',
+  response: userSchema,
   handler: async (ctx, { params }) => userRecord(await restoreUser(ports(ctx), params.username)),
 });

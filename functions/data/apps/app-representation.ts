@@ -1,6 +1,63 @@
 // The app and datasource bodies of the spec, built from repository rows.
+import * as z from 'zod';
 import { isoTime } from '#shared/db/row-values.ts';
 import type { AppRow, DatasourceRow } from './app-repository.ts';
+
+// The wire shapes below, for the OpenAPI document and the test-time response check.
+const timestamps = { created_at: z.string().nullable(), updated_at: z.string().nullable() };
+const authors = { created_by: z.number().int().nullable(), modified_by: z.number().int().nullable() };
+
+export const appListItemSchema = z
+  .strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    datasource_count: z.number().int(),
+    ...timestamps,
+  })
+  .meta({ id: 'AppListItem' });
+
+export const appDetailSchema = z
+  .strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    datasource_count: z.number().int(),
+    table_count: z.number().int(),
+    datasources: z.array(
+      z.strictObject({
+        id: z.number().int(),
+        name: z.string(),
+        slug: z.string(),
+        provider_type: z.string(),
+        table_count: z.number().int(),
+      }),
+    ),
+    ...timestamps,
+    ...authors,
+  })
+  .meta({ id: 'App' });
+
+export const datasourceSchema = z
+  .strictObject({
+    id: z.number().int(),
+    app: z.number().int(),
+    app_name: z.string(),
+    app_slug: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    provider_type: z.string(),
+    provider_config: z.record(z.string(), z.unknown()),
+    description: z.string(),
+    is_active: z.boolean(),
+    table_count: z.number().int(),
+    materialized_count: z.number().int(),
+    ...timestamps,
+    ...authors,
+  })
+  .meta({ id: 'Datasource' });
 
 export function appListItem(app: AppRow) {
   return {

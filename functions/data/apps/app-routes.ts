@@ -1,7 +1,8 @@
 // The apps endpoints (tenant level): parse, call the service, answer.
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { appDetail, appListItem } from './app-representation.ts';
+import * as z from 'zod';
+import { appDetail, appDetailSchema, appListItem, appListItemSchema } from './app-representation.ts';
 import { appParams, createAppBody, patchAppBody, replaceAppBody } from './app-schemas.ts';
 import { appStats, appWithDatasources, changeApp, createApp, listApps, restoreApp, softDeleteApp } from './app-service.ts';
 
@@ -13,6 +14,7 @@ export const listAppsRoute = defineRoute({
   path: '/api/apps/',
   summary: "List the site's active apps",
   envelope: 'bare',
+  response: z.array(appListItemSchema),
   handler: async (ctx) => (await listApps(ctx.runtime.db, ctx.site)).map(appListItem),
 });
 
@@ -23,6 +25,7 @@ export const createAppRoute = defineRoute({
   summary: 'Create an app (the slug comes from the name)',
   body: createAppBody,
   envelope: 'bare',
+  response: appDetailSchema,
   status: 201,
   handler: async (ctx, { body }) => {
     const { app, datasources } = await createApp(ctx.runtime.db, ctx.site, ctx.user, body);
@@ -37,6 +40,7 @@ export const getAppRoute = defineRoute({
   summary: 'App detail with its datasources',
   params: appParams,
   envelope: 'bare',
+  response: appDetailSchema,
   handler: async (ctx, { params }) => {
     const { app, datasources } = await appWithDatasources(ctx.runtime.db, ctx.site, params.app_slug);
     return appDetail(app, datasources);
@@ -52,6 +56,7 @@ function changeAppRoute(method: 'PUT' | 'PATCH') {
     params: appParams,
     body: method === 'PUT' ? replaceAppBody : patchAppBody,
     envelope: 'bare',
+    response: appDetailSchema,
     handler: async (ctx, { params, body }) => {
       const { app, datasources } = await changeApp(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body);
       return appDetail(app, datasources);

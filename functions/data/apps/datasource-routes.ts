@@ -1,7 +1,8 @@
 // The datasources endpoints of an app: parse, call the service, answer.
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { datasourceRecord } from './app-representation.ts';
+import * as z from 'zod';
+import { datasourceRecord, datasourceSchema } from './app-representation.ts';
 import { appParams, createDatasourceBody, datasourceParams, patchDatasourceBody, replaceDatasourceBody } from './app-schemas.ts';
 import {
   changeDatasource,
@@ -23,6 +24,7 @@ export const listDatasourcesRoute = defineRoute({
   summary: "List an app's datasources",
   params: appParams,
   envelope: 'bare',
+  response: z.array(datasourceSchema),
   handler: async (ctx, { params }) => (await datasourcesOf(ctx.runtime.db, ctx.site, params.app_slug)).map(datasourceRecord),
 });
 
@@ -34,6 +36,7 @@ export const createDatasourceRoute = defineRoute({
   params: appParams,
   body: createDatasourceBody,
   envelope: 'bare',
+  response: datasourceSchema,
   status: 201,
   handler: async (ctx, { params, body }) =>
     datasourceRecord(await createDatasource(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body)),
@@ -46,6 +49,7 @@ export const getDatasourceRoute = defineRoute({
   summary: 'Datasource detail',
   params: datasourceParams,
   envelope: 'bare',
+  response: datasourceSchema,
   handler: async (ctx, { params }) =>
     datasourceRecord(await existingDatasource(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)),
 });
@@ -59,6 +63,7 @@ function changeDatasourceRoute(method: 'PUT' | 'PATCH') {
     params: datasourceParams,
     body: method === 'PUT' ? replaceDatasourceBody : patchDatasourceBody,
     envelope: 'bare',
+    response: datasourceSchema,
     handler: async (ctx, { params, body }) =>
       datasourceRecord(await changeDatasource(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.datasource_slug, body)),
   });

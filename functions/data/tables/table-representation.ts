@@ -1,4 +1,5 @@
 // The datatable bodies of the spec, with the derived fields computed from the compiled schema.
+import * as z from 'zod';
 import { isoTime } from '#shared/db/row-values.ts';
 import type { DatatableRow, OperationRow, ReferenceRow } from './table-repository.ts';
 import { analyzeTableSchema } from './table-schema.ts';
@@ -16,6 +17,60 @@ function derived(table: DatatableRow) {
   const fieldNames = descriptor?.fields.map((f) => f.name) ?? [];
   return { field_count: fieldNames.length, field_names: fieldNames, primary_key: descriptor?.primaryKey ?? [] };
 }
+
+// The wire shapes of tableListItem and tableDetail (and of references, which share them), for the
+// OpenAPI document and the test-time response check.
+const sourceInfoSchema = z
+  .strictObject({ id: z.number().int(), app: z.string(), table: z.string(), physical_table_name: z.string() })
+  .meta({ description: 'Where a reference reads through to; null for a table of its own' });
+
+export const tableListItemSchema = z
+  .strictObject({
+    id: z.number().int(),
+    name: z.string(),
+    datasource_name: z.string(),
+    datasource_slug: z.string(),
+    app_name: z.string(),
+    app_slug: z.string(),
+    physical_table_name: z.string(),
+    is_materialized: z.boolean(),
+    is_active: z.boolean(),
+    field_count: z.number().int(),
+    is_reference: z.boolean(),
+    source_info: sourceInfoSchema.nullable(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: 'DatatableListItem' });
+
+export const tableDetailSchema = z
+  .strictObject({
+    id: z.number().int(),
+    data_source: z.number().int(),
+    datasource_name: z.string(),
+    datasource_slug: z.string(),
+    app_name: z.string(),
+    app_slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    json_schema: z.unknown().meta({ description: 'The Frictionless Table Schema' }),
+    physical_table_name: z.string(),
+    is_materialized: z.boolean(),
+    is_active: z.boolean(),
+    schema_hash: z.string(),
+    field_count: z.number().int(),
+    field_names: z.array(z.string()),
+    primary_key: z.array(z.string()),
+    provider_type: z.string(),
+    schema_format: z.literal('frictionless'),
+    is_reference: z.boolean(),
+    source_info: sourceInfoSchema.nullable(),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+    created_by: z.number().int().nullable(),
+    modified_by: z.number().int().nullable(),
+  })
+  .meta({ id: 'Datatable' });
 
 export function tableListItem(table: DatatableRow) {
   return {

@@ -4,12 +4,15 @@ import { noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
 import { validateRows } from './record-checks.ts';
+import * as z from 'zod';
 import {
   operationRecord,
   referenceDetail,
   referenceListItem,
   tableDetail,
+  tableDetailSchema,
   tableListItem,
+  tableListItemSchema,
   tableSchemaBody,
 } from './table-representation.ts';
 import {
@@ -36,6 +39,7 @@ export const datasourceTablesRoute = defineRoute({
   summary: 'The tables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
+  response: z.array(tableListItemSchema),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
@@ -47,6 +51,7 @@ export const listTablesRoute = defineRoute({
   summary: 'List the datatables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
+  response: z.array(tableListItemSchema),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
@@ -58,6 +63,7 @@ export const appTablesRoute = defineRoute({
   summary: 'Every datatable of an app (all its datasources), then the references it imported (is_reference, source_info)',
   params: appTablesParams,
   envelope: 'bare',
+  response: z.array(tableListItemSchema),
   handler: async (ctx, { params }) => {
     const { tables, references } = await tablesAndReferencesOf(ctx.runtime.db, ctx.site, params.app_slug);
     return [...tables.map(tableListItem), ...references.map(referenceListItem)];
@@ -72,6 +78,7 @@ export const createTableRoute = defineRoute({
   params: datasourceTablesParams,
   body: createTableBody,
   envelope: 'bare',
+  response: tableDetailSchema,
   status: 201,
   handler: async (ctx, { params, body }) =>
     tableDetail(await createTable(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.datasource_slug, body)),

@@ -3,7 +3,7 @@ import { paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { bucketRecord } from './bucket-representation.ts';
+import { bucketRecord, bucketSchema } from './bucket-representation.ts';
 import { appParams, bucketParams, createBucketBody, listBucketsQuery, patchBucketBody } from './bucket-schemas.ts';
 import { changeBucket, createBucket, deleteBucket, existingBucket, listAppBuckets } from './bucket-service.ts';
 
@@ -19,6 +19,7 @@ export const listBucketsRoute = defineRoute({
   params: appParams,
   query: listBucketsQuery,
   envelope: 'C',
+  response: bucketSchema,
   handler: async (ctx, { params, query }) => {
     const page = toPageRequest(query);
     const { rows, total } = await listAppBuckets(ctx.runtime.db, ctx.site, params.app_slug, query, page);
@@ -34,6 +35,7 @@ export const createBucketRoute = defineRoute({
   params: appParams,
   body: createBucketBody,
   envelope: 'bare',
+  response: bucketSchema,
   status: 201,
   handler: async (ctx, { params, body }) =>
     bucketRecord(await createBucket(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body, ctx.runtime.documentLibrary !== undefined)),
@@ -46,6 +48,7 @@ export const getBucketRoute = defineRoute({
   summary: 'Bucket detail',
   params: bucketParams,
   envelope: 'bare',
+  response: bucketSchema,
   handler: async (ctx, { params }) => bucketRecord(await existingBucket(ctx.runtime.db, ctx.site, params.app_slug, params.bucket_slug)),
 });
 
@@ -57,6 +60,7 @@ export const patchBucketRoute = defineRoute({
   params: bucketParams,
   body: patchBucketBody,
   envelope: 'bare',
+  response: bucketSchema,
   handler: async (ctx, { params, body }) =>
     bucketRecord(await changeBucket(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, params.bucket_slug, body)),
 });

@@ -8,7 +8,8 @@ import { bucketParams } from '../buckets/bucket-schemas.ts';
 import { storageEnv } from '../storage-env.ts';
 import { downloadReply } from './download-replies.ts';
 import { serveObject } from './downloads.ts';
-import { objectRecord, searchItem } from './object-representation.ts';
+import * as z from 'zod';
+import { objectRecord, objectSchema, objectSearchItemSchema, searchItem } from './object-representation.ts';
 import { batchDeleteBody, downloadQuery, listObjectsQuery, objectParams, patchObjectBody, searchBody } from './object-schemas.ts';
 import { changeObject, deleteObject, deleteObjects, listObjects, searchObjects } from './object-service.ts';
 
@@ -25,6 +26,7 @@ export const listObjectsRoute = defineRoute({
   params: bucketParams,
   query: listObjectsQuery,
   envelope: 'B',
+  response: objectSchema,
   message: 'Objects retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const env = storageEnv(ctx);
@@ -47,6 +49,7 @@ export const downloadObjectRoute = defineRoute({
   query: downloadQuery,
   // The bytes go out as they are; only the record (`?metadata=true`) is wrapped.
   envelope: 'B',
+  response: objectSchema,
   message: 'Object metadata retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const env = storageEnv(ctx);
@@ -62,6 +65,7 @@ export const patchObjectRoute = defineRoute({
   params: objectParams,
   body: patchObjectBody,
   envelope: 'B',
+  response: objectSchema,
   message: 'Object updated successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
@@ -77,6 +81,7 @@ export const deleteObjectRoute = defineRoute({
   summary: 'Delete an object and its bytes',
   params: objectParams,
   envelope: 'B',
+  response: objectSchema,
   message: 'Object deleted successfully',
   handler: async (ctx, { params }) => {
     const env = storageEnv(ctx);
@@ -93,6 +98,7 @@ export const batchDeleteRoute = defineRoute({
   params: bucketParams,
   body: batchDeleteBody,
   envelope: 'B',
+  response: z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()) }),
   message: 'Objects deleted',
   handler: async (ctx, { params, body }) => {
     const result = await deleteObjects(storageEnv(ctx), params, body);
@@ -108,6 +114,7 @@ export const searchObjectsRoute = defineRoute({
   params: bucketParams,
   body: searchBody,
   envelope: 'B',
+  response: z.strictObject({ objects: z.array(objectSearchItemSchema), count: z.number().int(), bucket: z.string() }),
   message: 'Search completed successfully',
   handler: async (ctx, { params, body }) => {
     const { bucket, rows, total } = await searchObjects(storageEnv(ctx), params, body);

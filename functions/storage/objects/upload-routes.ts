@@ -5,7 +5,8 @@ import { defineRoute, defineStreamingRoute } from '#shared/http/route.ts';
 import { bucketParams } from '../buckets/bucket-schemas.ts';
 import { storageEnv } from '../storage-env.ts';
 import { OBJECT, OBJECTS, objectsCommon } from './object-routes.ts';
-import { objectRecord, type ObjectRecord } from './object-representation.ts';
+import * as z from 'zod';
+import { objectRecord, type ObjectRecord, objectSchema } from './object-representation.ts';
 import { objectParams, transferBody } from './object-schemas.ts';
 import { copyObject, moveObject } from './transfer-service.ts';
 import { batchUpload, legacyUpload, uploadByPath, type UploadOutcome } from './upload-service.ts';
@@ -26,6 +27,7 @@ function uploadByPathRoute(method: 'PUT' | 'POST') {
     summary: 'Upload or replace the object at a path: raw bytes (Content-Type is the file type) or multipart `file`; X-Metadata-* headers',
     params: objectParams,
     envelope: 'B',
+    response: objectSchema,
     message: 'File uploaded successfully',
     handler: async (ctx, { params, body }) => {
       const env = storageEnv(ctx);
@@ -43,6 +45,7 @@ export const legacyUploadRoute = defineStreamingRoute({
   summary: 'Legacy multipart upload: `file`, optional `path` and `metadata` (JSON); an existing path is replaced',
   params: bucketParams,
   envelope: 'B',
+  response: objectSchema,
   message: 'File uploaded successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
@@ -57,6 +60,10 @@ export const batchUploadRoute = defineStreamingRoute({
   summary: 'Upload up to 10 files (`files`, with optional `paths` and `metadata`): 201 all, 207 some, 400 none',
   params: bucketParams,
   envelope: 'B',
+  response: z.strictObject({
+    uploaded: z.array(objectSchema),
+    failed: z.array(z.strictObject({ filename: z.string(), error: z.string() })),
+  }),
   message: 'Files uploaded',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
@@ -80,6 +87,7 @@ export const copyObjectRoute = defineRoute({
   params: bucketParams,
   body: transferBody,
   envelope: 'B',
+  response: objectSchema,
   message: 'Object copied successfully',
   status: 201,
   handler: async (ctx, { params, body }) => {
@@ -97,6 +105,7 @@ export const moveObjectRoute = defineRoute({
   params: bucketParams,
   body: transferBody,
   envelope: 'B',
+  response: objectSchema,
   message: 'Object moved successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
