@@ -9,6 +9,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { acknowledgeNagPattern, bucketKeysWildcard } from './nag-checks.ts';
 import type { DeploySettings } from './settings.ts';
 import { TesseraFunction, type DatabaseAccess } from './tessera-function.ts';
 
@@ -41,6 +42,11 @@ export class StorageMaintenance extends Construct {
     // whole binding (writes, the edge host map).
     this.sweepFunction.addEnvironment('HOSTING_BUCKET', props.builds.bucketName);
     this.sweepFunction.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.builds.arnForObjects('*')] }));
+    acknowledgeNagPattern(
+      this,
+      bucketKeysWildcard(props.builds),
+      "A deleted site's builds live under keys only known at run time (<site uuid>/...): the sweep may delete any key of the one builds bucket, and only delete.",
+    );
     this.sweepFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.objects.bucketArn, props.builds.bucketArn] }),
     );
