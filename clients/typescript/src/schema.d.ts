@@ -3879,6 +3879,108 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        Function: {
+            id: number;
+            name: string;
+            slug: string;
+            app: number;
+            app_slug: string;
+            execution_mode: string;
+            webhook_url: string;
+            /** @description Verifies the X-Tessera-Signature of each call */
+            signing_secret: string;
+            timeout_seconds: number;
+            is_active: boolean;
+            created_at: string;
+            updated_at: string;
+        };
+        FunctionInvocation: {
+            invocation_id: string;
+            task_id: string;
+            event: string;
+            status: string;
+            started_at: string | null;
+            completed_at: string | null;
+            error: string | null;
+        };
+        EventSubscriber: {
+            id: number;
+            event: string;
+            function: number;
+            function_name: string;
+            function_slug: string;
+            app_name: string;
+            app_slug: string;
+            created_at: string;
+            updated_at: string;
+        };
+        AppEventSubscribers: {
+            event: string;
+            app: {
+                id: number;
+                name: string;
+                slug: string;
+            };
+            total_subscribers: number;
+            subscribers: {
+                subscriber_id: number;
+                event: string;
+                function_id: number;
+                function_name: string;
+                function_slug: string;
+                app_id: number;
+                app_name: string;
+                app_slug: string;
+                created_at: string;
+            }[];
+        };
+        FrontendWorkerListItem: {
+            slug: string;
+            name: string;
+            subdomain: string;
+            web_url: string;
+            active_build_uuid: string | null;
+            app_name: string | null;
+        };
+        FrontendWorker: {
+            slug: string;
+            name: string;
+            subdomain: string;
+            web_url: string;
+            full_domain: string;
+            is_internal: boolean;
+            domain: string | null;
+            active_build_uuid: string | null;
+            app: number | null;
+            app_name: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        SubdomainAvailability: {
+            subdomain: string;
+            full_domain: string;
+            domain: string;
+            is_internal: boolean;
+            available: boolean;
+            message: string;
+            conflicts_with?: {
+                worker_slug: string;
+                worker_name: string;
+            };
+            suggestions?: {
+                subdomain: string;
+                full_domain: string;
+                /** @enum {string} */
+                reason: "context-aware" | "semantic" | "smart-numeric" | "fallback";
+            }[];
+        };
+        FrontendBuild: {
+            uuid: string;
+            is_active: boolean;
+            file_count: number;
+            total_bytes: number;
+            created_at: string;
+        };
         AppRole: {
             id: number;
             name: string;
@@ -17371,7 +17473,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["Function"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -17467,8 +17569,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["Function"];
                         total?: number;
                     };
                 };
@@ -17545,8 +17646,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["Function"];
                         total?: number;
                     };
                 };
@@ -17623,8 +17723,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -17710,8 +17809,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["Function"];
                         total?: number;
                     };
                 };
@@ -17792,7 +17890,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["FunctionInvocation"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -17866,8 +17964,9 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            events: ("PRE_USER_CREATE" | "POST_USER_CREATE")[];
+                        };
                         total?: number;
                     };
                 };
@@ -17911,8 +18010,9 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            events: ("PRE_USER_CREATE" | "POST_USER_CREATE")[];
+                        };
                         total?: number;
                     };
                 };
@@ -17967,8 +18067,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["EventSubscriber"];
                         total?: number;
                     };
                 };
@@ -18050,8 +18149,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["EventSubscriber"];
                         total?: number;
                     };
                 };
@@ -18133,8 +18231,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -18216,8 +18313,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -18294,8 +18390,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["AppEventSubscribers"];
                         total?: number;
                     };
                 };
@@ -18376,7 +18471,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["FrontendWorkerListItem"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -18464,8 +18559,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendWorker"];
                         total?: number;
                     };
                 };
@@ -18544,8 +18638,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SubdomainAvailability"];
                         total?: number;
                     };
                 };
@@ -18621,8 +18714,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendWorker"];
                         total?: number;
                     };
                 };
@@ -18698,8 +18790,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -18784,8 +18875,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendWorker"];
                         total?: number;
                     };
                 };
@@ -18861,8 +18951,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendBuild"][];
                         total?: number;
                     };
                 };
@@ -18949,8 +19038,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendBuild"];
                         total?: number;
                     };
                 };
@@ -19027,8 +19115,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendBuild"];
                         total?: number;
                     };
                 };
