@@ -3789,6 +3789,21 @@ export interface components {
             created_by: number | null;
             modified_by: number | null;
         };
+        AppStats: {
+            app_name: string;
+            app_slug: string;
+            total_datasources: number;
+            total_tables: number;
+            materialized_tables: number;
+            unmaterialized_tables: number;
+            datasources: {
+                name: string;
+                slug: string;
+                provider_type: string;
+                total_tables: number;
+                materialized_tables: number;
+            }[];
+        };
         Datasource: {
             id: number;
             app: number;
@@ -3808,6 +3823,13 @@ export interface components {
             updated_at: string | null;
             created_by: number | null;
             modified_by: number | null;
+        };
+        DatasourceStats: {
+            total_tables: number;
+            materialized_tables: number;
+            unmaterialized_tables: number;
+            provider_type: string;
+            is_active: boolean;
         };
         DatatableListItem: {
             id: number;
@@ -3865,9 +3887,99 @@ export interface components {
             created_by: number | null;
             modified_by: number | null;
         };
+        SchemaOperationRunning: {
+            operation: components["schemas"]["SchemaOperation"];
+        };
+        SchemaOperation: {
+            revision_id: string;
+            /** @enum {string} */
+            operation_type: "CREATE_TABLE" | "ALTER_TABLE" | "DROP_TABLE";
+            /** @enum {string} */
+            status: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILED" | "ROLLED_BACK";
+            table_name: string;
+            /** @description The structured list of the operation steps */
+            alembic_operations?: unknown;
+            executed_sql: string;
+            rollback_sql: string;
+            started_at: string | null;
+            completed_at: string | null;
+            duration_ms: number | null;
+            parent_operation: string | null;
+            error_message: string | null;
+        };
+        DatatableSchema: {
+            name: string;
+            /** @description The Frictionless Table Schema */
+            schema?: unknown;
+            schema_hash: string;
+            field_count: number;
+        };
+        SchemaChangePreview: {
+            operations: {
+                type: string;
+                column: string | null;
+                sql: string;
+                is_safe: boolean;
+                class: string;
+                /** @enum {string} */
+                phase: "transaction" | "concurrent";
+                rollback_sql: string;
+                warning?: string;
+                preflight?: {
+                    violating_rows: number;
+                    sample_ids: unknown[];
+                    describes: string;
+                    blocking: boolean;
+                };
+            }[];
+            is_safe: boolean;
+            warnings: string[];
+            estimated_duration_ms: number;
+        };
         /** @description Any JSON value */
         JsonValue: string | number | boolean | null | (components["schemas"]["JsonValue"] | null)[] | {
             [key: string]: components["schemas"]["JsonValue"] | null;
+        };
+        SchemaValidation: {
+            valid: boolean;
+            errors: string[];
+            warnings: string[];
+        };
+        SchemaOperationHistory: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: components["schemas"]["SchemaOperation"][];
+        };
+        SchemaRollback: {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            operations_reversed: number;
+            /** @enum {string} */
+            new_status: "ROLLED_BACK";
+        };
+        DataRecordList: {
+            data: components["schemas"]["DataRecord"][] | {
+                nodes: components["schemas"]["DataRecord"][];
+                edges: {
+                    id?: unknown;
+                    from?: unknown;
+                    to?: unknown;
+                    type: string;
+                    metadata?: unknown;
+                }[];
+            };
+            /** @description Null with _count=none */
+            total: number | string | null;
+            page?: number;
+            page_size?: number;
+            total_is_estimate?: boolean;
+            next?: string | null;
+        };
+        /** @description A record's fields, as its table schema defines them */
+        DataRecord: {
+            [key: string]: unknown;
         };
         /** @description The data service's error shape */
         DataError: {
@@ -3878,6 +3990,48 @@ export interface components {
             details?: {
                 [key: string]: string[];
             };
+        };
+        DataRecordWrite: {
+            data: components["schemas"]["DataRecord"] | components["schemas"]["DataRecord"][];
+        };
+        DataRecordUpsert: {
+            data: components["schemas"]["DataRecord"] | components["schemas"]["DataRecord"][];
+            created: boolean | number;
+            updated?: number;
+        };
+        DataRecordsDeleted: {
+            deleted: number;
+            ids?: string[];
+        };
+        DataRecordDetail: {
+            data: components["schemas"]["DataRecord"] | components["schemas"]["DataRecord"][];
+            total?: number;
+        } & {
+            [key: string]: components["schemas"]["DataRecord"][];
+        };
+        EdgeList: {
+            total: number;
+            page: number;
+            page_size: number;
+            results: components["schemas"]["Edge"][];
+        };
+        /** @description id, from_id, to_id, type, metadata, created_at */
+        Edge: {
+            [key: string]: unknown;
+        };
+        EdgesCreated: {
+            total: number;
+            results: components["schemas"]["Edge"][];
+        };
+        ReferenceImportOutcome: {
+            created: number;
+            failed: number;
+            references: components["schemas"]["Datatable"][];
+            errors: {
+                index: number;
+                reference?: unknown;
+                error: string;
+            }[];
         };
         Function: {
             id: number;
@@ -13130,7 +13284,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -13200,7 +13356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppStats"];
                 };
             };
             /** @description The input is not valid */
@@ -13732,7 +13888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatasourceStats"];
                 };
             };
             /** @description The input is not valid */
@@ -14097,7 +14253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"];
                 };
             };
             /** @description The input is not valid */
@@ -14180,7 +14336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14333,7 +14489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14405,7 +14561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableSchema"];
                 };
             };
             /** @description The input is not valid */
@@ -14483,7 +14639,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_valid: boolean;
+                        errors: string[];
+                        validated_rows: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -14555,7 +14715,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        datatable: components["schemas"]["Datatable"];
+                        operation: components["schemas"]["SchemaOperation"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -14626,7 +14790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"];
                 };
             };
             /** @description The input is not valid */
@@ -14708,7 +14872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14859,7 +15023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14930,7 +15094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableSchema"];
                 };
             };
             /** @description The input is not valid */
@@ -15007,7 +15171,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_valid: boolean;
+                        errors: string[];
+                        validated_rows: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -15078,7 +15246,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        datatable: components["schemas"]["Datatable"];
+                        operation: components["schemas"]["SchemaOperation"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -15158,7 +15330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaChangePreview"];
                 };
             };
             /** @description The input is not valid */
@@ -15238,7 +15410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaValidation"];
                 };
             };
             /** @description The input is not valid */
@@ -15313,7 +15485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperationHistory"];
                 };
             };
             /** @description The input is not valid */
@@ -15386,7 +15558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperation"];
                 };
             };
             /** @description The input is not valid */
@@ -15464,7 +15636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaRollback"];
                 };
             };
             /** @description The input is not valid */
@@ -15543,7 +15715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaChangePreview"];
                 };
             };
             /** @description The input is not valid */
@@ -15622,7 +15794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaValidation"];
                 };
             };
             /** @description The input is not valid */
@@ -15696,7 +15868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperationHistory"];
                 };
             };
             /** @description The input is not valid */
@@ -15768,7 +15940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperation"];
                 };
             };
             /** @description The input is not valid */
@@ -15845,7 +16017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaRollback"];
                 };
             };
             /** @description The input is not valid */
@@ -15916,7 +16088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordList"];
                 };
             };
             /** @description The input is not valid */
@@ -15993,7 +16165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordWrite"];
                 };
             };
             /** @description The input is not valid */
@@ -16064,7 +16236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordsDeleted"];
                 };
             };
             /** @description The input is not valid */
@@ -16141,7 +16313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordWrite"];
                 };
             };
             /** @description The input is not valid */
@@ -16220,7 +16392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordUpsert"];
                 };
             };
             /** @description The input is not valid */
@@ -16292,7 +16464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordDetail"];
                 };
             };
             /** @description The input is not valid */
@@ -16440,7 +16612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordWrite"];
                 };
             };
             /** @description The input is not valid */
@@ -16517,7 +16689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgeList"];
                 };
             };
             /** @description The input is not valid */
@@ -16592,7 +16764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgesCreated"];
                 };
             };
             /** @description The input is not valid */
@@ -16669,7 +16841,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        deleted: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -16747,7 +16921,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["Edge"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -16825,7 +17001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgeList"];
                 };
             };
             /** @description The input is not valid */
@@ -16901,7 +17077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgesCreated"];
                 };
             };
             /** @description The input is not valid */
@@ -16979,7 +17155,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        deleted: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -17058,7 +17236,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["Edge"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -17134,7 +17314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["ReferenceImportOutcome"];
                 };
             };
             /** @description The input is not valid */
