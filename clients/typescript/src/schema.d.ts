@@ -3601,6 +3601,11 @@ export interface components {
             };
             data?: unknown;
         };
+        JsonWebKeySet: {
+            keys: {
+                [key: string]: unknown;
+            }[];
+        };
         User: {
             id: number;
             uuid: string;
@@ -3701,6 +3706,26 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        SiteConfig: {
+            uuid: string;
+            slug: string;
+            name: string;
+            description: string;
+            schema_name: string;
+            environment: string;
+            is_active: boolean;
+            organization: {
+                uuid: string;
+                slug: string;
+                name: string;
+            };
+            domains: {
+                domain: string;
+                is_primary: boolean;
+            }[];
+            primary_domain: string | null;
+            permissions: string[];
+        };
         Domain: {
             uuid: string;
             slug: string;
@@ -3710,6 +3735,11 @@ export interface components {
             site: string;
             created_at: string;
             updated_at: string;
+        };
+        UserSite: {
+            slug: string;
+            name: string;
+            permissions: string[];
         };
         /** @description The error envelope of the areas that answer `{success: false, ...}` */
         SuccessFlagError: {
@@ -3723,6 +3753,12 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        SiteUser: {
+            username: string;
+            email: string;
+            name: string;
+            permissions: string[];
+        };
         Group: {
             id: number;
             name: string;
@@ -3734,6 +3770,23 @@ export interface components {
             codename: string;
             name: string;
             model: string;
+        };
+        Profile: {
+            id: number;
+            uuid: string;
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            is_staff: boolean;
+            is_superuser: boolean;
+            date_joined: string;
+            last_login: string | null;
+        };
+        PasswordChanged: {
+            message: string;
+            access: string;
+            refresh: string;
         };
         SecretType: {
             slug: string;
@@ -4159,6 +4212,42 @@ export interface components {
             updated_at: string | null;
             app_roles: components["schemas"]["AppRole"][];
         };
+        BulkRolesAnswer: {
+            message: string;
+        } | {
+            /** @enum {string} */
+            status: "partial_success" | "error";
+            message: string;
+            data: {
+                failures: {
+                    username: string;
+                    role: string;
+                    error: string;
+                }[];
+            };
+        };
+        RoleUser: {
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            expires_at: string | null;
+        };
+        UserRole: {
+            /** @enum {string} */
+            membership_type: "app_role" | "site_role";
+            role: {
+                id: number;
+                name: string;
+                slug: string;
+            };
+            app_slug: string | null;
+            expires_at: string | null;
+            is_expired: boolean;
+            /** @description Username of who assigned it */
+            assigned_by: string | null;
+            created_at: string | null;
+        };
         SocialAppListItem: {
             id: number;
             provider: string;
@@ -4183,6 +4272,15 @@ export interface components {
             };
             provider_display: string;
             is_configured: boolean;
+        };
+        SocialSignIn: {
+            access: string;
+            refresh: string;
+            user: {
+                uuid: string;
+                username: string;
+                email: string;
+            };
         };
         Bucket: {
             id: number;
@@ -4232,6 +4330,24 @@ export interface components {
             mimetype: string;
             created_at: string | null;
             updated_at: string | null;
+        };
+        DocumentLink: {
+            url: string;
+            /** @enum {string} */
+            mode: "view" | "edit";
+        };
+        PresignedUploadUrl: {
+            object_uuid: string;
+            file_path: string;
+            url: string;
+            /** @enum {string} */
+            method: "PUT";
+            /** @description Send these with the PUT */
+            headers: {
+                [key: string]: string;
+            };
+            expires_at: string;
+            complete_url: string;
         };
     };
     responses: never;
@@ -4658,7 +4774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
             /** @description Too many requests; see the X-RateLimit-* headers */
@@ -5612,7 +5728,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["Organization"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -5737,7 +5853,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["Organization"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -6364,7 +6480,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Member"][];
                     };
                 };
             };
@@ -6508,7 +6624,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Member"][];
                     };
                 };
             };
@@ -9038,7 +9154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteConfig"];
                 };
             };
             /** @description The input is not valid */
@@ -9882,7 +9998,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["UserSite"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -9958,8 +10074,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10032,8 +10147,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10103,8 +10217,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10175,7 +10288,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["UserSite"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -10251,8 +10364,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10325,8 +10437,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10396,8 +10507,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10466,7 +10576,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SiteUser"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -10542,8 +10652,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10616,8 +10725,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10687,8 +10795,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10757,7 +10864,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SiteUser"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -10833,8 +10940,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10907,8 +11013,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10978,8 +11083,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -11861,7 +11965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description No valid access token */
@@ -11908,7 +12012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description The input is not valid */
@@ -11962,7 +12066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PasswordChanged"];
                 };
             };
             /** @description The input is not valid */
@@ -20150,7 +20254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BulkRolesAnswer"];
                 };
             };
             /** @description The input is not valid */
@@ -20225,7 +20329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BulkRolesAnswer"];
                 };
             };
             /** @description The input is not valid */
@@ -20307,7 +20411,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["RoleUser"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -20391,7 +20495,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20467,7 +20574,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20543,7 +20653,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20621,7 +20734,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20704,7 +20820,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["UserRole"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -21103,7 +21219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        authorization_url: string;
+                        state: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -21162,7 +21281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SocialSignIn"];
                 };
             };
             /** @description The input is not valid */
@@ -22599,8 +22718,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["DocumentLink"];
                     };
                 };
             };
@@ -22669,8 +22787,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["DocumentLink"];
                     };
                 };
             };
@@ -22775,8 +22892,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["DocumentLink"];
                     };
                 };
             };
@@ -22838,8 +22954,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["PresignedUploadUrl"];
                         total?: number;
                     };
                 };
@@ -22916,8 +23031,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };
