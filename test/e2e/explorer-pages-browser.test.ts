@@ -65,6 +65,10 @@ describe('the explorer pages in a browser', () => {
     // Deep link to the liveness operation: Swagger UI opens its group's section there.
     const { page, elsewhere, errors } = await open('/api/docs/#/docs/get_api_health');
     await page.getByText('Liveness: the function answers (no database is reached)').waitFor({ timeout: RENDER_TIMEOUT_MS });
+    // Swagger UI renders in several passes: on a loaded machine the summary can show before the
+    // section's wrapper and the opened operation do, so wait for those too before counting.
+    await page.locator('#operations-tag-docs').waitFor({ timeout: RENDER_TIMEOUT_MS });
+    await page.locator('.opblock.is-open').waitFor({ timeout: RENDER_TIMEOUT_MS });
     await page.screenshot({ path: path.join(OUTPUT, 'swagger-ui.png') });
     // Assess: the docs group's section, open at the deep-linked operation with its answer's example
     // (Swagger UI renders the other sections as the page scrolls to them).

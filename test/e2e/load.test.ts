@@ -56,7 +56,7 @@ describe('npm start under mixed load', () => {
     const before = await server.openDescriptors();
     // Three requests per client (a sign-in and two of the mix) however slow the machine.
     const tally = await runMixedLoad({ url: server.url, fixture, connections: 200, durationSeconds: 600, turnsPerClient: 3 });
-    expect(tally.failures).toEqual([]);
+    expect(tally.failures, server.output()).toEqual([]);
     expect(tally.serverErrors).toBe(0);
     expect(tally.droppedConnections).toBe(0);
     // One socket per connection, kept alive throughout: the server closed none of them.
@@ -81,7 +81,7 @@ describe('npm start under mixed load', () => {
       turnsPerClient: 10,
       ratePerSecond: 50,
     });
-    expect(tally.failures).toEqual([]);
+    expect(tally.failures, server.output()).toEqual([]);
     expect(tally.requests).toBe(200);
     expect(await settledDescriptors(before + DESCRIPTOR_SLACK)).toBeLessThanOrEqual(before + DESCRIPTOR_SLACK);
   });

@@ -24,9 +24,28 @@ describe('organization members API', () => {
     return row!;
   }
 
+  /**
+   * An organization of a test's own, so what the test changes (members added, made admin, removed)
+   * never reaches the shared "crew" organization the read-only tests count and look at.
+   */
+  async function organizationOf(tag: string, memberNames: string[] = []) {
+    await app.createUser(`${tag}-owner`);
+    const ownerToken = await app.tokenOf(`${tag}-owner`);
+    const created = await app.request('POST', '/api/cloud/organizations/', { token: ownerToken, body: { name: tag } });
+    if (created.status !== 201) throw new Error(`creating organization ${tag} failed: ${JSON.stringify(created.body)}`);
+    const slug = created.body.data.slug as string;
+    const path = `/api/cloud/organizations/${slug}/members/`;
+    for (const name of memberNames) {
+      await app.createUser(name);
+      const added = await app.request('POST', path, { token: await app.adminToken(), body: { user_slug: name } });
+      if (added.status !== 201) throw new Error(`adding ${name} to ${slug} failed: ${added.status} ${JSON.stringify(added.body)}`);
+    }
+    return { slug, path, ownerToken };
+  }
+
   beforeAll(async () => {
     app = await startTestApp();
-    for (const name of ['crew-owner', 'crew-a', 'crew-b', 'crew-c', 'crew-manager', 'outsider', 'other-owner']) {
+    for (const name of ['crew-owner', 'crew-a', 'crew-b', 'crew-c', 'outsider', 'other-owner']) {
       await app.createUser(name, { first_name: name === 'crew-b' ? 'Beatrix' : '' });
     }
     owner = await app.tokenOf('crew-owner');
@@ -41,6 +60,19 @@ describe('organization members API', () => {
       editors: groups.find((group) => group.name === 'editors')!.id,
       readers: groups.find((group) => group.name === 'readers')!.id,
     };
+    // The shared crew: crew-a (editors, manage_site and view_site), crew-b and crew-c plain members.
+    // Tests may read it and be refused by it; a test that changes members uses an organization of its own.
+    const admin = await app.adminToken();
+    await app.request('POST', members, {
+      token: admin,
+      body: {
+        user_slug: 'crew-a',
+        group_ids: [groupIds.editors],
+        sites: [{ slug: 'crew-site', permissions: ['manage_site', 'view_site'] }],
+      },
+    });
+    await app.request('POST', members, { token: admin, body: { user_slug: 'crew-b', sites: [{ slug: 'crew-site' }] } });
+    await app.request('POST', members, { token: admin, body: { user_slug: 'crew-c' } });
   });
   afterAll(async () => {
     await app.close();
@@ -48,39 +80,45 @@ describe('organization members API', () => {
 
   describe('add', () => {
     it('adds a user by user_slug with global groups and site permissions, view_site by default', async () => {
+      // Prepare: an organization of its own, with a site and three users not yet members
+      const adders = await organizationOf('adders');
+      const addersSite = await addSite(adders.slug, 'adders-site');
+      for (const name of ['adds-a', 'adds-b', 'adds-c']) await app.createUser(name);
       // Act: the superuser holds authority over every account
-      const answer = await app.request('POST', members, {
+      const answer = await app.request('POST', adders.path, {
         token: await app.adminToken(),
         body: {
-          user_slug: 'crew-a',
+          user_slug: 'adds-a',
           group_ids: [groupIds.editors],
-          sites: [{ slug: 'crew-site', permissions: ['manage_site', 'view_site'] }],
+          sites: [{ slug: 'adders-site', permissions: ['manage_site', 'view_site'] }],
         },
       });
       // Assess
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({
-        username: 'crew-a',
-        email: 'crew-a@example.com',
+        username: 'adds-a',
+        email: 'adds-a@example.com',
         is_admin: false,
         is_owner: false,
         is_active: true,
         groups: [{ id: groupIds.editors, name: 'editors' }],
-        sites: [{ uuid: site.uuid, name: 'Site crew-site', schema_name: 't_crew_site', permissions: ['manage_site', 'view_site'] }],
+        sites: [
+          { uuid: addersSite.uuid, name: 'Site adders-site', schema_name: 't_adders_site', permissions: ['manage_site', 'view_site'] },
+        ],
       });
       const grants = await app.runtime.db.rows<{ codename: string }>(sql`
         select p.codename from platform.site_user_permissions sup
         join platform.permissions p on p.id = sup.permission_id
-        join platform.users u on u.id = sup.user_id where u.username = 'crew-a' order by 1`);
+        join platform.users u on u.id = sup.user_id where u.username = 'adds-a' order by 1`);
       expect(grants.map((row) => row.codename)).toEqual(['manage_site', 'view_site']);
 
-      const byUserId = await app.request('POST', members, {
+      const byUserId = await app.request('POST', adders.path, {
         token: await app.adminToken(),
-        body: { user_id: 'crew-b', sites: [{ slug: 'crew-site' }] },
+        body: { user_id: 'adds-b', sites: [{ slug: 'adders-site' }] },
       });
       expect(byUserId.status).toBe(201);
       expect(byUserId.body.sites[0].permissions).toEqual(['view_site']);
-      expect((await app.request('POST', members, { token: await app.adminToken(), body: { user_id: 'crew-c' } })).status).toBe(201);
+      expect((await app.request('POST', adders.path, { token: await app.adminToken(), body: { user_id: 'adds-c' } })).status).toBe(201);
     });
 
     it('answers 409 for a user who is already a member', async () => {
@@ -142,14 +180,15 @@ describe('organization members API', () => {
     });
 
     it('hides inactive users unless user__is_active says otherwise', async () => {
-      await app.request('PATCH', '/api/cloud/users/crew-c/', { token: await app.adminToken(), body: { is_active: false } });
-      const byDefault = await app.request('GET', members, { token: owner });
-      expect(usernames(byDefault.body)).not.toContain('crew-c');
-      const inactive = await app.request('GET', `${members}?user__is_active=false`, { token: owner });
-      expect(usernames(inactive.body)).toEqual(['crew-c']);
-      const all = await app.request('GET', `${members}?user__is_active=all&user__is_deleted=all`, { token: owner });
+      // Prepare: an organization of its own (owner and three members), one member made inactive
+      const dormant = await organizationOf('dormant', ['dormant-a', 'dormant-b', 'dormant-c']);
+      await app.request('PATCH', '/api/cloud/users/dormant-c/', { token: await app.adminToken(), body: { is_active: false } });
+      const byDefault = await app.request('GET', dormant.path, { token: dormant.ownerToken });
+      expect(usernames(byDefault.body)).not.toContain('dormant-c');
+      const inactive = await app.request('GET', `${dormant.path}?user__is_active=false`, { token: dormant.ownerToken });
+      expect(usernames(inactive.body)).toEqual(['dormant-c']);
+      const all = await app.request('GET', `${dormant.path}?user__is_active=all&user__is_deleted=all`, { token: dormant.ownerToken });
       expect(all.body.count).toBe(4);
-      await app.request('PATCH', '/api/cloud/users/crew-c/', { token: await app.adminToken(), body: { is_active: true } });
     });
 
     it('answers 400 for a bad filter and 404 to a non-member', async () => {
@@ -189,17 +228,26 @@ describe('organization members API', () => {
     });
 
     it('replaces groups and site permissions and sets is_admin', async () => {
-      const answer = await app.request('PUT', `${members}crew-a/`, {
-        token: owner,
-        body: { is_admin: true, groups: [groupIds.readers], site: [{ uuid: site.uuid, permissions: ['access_site'] }] },
+      // Prepare: a member of an organization of its own, in editors with view_site on its site
+      const movers = await organizationOf('movers');
+      const moversSite = await addSite(movers.slug, 'movers-site');
+      await app.createUser('movers-a');
+      await app.request('POST', movers.path, {
+        token: await app.adminToken(),
+        body: { user_slug: 'movers-a', group_ids: [groupIds.editors], sites: [{ slug: 'movers-site' }] },
+      });
+      // Act
+      const answer = await app.request('PUT', `${movers.path}movers-a/`, {
+        token: movers.ownerToken,
+        body: { is_admin: true, groups: [groupIds.readers], site: [{ uuid: moversSite.uuid, permissions: ['access_site'] }] },
       });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({
         is_admin: true,
         groups: [{ id: groupIds.readers, name: 'readers' }],
-        sites: [{ uuid: site.uuid, permissions: ['access_site'] }],
+        sites: [{ uuid: moversSite.uuid, permissions: ['access_site'] }],
       });
-      const cleared = await app.request('PUT', `${members}crew-a/`, { token: owner, body: { site: [] } });
+      const cleared = await app.request('PUT', `${movers.path}movers-a/`, { token: movers.ownerToken, body: { site: [] } });
       expect(cleared.body.sites).toEqual([]);
     });
 
@@ -217,15 +265,18 @@ describe('organization members API', () => {
 
   describe('admins', () => {
     it('lets a manage_organization holder make and remove admins', async () => {
-      await app.request('POST', members, {
+      // Prepare: an organization of its own with a plain member and a manage_organization holder
+      const managed = await organizationOf('managed', ['managed-b']);
+      await app.createUser('managed-manager');
+      await app.request('POST', managed.path, {
         token: await app.adminToken(),
-        body: { user_slug: 'crew-manager', permissions: ['manage_organization'] },
+        body: { user_slug: 'managed-manager', permissions: ['manage_organization'] },
       });
-      const manager = await app.tokenOf('crew-manager');
-      const made = await app.request('POST', `${members}crew-b/make_admin/`, { token: manager });
+      const manager = await app.tokenOf('managed-manager');
+      const made = await app.request('POST', `${managed.path}managed-b/make_admin/`, { token: manager });
       expect(made.status).toBe(200);
       expect(made.body.is_admin).toBe(true);
-      const removed = await app.request('POST', `${members}crew-b/remove_admin/`, { token: manager });
+      const removed = await app.request('POST', `${managed.path}managed-b/remove_admin/`, { token: manager });
       expect(removed.status).toBe(200);
       expect(removed.body.is_admin).toBe(false);
     });
@@ -236,31 +287,43 @@ describe('organization members API', () => {
     });
 
     it('refuses to remove the last admin with 422 BUSINESS_LOGIC_ERROR', async () => {
-      // Prepare: crew-a (made admin above) steps down, leaving the owner the only admin.
-      expect((await app.request('POST', `${members}crew-a/remove_admin/`, { token: owner })).status).toBe(200);
+      // Prepare: in an organization of its own, a member made admin steps down, leaving the owner the only admin.
+      const lone = await organizationOf('lone', ['lone-a']);
+      expect((await app.request('POST', `${lone.path}lone-a/make_admin/`, { token: lone.ownerToken })).status).toBe(200);
+      expect((await app.request('POST', `${lone.path}lone-a/remove_admin/`, { token: lone.ownerToken })).status).toBe(200);
       // Act
-      const answer = await app.request('POST', `${members}crew-owner/remove_admin/`, { token: owner });
+      const answer = await app.request('POST', `${lone.path}lone-owner/remove_admin/`, { token: lone.ownerToken });
       // Assess
       expect(answer.status).toBe(422);
       expect(answer.body).toMatchObject({ status: 'error', code: 'BUSINESS_LOGIC_ERROR' });
-      const viaPut = await app.request('PUT', `${members}crew-owner/`, { token: owner, body: { is_admin: false } });
+      const viaPut = await app.request('PUT', `${lone.path}lone-owner/`, { token: lone.ownerToken, body: { is_admin: false } });
       expect(viaPut.status).toBe(422);
       const [row] = await app.runtime.db.rows<{ is_admin: boolean }>(sql`
-        select m.is_admin from platform.organization_members m join platform.users u on u.id = m.user_id where u.username = 'crew-owner'`);
+        select m.is_admin from platform.organization_members m join platform.users u on u.id = m.user_id where u.username = 'lone-owner'`);
       expect(row!.is_admin).toBe(true);
     });
   });
 
   describe('delete', () => {
     it('removes a member with their permissions on the organization sites', async () => {
-      const answer = await app.request('DELETE', `${members}crew-b/`, { token: owner });
+      // Prepare: an organization of its own whose member holds view_site on its site
+      const leavers = await organizationOf('leavers');
+      await addSite(leavers.slug, 'leavers-site');
+      await app.createUser('leavers-b');
+      await app.request('POST', leavers.path, {
+        token: await app.adminToken(),
+        body: { user_slug: 'leavers-b', sites: [{ slug: 'leavers-site' }] },
+      });
+      // Act
+      const answer = await app.request('DELETE', `${leavers.path}leavers-b/`, { token: leavers.ownerToken });
+      // Assess
       expect(answer.status).toBe(204);
       const rows = await app.runtime.db.rows(sql`
-        select 1 from platform.organization_members m join platform.users u on u.id = m.user_id where u.username = 'crew-b'
+        select 1 from platform.organization_members m join platform.users u on u.id = m.user_id where u.username = 'leavers-b'
         union all
-        select 1 from platform.site_user_permissions s join platform.users u on u.id = s.user_id where u.username = 'crew-b'`);
+        select 1 from platform.site_user_permissions s join platform.users u on u.id = s.user_id where u.username = 'leavers-b'`);
       expect(rows).toEqual([]);
-      expect((await app.request('GET', `${members}crew-b/`, { token: owner })).status).toBe(404);
+      expect((await app.request('GET', `${leavers.path}leavers-b/`, { token: leavers.ownerToken })).status).toBe(404);
     });
 
     it('refuses to remove the last admin with 422', async () => {

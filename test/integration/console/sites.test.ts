@@ -29,6 +29,25 @@ describe(`sites API on ${testDriver}`, () => {
   const createSite = (org: string, token: string, body: Record<string, unknown>) =>
     app.request('POST', `/api/cloud/organizations/${org}/sites/`, { token, body });
 
+  // Every test that changes a site or a user's grants makes its own (sites named for the test, members
+  // made by acmeMember), so the tests pass in any order (--sequence.shuffle); the visibility sites are
+  // made once for that block and only read.
+  /** A new plain member of Acme, signed in (its token in `tokens`). */
+  async function acmeMember(name: string): Promise<string> {
+    await app.createUser(name);
+    await db().run(sql`
+      insert into platform.organization_members (organization_id, user_id)
+      select o.id, u.id from platform.organizations o, platform.users u where o.slug = 'acme' and u.username = ${name}`);
+    tokens[name] = (await app.login(name, USER_PASSWORD)).access;
+    return name;
+  }
+  /** A new site of Acme made by its owner; answers its slug. */
+  async function acmeSite(name: string): Promise<string> {
+    const created = await createSite('acme', tokens['st-owner']!, { name });
+    expect(created.status).toBe(201);
+    return created.body.slug as string;
+  }
+
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
@@ -131,9 +150,10 @@ describe(`sites API on ${testDriver}`, () => {
 
     it('rolls back the site row and the schema when the primary domain cannot be registered', async () => {
       // Another site already holds the host the new site would get.
+      const squatter = await acmeSite('Squatter');
       await db().run(sql`
         insert into platform.domains (site_id, slug, domain)
-        select id, 'squatted', 'doomed.localhost' from platform.sites where slug = 'blog'`);
+        select id, 'squatted', 'doomed.localhost' from platform.sites where slug = ${squatter}`);
 
       const answer = await createSite('acme', tokens['st-owner']!, { name: 'Doomed' });
 
@@ -180,9 +200,12 @@ describe(`sites API on ${testDriver}`, () => {
   });
 
   describe('visibility', () => {
+    // Sites of this block only, which no test changes: bazaar (no grants), gazette (st-member may view it).
     beforeAll(async () => {
       await createSite('other', tokens['st-outsider']!, { name: 'Elsewhere' });
-      await grantSite('st-member', 'blog', 'view_site');
+      await acmeSite('Bazaar');
+      await acmeSite('Gazette');
+      await grantSite('st-member', 'gazette', 'view_site');
     });
     const slugs = (body: { results: Array<{ slug: string }> }) => body.results.map((site) => site.slug).sort();
 
@@ -193,10 +216,10 @@ describe(`sites API on ${testDriver}`, () => {
       const asEditor = await app.request('GET', '/api/cloud/sites/', { token: tokens['st-editor'] });
 
       expect(slugs(asAdmin.body)).toContain('elsewhere');
-      expect(slugs(asOwner.body)).toContain('web-shop');
+      expect(slugs(asOwner.body)).toContain('bazaar');
       expect(slugs(asOwner.body)).not.toContain('elsewhere');
       expect(asMember.body).toMatchObject({ count: 1, next: null, previous: null });
-      expect(slugs(asMember.body)).toEqual(['blog']);
+      expect(slugs(asMember.body)).toEqual(['gazette']);
       expect(asEditor.body).toMatchObject({ count: 0, results: [] });
     });
 
@@ -218,11 +241,11 @@ describe(`sites API on ${testDriver}`, () => {
         where u.username = 'st-grouped' and g.name = 'site-managers'`);
 
       const after = await app.request('GET', '/api/cloud/sites/?page_size=100', { token: grouped });
-      const detail = await app.request('GET', '/api/cloud/sites/web-shop/privileges/', { token: grouped });
+      const detail = await app.request('GET', '/api/cloud/sites/bazaar/privileges/', { token: grouped });
       const elsewhere = await app.request('GET', '/api/cloud/sites/elsewhere/', { token: grouped });
 
       expect(before.body.count).toBe(0);
-      expect(slugs(after.body)).toContain('web-shop');
+      expect(slugs(after.body)).toContain('bazaar');
       expect(slugs(after.body)).not.toContain('elsewhere');
       expect(detail.body.permissions).toContain('manage_site');
       expect(elsewhere.status).toBe(404);
@@ -231,33 +254,33 @@ describe(`sites API on ${testDriver}`, () => {
     it("lists an organization's sites by what the caller may see, and hides the organization from outsiders", async () => {
       const asMember = await app.request('GET', '/api/cloud/organizations/acme/sites/', { token: tokens['st-member'] });
       const asOutsider = await app.request('GET', '/api/cloud/organizations/acme/sites/', { token: tokens['st-outsider'] });
-      const searched = await app.request('GET', '/api/cloud/organizations/acme/sites/?search=SHOP', { token: tokens['st-owner'] });
+      const searched = await app.request('GET', '/api/cloud/organizations/acme/sites/?search=BAZA', { token: tokens['st-owner'] });
 
-      expect(slugs(asMember.body)).toEqual(['blog']);
+      expect(slugs(asMember.body)).toEqual(['gazette']);
       expect(asOutsider.status).toBe(404);
-      expect(slugs(searched.body)).toEqual(['web-shop']);
+      expect(slugs(searched.body)).toEqual(['bazaar']);
     });
 
     it('answers the detail by slug or UUID to those with access and 404 to anyone else', async () => {
-      const [row] = await db().rows<{ uuid: string }>(sql`select uuid::text as uuid from platform.sites where slug = 'web-shop'`);
-      const bySlug = await app.request('GET', '/api/cloud/sites/web-shop/', { token: tokens['st-owner'] });
+      const [row] = await db().rows<{ uuid: string }>(sql`select uuid::text as uuid from platform.sites where slug = 'bazaar'`);
+      const bySlug = await app.request('GET', '/api/cloud/sites/bazaar/', { token: tokens['st-owner'] });
       const byUuid = await app.request('GET', `/api/sites/${row!.uuid}/`, { token: tokens['st-owner'] });
-      const outsiderBySlug = await app.request('GET', '/api/cloud/sites/web-shop/', { token: tokens['st-outsider'] });
+      const outsiderBySlug = await app.request('GET', '/api/cloud/sites/bazaar/', { token: tokens['st-outsider'] });
       const outsiderByUuid = await app.request('GET', `/api/cloud/sites/${row!.uuid}/`, { token: tokens['st-outsider'] });
-      const memberWithout = await app.request('GET', '/api/cloud/sites/web-shop/', { token: tokens['st-member'] });
+      const memberWithout = await app.request('GET', '/api/cloud/sites/bazaar/', { token: tokens['st-member'] });
 
       expect(bySlug.status).toBe(200);
       expect(byUuid.body).toEqual(bySlug.body);
       for (const answer of [outsiderBySlug, outsiderByUuid, memberWithout]) {
         expect(answer.status).toBe(404);
-        expect(JSON.stringify(answer.body)).not.toContain('site_web_shop');
+        expect(JSON.stringify(answer.body)).not.toContain('site_bazaar');
       }
     });
 
     it("answers the caller's effective permissions", async () => {
-      const owner = await app.request('GET', '/api/cloud/sites/blog/privileges/', { token: tokens['st-owner'] });
-      const member = await app.request('GET', '/api/cloud/sites/blog/privileges/', { token: tokens['st-member'] });
-      const outsider = await app.request('GET', '/api/cloud/sites/blog/privileges/', { token: tokens['st-outsider'] });
+      const owner = await app.request('GET', '/api/cloud/sites/gazette/privileges/', { token: tokens['st-owner'] });
+      const member = await app.request('GET', '/api/cloud/sites/gazette/privileges/', { token: tokens['st-member'] });
+      const outsider = await app.request('GET', '/api/cloud/sites/gazette/privileges/', { token: tokens['st-outsider'] });
 
       expect(owner.body).toEqual({ permissions: ['access_site', 'admin_site', 'manage_site', 'manage_site_users', 'view_site'] });
       expect(member.body).toEqual({ permissions: ['view_site'] });
@@ -267,29 +290,32 @@ describe(`sites API on ${testDriver}`, () => {
 
   describe('update', () => {
     it('changes name, description, environment and is_active but never the slug', async () => {
-      const answer = await app.request('PUT', '/api/cloud/sites/blog-2/', {
+      const slug = await acmeSite('Renamable');
+      const answer = await app.request('PUT', `/api/cloud/sites/${slug}/`, {
         token: tokens['st-owner'],
         body: { name: 'Journal', description: 'Renamed', environment: 'testing', is_active: false },
       });
 
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({
-        slug: 'blog-2',
+        slug: 'renamable',
         name: 'Journal',
         description: 'Renamed',
         environment: 'testing',
         is_active: false,
       });
-      const [row] = await db().rows(sql`select name, environment, is_active from platform.sites where slug = 'blog-2'`);
+      const [row] = await db().rows(sql`select name, environment, is_active from platform.sites where slug = 'renamable'`);
       expect(row).toEqual({ name: 'Journal', environment: 'testing', is_active: false });
     });
 
     it('needs manage_site or admin_site: view_site is 403, manage_site is allowed', async () => {
-      await grantSite('st-editor', 'blog-2', 'view_site');
-      const viewer = await app.request('PUT', '/api/cloud/sites/blog-2/', { token: tokens['st-editor'], body: { name: 'Nope' } });
-      await grantSite('st-editor', 'blog-2', 'manage_site');
-      const editor = await app.request('PUT', '/api/cloud/sites/blog-2/', { token: tokens['st-editor'], body: { name: 'Yes' } });
-      const bad = await app.request('PUT', '/api/cloud/sites/blog-2/', { token: tokens['st-editor'], body: { is_active: 'maybe' } });
+      const slug = await acmeSite('Guarded');
+      const guard = await acmeMember('st-guard');
+      await grantSite(guard, slug, 'view_site');
+      const viewer = await app.request('PUT', `/api/cloud/sites/${slug}/`, { token: tokens[guard], body: { name: 'Nope' } });
+      await grantSite(guard, slug, 'manage_site');
+      const editor = await app.request('PUT', `/api/cloud/sites/${slug}/`, { token: tokens[guard], body: { name: 'Yes' } });
+      const bad = await app.request('PUT', `/api/cloud/sites/${slug}/`, { token: tokens[guard], body: { is_active: 'maybe' } });
 
       expect(viewer.status).toBe(403);
       expect(viewer.body.code).toBe('PERMISSION_DENIED');
@@ -301,23 +327,30 @@ describe(`sites API on ${testDriver}`, () => {
 
   describe('delete', () => {
     it('is refused to site permission holders who do not manage the organization', async () => {
-      const answer = await app.request('DELETE', '/api/cloud/sites/blog-2/', { token: tokens['st-editor'] });
+      const slug = await acmeSite('Keepsake');
+      const keeper = await acmeMember('st-keeper');
+      await grantSite(keeper, slug, 'view_site', 'manage_site');
+
+      const answer = await app.request('DELETE', `/api/cloud/sites/${slug}/`, { token: tokens[keeper] });
 
       expect(answer.status).toBe(403);
-      expect(await schemaExists('site_blog_2')).toBe(true);
+      expect(await schemaExists('site_keepsake')).toBe(true);
     });
 
     it('drops the schema, the row, its domains and user permissions', async () => {
-      const [site] = await db().rows<{ id: number }>(sql`select id from platform.sites where slug = 'blog-2'`);
+      const slug = await acmeSite('Dropped');
+      await grantSite(await acmeMember('st-dropped-viewer'), slug, 'view_site');
+      const [site] = await db().rows<{ id: number }>(sql`select id from platform.sites where slug = ${slug}`);
+      expect(await db().rows(sql`select 1 from platform.site_user_permissions where site_id = ${site!.id}`)).toHaveLength(1);
 
-      const answer = await app.request('DELETE', '/api/cloud/sites/blog-2/', { token: tokens['st-owner'] });
+      const answer = await app.request('DELETE', `/api/cloud/sites/${slug}/`, { token: tokens['st-owner'] });
 
       expect(answer.status).toBe(204);
-      expect(await schemaExists('site_blog_2')).toBe(false);
+      expect(await schemaExists('site_dropped')).toBe(false);
       expect(await db().rows(sql`select 1 from platform.sites where id = ${site!.id}`)).toEqual([]);
       expect(await db().rows(sql`select 1 from platform.domains where site_id = ${site!.id}`)).toEqual([]);
       expect(await db().rows(sql`select 1 from platform.site_user_permissions where site_id = ${site!.id}`)).toEqual([]);
-      const again = await app.request('GET', '/api/cloud/sites/blog-2/', { token: tokens['st-owner'] });
+      const again = await app.request('GET', `/api/cloud/sites/${slug}/`, { token: tokens['st-owner'] });
       expect(again.status).toBe(404);
     });
   });

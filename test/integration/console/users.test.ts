@@ -16,9 +16,13 @@ describe('users API', () => {
   const usernames = (body: { results: Array<{ username: string }> }) => body.results.map((user) => user.username);
 
   describe('list visibility', () => {
-    it('shows a user without view_user only themselves', async () => {
+    // Two plain users every test of this block may list; none changes them.
+    beforeAll(async () => {
       await app.createUser('vis-plain');
       await app.createUser('vis-other');
+    });
+
+    it('shows a user without view_user only themselves', async () => {
       const answer = await app.request('GET', '/api/cloud/users/?is_active=all', { token: await app.tokenOf('vis-plain') });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ count: 1, next: null, previous: null });
@@ -235,6 +239,11 @@ describe('users API', () => {
   });
 
   describe('update and privilege rules', () => {
+    // The user the refused or no-op changes aim at; no test changes it (editor-self is changed by its own test).
+    beforeAll(async () => {
+      await app.createUser('edit-target');
+    });
+
     it('lets a user change their own names and email', async () => {
       await app.createUser('editor-self');
       const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', {
@@ -263,7 +272,7 @@ describe('users API', () => {
     it('refuses changes to other users without change_user', async () => {
       await app.createUser('meddler');
       await app.grant('meddler', 'view_user');
-      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', {
+      const answer = await app.request('PATCH', '/api/cloud/users/edit-target/', {
         token: await app.tokenOf('meddler'),
         body: { last_name: 'X' },
       });
@@ -300,15 +309,15 @@ describe('users API', () => {
     });
 
     it('PUT requires username and email', async () => {
-      const answer = await app.request('PUT', '/api/cloud/users/editor-self/', { token: admin, body: { first_name: 'Only' } });
+      const answer = await app.request('PUT', '/api/cloud/users/edit-target/', { token: admin, body: { first_name: 'Only' } });
       expect(answer.status).toBe(400);
       expect(answer.body.errors).toMatchObject({ username: ['This field is required.'], email: ['This field is required.'] });
     });
 
     it('answers an empty PATCH with the unchanged user', async () => {
-      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: admin, body: {} });
+      const answer = await app.request('PATCH', '/api/cloud/users/edit-target/', { token: admin, body: {} });
       expect(answer.status).toBe(200);
-      expect(answer.body.username).toBe('editor-self');
+      expect(answer.body.username).toBe('edit-target');
     });
 
     it('refuses a NUL byte in a path or query value with 400, not 500', async () => {
@@ -317,7 +326,7 @@ describe('users API', () => {
     });
 
     it('refuses renaming onto a taken username', async () => {
-      const answer = await app.request('PATCH', '/api/cloud/users/editor-self/', { token: admin, body: { username: 'admin' } });
+      const answer = await app.request('PATCH', '/api/cloud/users/edit-target/', { token: admin, body: { username: 'admin' } });
       expect(answer.status).toBe(400);
       expect(answer.body.errors.username).toEqual(['A user with that username already exists.']);
     });

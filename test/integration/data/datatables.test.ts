@@ -35,6 +35,19 @@ describe('datatables and materialization API', () => {
   let schema: string;
   const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
   const DS = '/api/apps/crm/datasources/main/datatables/';
+  // Tables of the Ledger app are made and materialized once, in beforeAll, and only read; every test
+  // that makes, changes or drops tables uses an app of its own (appOf), so tests pass in any order.
+  const LEDGER = '/api/apps/ledger/datasources/main/datatables/';
+
+  /** A new app with a flat-table datasource "main" and a jsonb one "docs"; answers its slug. */
+  async function appOf(name: string): Promise<string> {
+    const created = await call('POST', '/api/apps/', { name });
+    expect(created.status).toBe(201);
+    const slug = created.body.slug as string;
+    await call('POST', `/api/apps/${slug}/datasources/`, { name: 'Main', provider_type: 'flat_table' });
+    await call('POST', `/api/apps/${slug}/datasources/`, { name: 'Docs', provider_type: 'jsonb' });
+    return slug;
+  }
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -43,9 +56,17 @@ describe('datatables and materialization API', () => {
     tenant = { 'x-tenant': site };
     schema = (await app.runtime.db.rows<{ schema_name: string }>(sql`select schema_name from platform.sites where slug = ${site}`))[0]!
       .schema_name;
-    await call('POST', '/api/apps/', { name: 'CRM' });
-    await call('POST', '/api/apps/crm/datasources/', { name: 'Main', provider_type: 'flat_table' });
-    await call('POST', '/api/apps/crm/datasources/', { name: 'Docs', provider_type: 'jsonb' });
+    await appOf('CRM');
+    await appOf('Ledger');
+    for (const [name, json_schema] of [
+      ['companies', COMPANIES],
+      ['contacts', CONTACTS],
+    ] as const) {
+      const created = await call('POST', LEDGER, { name, json_schema });
+      if (created.status !== 201) throw new Error(`creating ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+      const materialized = await call('POST', `${LEDGER}${name}/materialize/`);
+      if (materialized.status !== 200) throw new Error(`materializing ${name}: ${materialized.status}`);
+    }
   });
   afterAll(async () => {
     await app.close();
@@ -82,15 +103,17 @@ describe('datatables and materialization API', () => {
         { constraints: { required: true }, type: 'string', name: 'name' },
       ],
     };
-    await call('POST', DS, { name: 'copy', json_schema: reordered });
-    const a = await call('GET', `${DS}companies/`);
-    const b = await call('GET', `${DS}copy/`);
+    const appSlug = await appOf('Hashes');
+    const tables = `/api/apps/${appSlug}/datasources/main/datatables/`;
+    await call('POST', tables, { name: 'copy', json_schema: reordered });
+    const a = await call('GET', `${LEDGER}companies/`);
+    const b = await call('GET', `${tables}copy/`);
     expect(b.body.schema_hash).toBe(a.body.schema_hash);
-    const changed = await call('PATCH', '/api/apps/crm/datatables/copy/', { json_schema: { ...reordered, title: 'x' } });
+    const changed = await call('PATCH', `/api/apps/${appSlug}/datatables/copy/`, { json_schema: { ...reordered, title: 'x' } });
     expect(changed.status).toBe(200);
     expect(changed.body.schema_hash).not.toBe(a.body.schema_hash);
-    expect((await call('DELETE', '/api/apps/crm/datatables/copy/')).status).toBe(204);
-    expect((await call('GET', `${DS}copy/`)).status).toBe(404);
+    expect((await call('DELETE', `/api/apps/${appSlug}/datatables/copy/`)).status).toBe(204);
+    expect((await call('GET', `${tables}copy/`)).status).toBe(404);
   });
 
   it('answers an invalid schema with 400 and the json_schema list', async () => {
@@ -110,12 +133,15 @@ describe('datatables and materialization API', () => {
   });
 
   it('refuses materialize when a foreign-key target is not materialized, then materializes in order', async () => {
-    await call('POST', DS, { name: 'contacts', json_schema: CONTACTS });
-    const early = await call('POST', '/api/apps/crm/datatables/contacts/materialize/');
+    const appSlug = await appOf('Sales');
+    const tables = `/api/apps/${appSlug}/datasources/main/datatables/`;
+    await call('POST', tables, { name: 'companies', json_schema: COMPANIES });
+    await call('POST', tables, { name: 'contacts', json_schema: CONTACTS });
+    const early = await call('POST', `/api/apps/${appSlug}/datatables/contacts/materialize/`);
     expect(early.status).toBe(400);
     expect(early.body.message).toContain('companies');
-    expect((await call('POST', `${DS}companies/materialize/`)).status).toBe(200);
-    const done = await call('POST', `${DS}contacts/materialize/`);
+    expect((await call('POST', `${tables}companies/materialize/`)).status).toBe(200);
+    const done = await call('POST', `${tables}contacts/materialize/`);
     expect(done.status).toBe(200);
     expect(done.body.datatable.is_materialized).toBe(true);
     expect(done.body.operation).toMatchObject({ operation_type: 'CREATE_TABLE', status: 'SUCCESS', error_message: null });
@@ -123,14 +149,14 @@ describe('datatables and materialization API', () => {
     expect(done.body.operation.executed_sql).toContain('create table');
     expect(done.body.operation.rollback_sql).toContain('drop table');
     expect(done.body.operation.duration_ms).toBeGreaterThanOrEqual(0);
-    expect((await call('POST', `${DS}contacts/materialize/`)).status).toBe(409);
+    expect((await call('POST', `${tables}contacts/materialize/`)).status).toBe(409);
     // A schema change of a materialized table is a migration: this one would change the key's type.
-    expect((await call('PATCH', `${DS}contacts/`, { json_schema: COMPANIES })).status).toBe(400);
+    expect((await call('PATCH', `${tables}contacts/`, { json_schema: COMPANIES })).status).toBe(400);
   });
 
   it('builds the physical table the schema describes (read back from the catalog)', async () => {
     const columns = await app.runtime.db.rows(sql`select column_name, data_type, is_nullable, is_generated from information_schema.columns
-      where table_schema = ${schema} and table_name = 'crm_contacts' order by ordinal_position`);
+      where table_schema = ${schema} and table_name = 'ledger_contacts' order by ordinal_position`);
     expect(columns.map((c) => [c.column_name, c.data_type, c.is_nullable])).toEqual([
       ['id', 'uuid', 'NO'],
       ['email', 'text', 'NO'],
@@ -146,12 +172,12 @@ describe('datatables and materialization API', () => {
       def: string;
     }>(sql`select c.contype::text as contype, pg_get_constraintdef(c.oid) as def
       from pg_constraint c join pg_class t on t.oid = c.conrelid join pg_namespace n on n.oid = t.relnamespace
-      where n.nspname = ${schema} and t.relname = 'crm_contacts' order by c.conname`);
+      where n.nspname = ${schema} and t.relname = 'ledger_contacts' order by c.conname`);
     const defs = constraints.map((c) => `${c.contype} ${c.def}`);
     expect(defs).toContain('p PRIMARY KEY (id)');
     expect(defs).toContain('u UNIQUE (email)');
     expect(
-      defs.some((d) => d.startsWith('f FOREIGN KEY (company_id) REFERENCES') && d.includes('crm_companies(id) ON DELETE SET NULL')),
+      defs.some((d) => d.startsWith('f FOREIGN KEY (company_id) REFERENCES') && d.includes('ledger_companies(id) ON DELETE SET NULL')),
     ).toBe(true);
     expect(defs.some((d) => d.includes('age >= 0'))).toBe(true);
     expect(defs.some((d) => d.includes('age <= 150'))).toBe(true);
@@ -163,14 +189,16 @@ describe('datatables and materialization API', () => {
       select i.relname as name, am.amname as method, x.indisunique as is_unique, pg_get_expr(x.indpred, x.indrelid) as predicate
       from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
       join pg_namespace n on n.oid = t.relnamespace join pg_am am on am.oid = i.relam
-      where n.nspname = ${schema} and t.relname = 'crm_contacts' order by i.relname`);
+      where n.nspname = ${schema} and t.relname = 'ledger_contacts' order by i.relname`);
     const byName = Object.fromEntries(indexes.map((i) => [i.name, i]));
-    expect(byName.crm_contacts_by_age).toMatchObject({ method: 'brin', is_unique: false });
-    expect(byName.crm_contacts_active_email).toMatchObject({ method: 'btree', is_unique: true });
-    expect(byName.crm_contacts_active_email!.predicate).toContain("'active'");
-    expect(byName.crm_contacts_search_vector_idx).toMatchObject({ method: 'gin' });
+    expect(byName.ledger_contacts_by_age).toMatchObject({ method: 'brin', is_unique: false });
+    expect(byName.ledger_contacts_active_email).toMatchObject({ method: 'btree', is_unique: true });
+    expect(byName.ledger_contacts_active_email!.predicate).toContain("'active'");
+    expect(byName.ledger_contacts_search_vector_idx).toMatchObject({ method: 'gin' });
     const ops = await app.runtime.db.rows(
-      sql.raw(`select status, started_at, completed_at, executed_sql from ${schema}.schema_operations where table_name = 'crm_contacts'`),
+      sql.raw(
+        `select status, started_at, completed_at, executed_sql from ${schema}.schema_operations where table_name = 'ledger_contacts'`,
+      ),
     );
     expect(ops).toHaveLength(1);
     expect(ops[0]!.started_at).not.toBeNull();
@@ -205,7 +233,7 @@ describe('datatables and materialization API', () => {
   });
 
   it('validates data rows against the schema', async () => {
-    const answer = await call('POST', '/api/apps/crm/datatables/contacts/validate_data/', {
+    const answer = await call('POST', '/api/apps/ledger/datatables/contacts/validate_data/', {
       data: [
         { email: 'a@b.co', age: 3 },
         { name: 'lower', age: -1, status: 'x' },
@@ -219,10 +247,17 @@ describe('datatables and materialization API', () => {
   });
 
   it('drops the physical table when a materialized table is deleted', async () => {
-    expect((await call('DELETE', '/api/apps/crm/datatables/docs/')).status).toBe(204);
-    const left = await app.runtime.db.rows(
-      sql`select 1 from information_schema.tables where table_schema = ${schema} and table_name = 'crm_docs'`,
+    const archive = await appOf('Archive');
+    const docSchema = { fields: [{ name: 'title', type: 'string' }] };
+    expect((await call('POST', `/api/apps/${archive}/datasources/docs/datatables/`, { name: 'docs', json_schema: docSchema })).status).toBe(
+      201,
     );
+    expect((await call('POST', `/api/apps/${archive}/datatables/docs/materialize/`)).status).toBe(200);
+    const built = sql`select 1 from information_schema.tables where table_schema = ${schema} and table_name = 'archive_docs'`;
+    expect(await app.runtime.db.rows(built)).toHaveLength(1);
+
+    expect((await call('DELETE', `/api/apps/${archive}/datatables/docs/`)).status).toBe(204);
+    const left = await app.runtime.db.rows(built);
     expect(left).toHaveLength(0);
   });
 });

@@ -135,6 +135,8 @@ describe('the POST-event consumer Lambda', () => {
       {} as Context,
     );
 
-    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }, { itemIdentifier: 'worse' }]);
+    // Powertools runs a batch's records in parallel, so failures are reported in the order they end.
+    expect(answer.batchItemFailures).toHaveLength(2);
+    expect(answer.batchItemFailures).toEqual(expect.arrayContaining([{ itemIdentifier: 'bad' }, { itemIdentifier: 'worse' }]));
   });
 });

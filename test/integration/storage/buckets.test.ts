@@ -77,18 +77,22 @@ describe('storage buckets API', () => {
   });
 
   it('lists only the app buckets with search, filters, ordering and pages (Envelope C)', async () => {
+    // An app of its own: the other tests add buckets to the site's app and make some of them public.
+    const listing = await call('POST', '/api/apps/', { name: 'Listing App' });
+    const buckets = `/api/apps/${listing.body.slug}/storage/buckets/`;
+    for (const name of ['Team Photos', 'Docs', 'Typed']) await call('POST', buckets, { name, app_category: 'assets' });
     const other = await call('POST', '/api/apps/', { name: 'Other App' });
     await call('POST', `/api/apps/${other.body.slug}/storage/buckets/`, { name: 'Elsewhere', app_category: 'assets' });
-    await call('POST', site.buckets, { name: 'Public Media', app_category: 'assets', visibility: 'public' });
+    await call('POST', buckets, { name: 'Public Media', app_category: 'assets', visibility: 'public' });
 
-    const all = await call('GET', `${site.buckets}?page_size=100`);
-    const searched = await call('GET', `${site.buckets}?search=MEDIA`);
-    const bySlug = await call('GET', `${site.buckets}?search=team-ph`);
-    const publicAssets = await call('GET', `${site.buckets}?visibility=public&app_category=assets`);
-    const ordered = await call('GET', `${site.buckets}?ordering=-name&page_size=2`);
-    const secondPage = await call('GET', `${site.buckets}?ordering=-name&page_size=2&page=2`);
-    const badOrdering = await call('GET', `${site.buckets}?ordering=color`);
-    const unknown = await call('GET', `${site.buckets}?colour=red`);
+    const all = await call('GET', `${buckets}?page_size=100`);
+    const searched = await call('GET', `${buckets}?search=MEDIA`);
+    const bySlug = await call('GET', `${buckets}?search=team-ph`);
+    const publicAssets = await call('GET', `${buckets}?visibility=public&app_category=assets`);
+    const ordered = await call('GET', `${buckets}?ordering=-name&page_size=2`);
+    const secondPage = await call('GET', `${buckets}?ordering=-name&page_size=2&page=2`);
+    const badOrdering = await call('GET', `${buckets}?ordering=color`);
+    const unknown = await call('GET', `${buckets}?colour=red`);
 
     expect(Object.keys(all.body).sort()).toEqual(['count', 'next', 'previous', 'results']);
     expect(all.body.results.map((b: { name: string }) => b.name)).not.toContain('Elsewhere');

@@ -22,6 +22,13 @@ describe('object permissions', () => {
     return answer.json.data.map((o: { file_path: string }) => o.file_path).sort();
   };
 
+  // Vault (secret.txt) and Gallery (open.txt) are only read or refused by the tests, so the lists hold in
+  // any order (--sequence.shuffle); a test that writes objects does so in buckets of its own.
+  /** A new bucket of the site (private unless told); answers its objects route. */
+  const bucketOf = (name: string, visibility?: 'public') => createBucket(app, admin, site, { name, ...(visibility && { visibility }) });
+  const putText = (route: string, token: string, body: string) =>
+    send('PUT', route, token, { body, headers: { 'content-type': 'text/plain' } });
+
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.adminToken();
@@ -78,6 +85,8 @@ describe('object permissions', () => {
   });
 
   it('lets any member write a public object, never an anonymous caller or an outsider', async () => {
+    const gallery = await bucketOf('Wall', 'public');
+    await putText(`${gallery}open.txt`, owner, 'public bytes');
     const replaced = await send('PUT', `${gallery}open.txt`, other, { body: 'rewritten', headers: { 'content-type': 'text/plain' } });
     const anonymous = await send('PUT', `${gallery}open.txt`, undefined, { body: 'vandal' });
     const byOutsider = await send('PUT', `${gallery}open.txt`, outsider, { body: 'vandal' });
@@ -111,6 +120,9 @@ describe('object permissions', () => {
   });
 
   it("lets an object's own visibility override its bucket's", async () => {
+    const vault = await bucketOf('Strongroom');
+    const gallery = await bucketOf('Showroom', 'public');
+    await putText(`${gallery}open.txt`, owner, 'public bytes');
     await send('PUT', `${vault}shared.txt`, owner, { body: 'shared', headers: { 'content-type': 'text/plain' } });
     await send('PUT', `${gallery}hidden.txt`, owner, { body: 'hidden', headers: { 'content-type': 'text/plain' } });
     await json('PATCH', `${vault}shared.txt`, owner, { visibility: 'public' });
@@ -141,6 +153,7 @@ describe('object permissions', () => {
   });
 
   it('lets a member upload new objects into a private bucket, which they then own', async () => {
+    const vault = await bucketOf('Lockers');
     const created = await send('PUT', `${vault}mine.txt`, other, { body: 'mine', headers: { 'content-type': 'text/plain' } });
 
     expect(created.status).toBe(201);

@@ -19,11 +19,17 @@ describe('object records: list filters, search, metadata, delete, copy and move'
   const send = siteSender(() => ({ app, site, token: admin }));
   const json = (method: string, route: string, body: unknown, token = admin) =>
     send(method, route, { token, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  const paths = async (query: string, token = admin): Promise<string[]> => {
-    const answer = await send('GET', `${objects}?page_size=100&ordering=path&${query}`, { token });
+  const paths = async (query: string, token = admin, bucket = objects): Promise<string[]> => {
+    const answer = await send('GET', `${bucket}?page_size=100&ordering=path&${query}`, { token });
     if (answer.status !== 200) throw new Error(`${query}: ${answer.status} ${answer.bytes.toString()}`);
     return answer.json.data.map((object: Listed) => object.file_path);
   };
+
+  // The Records bucket holds the six uploads below (and one later edit) and no test changes it, so the
+  // counts and filters hold in any order (--sequence.shuffle); a test that uploads, edits, deletes,
+  // copies into or moves out of a bucket makes a bucket of its own (bucketOf).
+  /** A new public bucket of the site; answers its objects route. */
+  const bucketOf = (name: string) => createBucket(app, admin, site, { name, visibility: 'public' });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -48,6 +54,9 @@ describe('object records: list filters, search, metadata, delete, copy and move'
       if (answer.status !== 201) throw new Error(`upload ${path}: ${answer.status} ${answer.bytes.toString()}`);
       created[path] = answer.json.data;
     }
+    // Edited by the admin after the member uploaded it: what modified_by_me answers.
+    const edited = await json('PATCH', `${objects}docs/notes.txt`, { metadata: { edited: true } });
+    if (edited.status !== 200) throw new Error(`edit docs/notes.txt: ${edited.status} ${edited.bytes.toString()}`);
   });
   afterAll(async () => {
     await app.close();
@@ -117,7 +126,6 @@ describe('object records: list filters, search, metadata, delete, copy and move'
     expect(await paths('created_by__username__icontains=MEMBER')).toEqual(['docs/notes.txt', 'videos/clip.mp4']);
     expect(await paths('visibility=public')).toHaveLength(6);
     expect(await paths('visibility=private')).toEqual([]);
-    await json('PATCH', `${objects}docs/notes.txt`, { metadata: { edited: true } });
     expect(await paths('modified_by_me=true')).toEqual(['docs/notes.txt']);
     expect(await paths('modified_by_me=true', member)).toEqual([]);
   });
@@ -169,6 +177,7 @@ describe('object records: list filters, search, metadata, delete, copy and move'
   });
 
   it('merges metadata on PATCH, removes keys set to null, and changes visibility and file name', async () => {
+    const objects = await bucketOf('Patches');
     await send('PUT', `${objects}patch/me.txt`, { body: 'x', headers: { 'x-metadata-a': '1', 'x-metadata-b': '2' } });
 
     const patched = await json('PATCH', `${objects}patch/me.txt`, {
@@ -192,6 +201,7 @@ describe('object records: list filters, search, metadata, delete, copy and move'
   });
 
   it('deletes an object, then answers 404 for it', async () => {
+    const objects = await bucketOf('Deletions');
     await send('PUT', `${objects}gone/soon.txt`, { body: 'bye' });
 
     const deleted = await send('DELETE', `${objects}gone/soon.txt`);
@@ -205,6 +215,7 @@ describe('object records: list filters, search, metadata, delete, copy and move'
   });
 
   it('batch-deletes paths, reporting the ones not found', async () => {
+    const objects = await bucketOf('Bulk');
     await send('PUT', `${objects}bulk/a.txt`, { body: 'a' });
     await send('PUT', `${objects}bulk/b.txt`, { body: 'b' });
 
@@ -217,12 +228,19 @@ describe('object records: list filters, search, metadata, delete, copy and move'
       status_code: 200,
       data: { deleted: ['bulk/a.txt', 'bulk/b.txt'], not_found: ['bulk/missing.txt'] },
     });
-    expect(await paths('prefix=bulk/')).toEqual([]);
+    expect(await paths('prefix=bulk/', admin, objects)).toEqual([]);
     expect(empty.status).toBe(400);
   });
 
   it('copies an object to a new UUID with the same bytes and metadata, in the bucket or another', async () => {
     const other = await createBucket(app, admin, site, { name: 'Other Records' });
+    // Copies within the bucket land in it: a bucket of its own holding the two sources.
+    const objects = await bucketOf('Copies');
+    const dog = await send('PUT', `${objects}images/Dog.JPG`, {
+      body: Buffer.alloc(2000, 1),
+      headers: { 'content-type': 'image/jpeg', 'x-metadata-species': 'Canis familiaris' },
+    });
+    await send('PUT', `${objects}images/cat.png`, { body: Buffer.alloc(100, 1), headers: { 'content-type': 'image/png' } });
 
     const copy = await json('POST', `${objects}copy/`, { source_path: 'images/Dog.JPG', destination_path: 'copies/dog.jpg' });
     const across = await json('POST', `${objects}copy/`, {
@@ -246,7 +264,7 @@ describe('object records: list filters, search, metadata, delete, copy and move'
       mimetype: 'image/jpeg',
       metadata: { species: 'Canis familiaris' },
     });
-    expect(copy.json.data.uuid).not.toBe(created['images/Dog.JPG']!.uuid);
+    expect(copy.json.data.uuid).not.toBe(dog.json.data.uuid);
     const bytes = await send('GET', `${objects}copies/dog.jpg`);
     expect(bytes.bytes.equals(Buffer.alloc(2000, 1))).toBe(true);
     expect((await send('GET', `${objects}images/Dog.JPG`)).status).toBe(200);
@@ -260,6 +278,7 @@ describe('object records: list filters, search, metadata, delete, copy and move'
 
   it('moves an object keeping its UUID and freeing the source path, across buckets too', async () => {
     await createBucket(app, admin, site, { name: 'Archive' });
+    const objects = await bucketOf('Moves');
     await send('PUT', `${objects}move/me.txt`, { body: 'moving', headers: { 'x-metadata-k': 'v' } });
     const original = await send('GET', `${objects}move/me.txt?metadata=true`);
 
