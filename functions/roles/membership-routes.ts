@@ -13,7 +13,7 @@ import {
   type BulkOutcome,
   type RoleUsersChange,
 } from './membership-service.ts';
-import { isoOf } from './role-representation.ts';
+import { bulkRolesAnswerSchema, isoOf, roleMessageSchema, roleUserSchema, userRoleSchema } from './role-representation.ts';
 import {
   assignRolesBody,
   expireRoleUsersBody,
@@ -45,6 +45,7 @@ export const assignRolesRoute = defineRoute({
   path: '/api/assign/roles',
   summary: 'Assign 1-100 roles to 1-100 users (existing assignments count as done)',
   body: assignRolesBody,
+  response: bulkRolesAnswerSchema,
   envelope: 'bare',
   handler: async (ctx, { body }) => bulkAnswer(await assignRoles(ctx.runtime.db, ctx.site, ctx.user, body), 'assigned'),
 });
@@ -55,6 +56,7 @@ export const revokeRolesRoute = defineRoute({
   path: '/api/revoke/roles',
   summary: 'Revoke 1-100 roles from 1-100 users (missing assignments count as done)',
   body: revokeRolesBody,
+  response: bulkRolesAnswerSchema,
   envelope: 'bare',
   handler: async (ctx, { body }) => bulkAnswer(await revokeRoles(ctx.runtime.db, ctx.site, ctx.user, body), 'revoked'),
 });
@@ -68,6 +70,7 @@ export const listRoleUsersRoute = defineRoute({
   query: roleUsersQuery,
   envelope: 'A',
   message: 'Role users retrieved successfully',
+  response: roleUserSchema,
   handler: async (ctx, { params, query }) => {
     const page = await roleUsers(ctx.runtime.db, ctx.site, ctx.user, params.role_slug, {
       ...query,
@@ -98,6 +101,7 @@ function roleUsersRoute(
     summary,
     params: roleUsersParams,
     body: body as typeof roleUsersBody,
+    response: roleMessageSchema,
     envelope: 'bare',
     handler: async (ctx, input) => {
       const change = toChange(input.body as never);
@@ -143,6 +147,7 @@ export const listUserRolesRoute = defineRoute({
   query: userRolesQuery,
   envelope: 'A',
   message: 'User roles retrieved successfully',
+  response: userRoleSchema,
   handler: async (ctx, { params, query }) => {
     const page = await userRoles(ctx.runtime.db, ctx.site, ctx.user, params.username, {
       app: query.app,

@@ -41,6 +41,42 @@ export const siteRoleSchema = z
 /** The `{message, detail}` answer of a delete or a membership change. */
 export const roleMessageSchema = z.strictObject({ message: z.string(), detail: z.string() });
 
+/** A bulk assign or revoke: `{message}` when every pair was done, else the failures (membership-routes.ts). */
+export const bulkRolesAnswerSchema = z
+  .union([
+    z.strictObject({ message: z.string() }),
+    z.strictObject({
+      status: z.enum(['partial_success', 'error']),
+      message: z.string(),
+      data: z.strictObject({ failures: z.array(z.strictObject({ username: z.string(), role: z.string(), error: z.string() })) }),
+    }),
+  ])
+  .meta({ id: 'BulkRolesAnswer' });
+
+/** A holder of a role, as listRoleUsersRoute lists them. */
+export const roleUserSchema = z
+  .strictObject({
+    username: z.string(),
+    email: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    expires_at: z.string().nullable(),
+  })
+  .meta({ id: 'RoleUser' });
+
+/** One of a user's role memberships, as listUserRolesRoute lists them. */
+export const userRoleSchema = z
+  .strictObject({
+    membership_type: z.enum(['app_role', 'site_role']),
+    role: z.strictObject({ id: z.number().int(), name: z.string(), slug: z.string() }),
+    app_slug: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    is_expired: z.boolean(),
+    assigned_by: z.string().nullable().meta({ description: 'Username of who assigned it' }),
+    created_at: z.string().nullable(),
+  })
+  .meta({ id: 'UserRole' });
+
 export function appRoleRecord(row: AppRoleRow) {
   return {
     id: row.id,

@@ -13,6 +13,8 @@ const checking = process.env.VALIDATE_RESPONSES === '1';
 
 /** The data the route's `response` describes: each item of a page, an Outcome's data, an enveloped reply's body. */
 function declaredData(result: unknown): { items: unknown[] } | undefined {
+  // Pre-serialized JSON (record lists, bulk creates) is text the schema cannot read without a second parse.
+  if (result instanceof JsonText) return undefined;
   if (result instanceof PageResult) return { items: result.items };
   if (result instanceof Outcome) return { items: [result.data] };
   if (result instanceof HttpReply) {

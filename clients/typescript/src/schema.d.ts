@@ -3601,6 +3601,11 @@ export interface components {
             };
             data?: unknown;
         };
+        JsonWebKeySet: {
+            keys: {
+                [key: string]: unknown;
+            }[];
+        };
         User: {
             id: number;
             uuid: string;
@@ -3701,6 +3706,26 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        SiteConfig: {
+            uuid: string;
+            slug: string;
+            name: string;
+            description: string;
+            schema_name: string;
+            environment: string;
+            is_active: boolean;
+            organization: {
+                uuid: string;
+                slug: string;
+                name: string;
+            };
+            domains: {
+                domain: string;
+                is_primary: boolean;
+            }[];
+            primary_domain: string | null;
+            permissions: string[];
+        };
         Domain: {
             uuid: string;
             slug: string;
@@ -3710,6 +3735,11 @@ export interface components {
             site: string;
             created_at: string;
             updated_at: string;
+        };
+        UserSite: {
+            slug: string;
+            name: string;
+            permissions: string[];
         };
         /** @description The error envelope of the areas that answer `{success: false, ...}` */
         SuccessFlagError: {
@@ -3723,6 +3753,12 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        SiteUser: {
+            username: string;
+            email: string;
+            name: string;
+            permissions: string[];
+        };
         Group: {
             id: number;
             name: string;
@@ -3734,6 +3770,23 @@ export interface components {
             codename: string;
             name: string;
             model: string;
+        };
+        Profile: {
+            id: number;
+            uuid: string;
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            is_staff: boolean;
+            is_superuser: boolean;
+            date_joined: string;
+            last_login: string | null;
+        };
+        PasswordChanged: {
+            message: string;
+            access: string;
+            refresh: string;
         };
         SecretType: {
             slug: string;
@@ -3789,6 +3842,21 @@ export interface components {
             created_by: number | null;
             modified_by: number | null;
         };
+        AppStats: {
+            app_name: string;
+            app_slug: string;
+            total_datasources: number;
+            total_tables: number;
+            materialized_tables: number;
+            unmaterialized_tables: number;
+            datasources: {
+                name: string;
+                slug: string;
+                provider_type: string;
+                total_tables: number;
+                materialized_tables: number;
+            }[];
+        };
         Datasource: {
             id: number;
             app: number;
@@ -3808,6 +3876,13 @@ export interface components {
             updated_at: string | null;
             created_by: number | null;
             modified_by: number | null;
+        };
+        DatasourceStats: {
+            total_tables: number;
+            materialized_tables: number;
+            unmaterialized_tables: number;
+            provider_type: string;
+            is_active: boolean;
         };
         DatatableListItem: {
             id: number;
@@ -3865,9 +3940,99 @@ export interface components {
             created_by: number | null;
             modified_by: number | null;
         };
+        SchemaOperationRunning: {
+            operation: components["schemas"]["SchemaOperation"];
+        };
+        SchemaOperation: {
+            revision_id: string;
+            /** @enum {string} */
+            operation_type: "CREATE_TABLE" | "ALTER_TABLE" | "DROP_TABLE";
+            /** @enum {string} */
+            status: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILED" | "ROLLED_BACK";
+            table_name: string;
+            /** @description The structured list of the operation steps */
+            alembic_operations?: unknown;
+            executed_sql: string;
+            rollback_sql: string;
+            started_at: string | null;
+            completed_at: string | null;
+            duration_ms: number | null;
+            parent_operation: string | null;
+            error_message: string | null;
+        };
+        DatatableSchema: {
+            name: string;
+            /** @description The Frictionless Table Schema */
+            schema?: unknown;
+            schema_hash: string;
+            field_count: number;
+        };
+        SchemaChangePreview: {
+            operations: {
+                type: string;
+                column: string | null;
+                sql: string;
+                is_safe: boolean;
+                class: string;
+                /** @enum {string} */
+                phase: "transaction" | "concurrent";
+                rollback_sql: string;
+                warning?: string;
+                preflight?: {
+                    violating_rows: number;
+                    sample_ids: unknown[];
+                    describes: string;
+                    blocking: boolean;
+                };
+            }[];
+            is_safe: boolean;
+            warnings: string[];
+            estimated_duration_ms: number;
+        };
         /** @description Any JSON value */
         JsonValue: string | number | boolean | null | (components["schemas"]["JsonValue"] | null)[] | {
             [key: string]: components["schemas"]["JsonValue"] | null;
+        };
+        SchemaValidation: {
+            valid: boolean;
+            errors: string[];
+            warnings: string[];
+        };
+        SchemaOperationHistory: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: components["schemas"]["SchemaOperation"][];
+        };
+        SchemaRollback: {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            operations_reversed: number;
+            /** @enum {string} */
+            new_status: "ROLLED_BACK";
+        };
+        DataRecordList: {
+            data: components["schemas"]["DataRecord"][] | {
+                nodes: components["schemas"]["DataRecord"][];
+                edges: {
+                    id?: unknown;
+                    from?: unknown;
+                    to?: unknown;
+                    type: string;
+                    metadata?: unknown;
+                }[];
+            };
+            /** @description Null with _count=none */
+            total: number | string | null;
+            page?: number;
+            page_size?: number;
+            total_is_estimate?: boolean;
+            next?: string | null;
+        };
+        /** @description A record's fields, as its table schema defines them */
+        DataRecord: {
+            [key: string]: unknown;
         };
         /** @description The data service's error shape */
         DataError: {
@@ -3878,6 +4043,150 @@ export interface components {
             details?: {
                 [key: string]: string[];
             };
+        };
+        DataRecordWrite: {
+            data: components["schemas"]["DataRecord"] | components["schemas"]["DataRecord"][];
+        };
+        DataRecordUpsert: {
+            data: components["schemas"]["DataRecord"] | components["schemas"]["DataRecord"][];
+            created: boolean | number;
+            updated?: number;
+        };
+        DataRecordsDeleted: {
+            deleted: number;
+            ids?: string[];
+        };
+        DataRecordDetail: {
+            data: components["schemas"]["DataRecord"] | components["schemas"]["DataRecord"][];
+            total?: number;
+        } & {
+            [key: string]: components["schemas"]["DataRecord"][];
+        };
+        EdgeList: {
+            total: number;
+            page: number;
+            page_size: number;
+            results: components["schemas"]["Edge"][];
+        };
+        /** @description id, from_id, to_id, type, metadata, created_at */
+        Edge: {
+            [key: string]: unknown;
+        };
+        EdgesCreated: {
+            total: number;
+            results: components["schemas"]["Edge"][];
+        };
+        ReferenceImportOutcome: {
+            created: number;
+            failed: number;
+            references: components["schemas"]["Datatable"][];
+            errors: {
+                index: number;
+                reference?: unknown;
+                error: string;
+            }[];
+        };
+        Function: {
+            id: number;
+            name: string;
+            slug: string;
+            app: number;
+            app_slug: string;
+            execution_mode: string;
+            webhook_url: string;
+            /** @description Verifies the X-Tessera-Signature of each call */
+            signing_secret: string;
+            timeout_seconds: number;
+            is_active: boolean;
+            created_at: string;
+            updated_at: string;
+        };
+        FunctionInvocation: {
+            invocation_id: string;
+            task_id: string;
+            event: string;
+            status: string;
+            started_at: string | null;
+            completed_at: string | null;
+            error: string | null;
+        };
+        EventSubscriber: {
+            id: number;
+            event: string;
+            function: number;
+            function_name: string;
+            function_slug: string;
+            app_name: string;
+            app_slug: string;
+            created_at: string;
+            updated_at: string;
+        };
+        AppEventSubscribers: {
+            event: string;
+            app: {
+                id: number;
+                name: string;
+                slug: string;
+            };
+            total_subscribers: number;
+            subscribers: {
+                subscriber_id: number;
+                event: string;
+                function_id: number;
+                function_name: string;
+                function_slug: string;
+                app_id: number;
+                app_name: string;
+                app_slug: string;
+                created_at: string;
+            }[];
+        };
+        FrontendWorkerListItem: {
+            slug: string;
+            name: string;
+            subdomain: string;
+            web_url: string;
+            active_build_uuid: string | null;
+            app_name: string | null;
+        };
+        FrontendWorker: {
+            slug: string;
+            name: string;
+            subdomain: string;
+            web_url: string;
+            full_domain: string;
+            is_internal: boolean;
+            domain: string | null;
+            active_build_uuid: string | null;
+            app: number | null;
+            app_name: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        SubdomainAvailability: {
+            subdomain: string;
+            full_domain: string;
+            domain: string;
+            is_internal: boolean;
+            available: boolean;
+            message: string;
+            conflicts_with?: {
+                worker_slug: string;
+                worker_name: string;
+            };
+            suggestions?: {
+                subdomain: string;
+                full_domain: string;
+                /** @enum {string} */
+                reason: "context-aware" | "semantic" | "smart-numeric" | "fallback";
+            }[];
+        };
+        FrontendBuild: {
+            uuid: string;
+            is_active: boolean;
+            file_count: number;
+            total_bytes: number;
+            created_at: string;
         };
         AppRole: {
             id: number;
@@ -3903,6 +4212,42 @@ export interface components {
             updated_at: string | null;
             app_roles: components["schemas"]["AppRole"][];
         };
+        BulkRolesAnswer: {
+            message: string;
+        } | {
+            /** @enum {string} */
+            status: "partial_success" | "error";
+            message: string;
+            data: {
+                failures: {
+                    username: string;
+                    role: string;
+                    error: string;
+                }[];
+            };
+        };
+        RoleUser: {
+            username: string;
+            email: string;
+            first_name: string;
+            last_name: string;
+            expires_at: string | null;
+        };
+        UserRole: {
+            /** @enum {string} */
+            membership_type: "app_role" | "site_role";
+            role: {
+                id: number;
+                name: string;
+                slug: string;
+            };
+            app_slug: string | null;
+            expires_at: string | null;
+            is_expired: boolean;
+            /** @description Username of who assigned it */
+            assigned_by: string | null;
+            created_at: string | null;
+        };
         SocialAppListItem: {
             id: number;
             provider: string;
@@ -3927,6 +4272,15 @@ export interface components {
             };
             provider_display: string;
             is_configured: boolean;
+        };
+        SocialSignIn: {
+            access: string;
+            refresh: string;
+            user: {
+                uuid: string;
+                username: string;
+                email: string;
+            };
         };
         Bucket: {
             id: number;
@@ -3976,6 +4330,24 @@ export interface components {
             mimetype: string;
             created_at: string | null;
             updated_at: string | null;
+        };
+        DocumentLink: {
+            url: string;
+            /** @enum {string} */
+            mode: "view" | "edit";
+        };
+        PresignedUploadUrl: {
+            object_uuid: string;
+            file_path: string;
+            url: string;
+            /** @enum {string} */
+            method: "PUT";
+            /** @description Send these with the PUT */
+            headers: {
+                [key: string]: string;
+            };
+            expires_at: string;
+            complete_url: string;
         };
     };
     responses: never;
@@ -4402,7 +4774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
             /** @description Too many requests; see the X-RateLimit-* headers */
@@ -5356,7 +5728,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["Organization"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -5481,7 +5853,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["Organization"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -6108,7 +6480,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Member"][];
                     };
                 };
             };
@@ -6252,7 +6624,7 @@ export interface operations {
                         count: number;
                         next: string | null;
                         previous: string | null;
-                        results: unknown[];
+                        results: components["schemas"]["Member"][];
                     };
                 };
             };
@@ -8782,7 +9154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SiteConfig"];
                 };
             };
             /** @description The input is not valid */
@@ -9626,7 +9998,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["UserSite"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -9702,8 +10074,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -9776,8 +10147,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -9847,8 +10217,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -9919,7 +10288,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["UserSite"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -9995,8 +10364,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10069,8 +10437,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10140,8 +10507,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["UserSite"][];
                         total?: number;
                     };
                 };
@@ -10210,7 +10576,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SiteUser"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -10286,8 +10652,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10360,8 +10725,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10431,8 +10795,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10501,7 +10864,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["SiteUser"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -10577,8 +10940,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10651,8 +11013,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -10722,8 +11083,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SiteUser"][];
                         total?: number;
                     };
                 };
@@ -11605,7 +11965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description No valid access token */
@@ -11652,7 +12012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description The input is not valid */
@@ -11706,7 +12066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PasswordChanged"];
                 };
             };
             /** @description The input is not valid */
@@ -13028,7 +13388,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -13098,7 +13460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AppStats"];
                 };
             };
             /** @description The input is not valid */
@@ -13630,7 +13992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatasourceStats"];
                 };
             };
             /** @description The input is not valid */
@@ -13995,7 +14357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"];
                 };
             };
             /** @description The input is not valid */
@@ -14078,7 +14440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14231,7 +14593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14303,7 +14665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableSchema"];
                 };
             };
             /** @description The input is not valid */
@@ -14381,7 +14743,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_valid: boolean;
+                        errors: string[];
+                        validated_rows: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -14453,7 +14819,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        datatable: components["schemas"]["Datatable"];
+                        operation: components["schemas"]["SchemaOperation"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -14524,7 +14894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"];
                 };
             };
             /** @description The input is not valid */
@@ -14606,7 +14976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14757,7 +15127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["SchemaOperationRunning"];
                 };
             };
             /** @description The input is not valid */
@@ -14828,7 +15198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DatatableSchema"];
                 };
             };
             /** @description The input is not valid */
@@ -14905,7 +15275,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_valid: boolean;
+                        errors: string[];
+                        validated_rows: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -14976,7 +15350,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        datatable: components["schemas"]["Datatable"];
+                        operation: components["schemas"]["SchemaOperation"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -15056,7 +15434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaChangePreview"];
                 };
             };
             /** @description The input is not valid */
@@ -15136,7 +15514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaValidation"];
                 };
             };
             /** @description The input is not valid */
@@ -15211,7 +15589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperationHistory"];
                 };
             };
             /** @description The input is not valid */
@@ -15284,7 +15662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperation"];
                 };
             };
             /** @description The input is not valid */
@@ -15362,7 +15740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaRollback"];
                 };
             };
             /** @description The input is not valid */
@@ -15441,7 +15819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaChangePreview"];
                 };
             };
             /** @description The input is not valid */
@@ -15520,7 +15898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaValidation"];
                 };
             };
             /** @description The input is not valid */
@@ -15594,7 +15972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperationHistory"];
                 };
             };
             /** @description The input is not valid */
@@ -15666,7 +16044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaOperation"];
                 };
             };
             /** @description The input is not valid */
@@ -15743,7 +16121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SchemaRollback"];
                 };
             };
             /** @description The input is not valid */
@@ -15814,7 +16192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordList"];
                 };
             };
             /** @description The input is not valid */
@@ -15891,7 +16269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordWrite"];
                 };
             };
             /** @description The input is not valid */
@@ -15962,7 +16340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordsDeleted"];
                 };
             };
             /** @description The input is not valid */
@@ -16039,7 +16417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordWrite"];
                 };
             };
             /** @description The input is not valid */
@@ -16118,7 +16496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordUpsert"];
                 };
             };
             /** @description The input is not valid */
@@ -16190,7 +16568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordDetail"];
                 };
             };
             /** @description The input is not valid */
@@ -16338,7 +16716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["DataRecordWrite"];
                 };
             };
             /** @description The input is not valid */
@@ -16415,7 +16793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgeList"];
                 };
             };
             /** @description The input is not valid */
@@ -16490,7 +16868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgesCreated"];
                 };
             };
             /** @description The input is not valid */
@@ -16567,7 +16945,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        deleted: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -16645,7 +17025,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["Edge"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -16723,7 +17105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgeList"];
                 };
             };
             /** @description The input is not valid */
@@ -16799,7 +17181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["EdgesCreated"];
                 };
             };
             /** @description The input is not valid */
@@ -16877,7 +17259,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        deleted: number;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -16956,7 +17340,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: components["schemas"]["Edge"];
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -17032,7 +17418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Datatable"] | components["schemas"]["ReferenceImportOutcome"];
                 };
             };
             /** @description The input is not valid */
@@ -17371,7 +17757,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["Function"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -17467,8 +17853,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["Function"];
                         total?: number;
                     };
                 };
@@ -17545,8 +17930,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["Function"];
                         total?: number;
                     };
                 };
@@ -17623,8 +18007,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -17710,8 +18093,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["Function"];
                         total?: number;
                     };
                 };
@@ -17792,7 +18174,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["FunctionInvocation"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -17866,8 +18248,9 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            events: ("PRE_USER_CREATE" | "POST_USER_CREATE")[];
+                        };
                         total?: number;
                     };
                 };
@@ -17911,8 +18294,9 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: {
+                            events: ("PRE_USER_CREATE" | "POST_USER_CREATE")[];
+                        };
                         total?: number;
                     };
                 };
@@ -17967,8 +18351,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["EventSubscriber"];
                         total?: number;
                     };
                 };
@@ -18050,8 +18433,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["EventSubscriber"];
                         total?: number;
                     };
                 };
@@ -18133,8 +18515,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -18216,8 +18597,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -18294,8 +18674,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["AppEventSubscribers"];
                         total?: number;
                     };
                 };
@@ -18376,7 +18755,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["FrontendWorkerListItem"][];
                         total: number;
                         page: number;
                         page_size: number;
@@ -18464,8 +18843,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendWorker"];
                         total?: number;
                     };
                 };
@@ -18544,8 +18922,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["SubdomainAvailability"];
                         total?: number;
                     };
                 };
@@ -18621,8 +18998,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendWorker"];
                         total?: number;
                     };
                 };
@@ -18698,8 +19074,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: Record<string, never>;
                         total?: number;
                     };
                 };
@@ -18784,8 +19159,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendWorker"];
                         total?: number;
                     };
                 };
@@ -18861,8 +19235,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendBuild"][];
                         total?: number;
                     };
                 };
@@ -18949,8 +19322,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendBuild"];
                         total?: number;
                     };
                 };
@@ -19027,8 +19399,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["FrontendBuild"];
                         total?: number;
                     };
                 };
@@ -19883,7 +20254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BulkRolesAnswer"];
                 };
             };
             /** @description The input is not valid */
@@ -19958,7 +20329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BulkRolesAnswer"];
                 };
             };
             /** @description The input is not valid */
@@ -20040,7 +20411,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["RoleUser"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -20124,7 +20495,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20200,7 +20574,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20276,7 +20653,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20354,7 +20734,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        detail: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20437,7 +20820,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        data: unknown[];
+                        data: components["schemas"]["UserRole"][];
                         total: number;
                         pagination: {
                             page: number;
@@ -20836,7 +21219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        authorization_url: string;
+                        state: string;
+                    };
                 };
             };
             /** @description The input is not valid */
@@ -20895,7 +21281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SocialSignIn"];
                 };
             };
             /** @description The input is not valid */
@@ -22332,8 +22718,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["DocumentLink"];
                     };
                 };
             };
@@ -22402,8 +22787,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["DocumentLink"];
                     };
                 };
             };
@@ -22508,8 +22892,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         message: string;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data: components["schemas"]["DocumentLink"];
                     };
                 };
             };
@@ -22571,8 +22954,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["PresignedUploadUrl"];
                         total?: number;
                     };
                 };
@@ -22649,8 +23031,7 @@ export interface operations {
                         success: boolean;
                         message: string;
                         status_code: number;
-                        /** @description Any JSON value (this route does not declare its data shape) */
-                        data?: unknown;
+                        data?: components["schemas"]["StorageObject"];
                         total?: number;
                     };
                 };

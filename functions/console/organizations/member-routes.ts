@@ -33,6 +33,7 @@ export const listMembersRoute = defineRoute({
   params: organizationParams,
   query: listMembersQuery,
   envelope: 'C',
+  response: memberSchema,
   handler: async (ctx, { params, query }) => {
     const page = await listOrganizationMembers(ports(ctx), ctx.user, params.org_slug, query);
     return paged(page.rows.map(memberRecord), page.total, toPageRequest(query));

@@ -30,6 +30,7 @@ export const listOrganizationsRoute = defineRoute({
   summary: 'List the organizations the caller belongs to (all of them for superusers)',
   query: listOrganizationsQuery,
   envelope: 'A',
+  response: organizationSchema,
   message: 'Organizations retrieved successfully',
   handler: async (ctx, { query }) => {
     const page = await listVisibleOrganizations(ports(ctx), ctx.user, query);

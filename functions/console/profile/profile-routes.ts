@@ -2,7 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { passwordChangedRecord, profileRecord } from './profile-representation.ts';
+import { passwordChangedRecord, passwordChangedSchema, profileRecord, profileSchema } from './profile-representation.ts';
 import { changePasswordBody, profileChanges } from './profile-schemas.ts';
 import { changePassword, changeProfile, ownAccount, type ProfileServicePorts } from './profile-service.ts';
 
@@ -25,6 +25,7 @@ export const getProfileRoute = defineRoute({
   method: 'GET',
   path: '/api/profile/',
   summary: "The caller's own account",
+  response: profileSchema,
   envelope: 'bare',
   handler: async (ctx) => profileRecord(await ownAccount(ports(ctx), ctx.user)),
 });
@@ -35,6 +36,7 @@ export const updateProfileRoute = defineRoute({
   path: '/api/profile/',
   summary: "Change the caller's first_name, last_name and email",
   body: profileChanges,
+  response: profileSchema,
   envelope: 'bare',
   handler: async (ctx, { body }) => profileRecord(await changeProfile(ports(ctx), ctx.user, body)),
 });
@@ -45,6 +47,7 @@ export const changePasswordRoute = defineRoute({
   path: '/api/profile/change-password/',
   summary: 'Change the password with the current one; earlier tokens stop working, a fresh pair is returned',
   body: changePasswordBody,
+  response: passwordChangedSchema,
   envelope: 'bare',
   handler: async (ctx, { body }) => passwordChangedRecord(await changePassword(ports(ctx), ctx.user, body)),
 });

@@ -32,6 +32,26 @@ export const domainSchema = z
   })
   .meta({ id: 'Domain' });
 
+/** GET /api/sites/config/: the site without its timestamps, its active domains and the caller's permissions. */
+export const siteConfigSchema = siteSchema
+  .omit({ created_at: true, updated_at: true })
+  .extend({
+    domains: z.array(z.strictObject({ domain: z.string(), is_primary: z.boolean() })),
+    primary_domain: z.string().nullable(),
+    permissions: z.array(z.string()),
+  })
+  .meta({ id: 'SiteConfig' });
+
+/** One of a user's sites with the user's permissions there (site-user-routes.ts). */
+export const userSiteSchema = z
+  .strictObject({ slug: z.string(), name: z.string(), permissions: z.array(z.string()) })
+  .meta({ id: 'UserSite' });
+
+/** One of a site's users with their permissions there (site-user-routes.ts). */
+export const siteUserSchema = z
+  .strictObject({ username: z.string(), email: z.string(), name: z.string(), permissions: z.array(z.string()) })
+  .meta({ id: 'SiteUser' });
+
 export function siteRecord({ site, organization }: SiteWithOrganization) {
   return {
     uuid: site.uuid,

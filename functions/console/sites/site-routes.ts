@@ -5,7 +5,7 @@ import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import * as z from 'zod';
-import { siteRecord, siteSchema } from './site-representation.ts';
+import { siteConfigSchema, siteRecord, siteSchema } from './site-representation.ts';
 import { createSiteBody, listSitesQuery, organizationParams, siteParams, updateSiteBody } from './site-schemas.ts';
 import {
   changeSite,
@@ -127,6 +127,7 @@ export const siteConfigRoute = defineRoute({
   access: 'user',
   host: 'tenant',
   errorStyle: 'generic',
+  response: siteConfigSchema,
   envelope: 'bare',
   handler: async (ctx) => {
     const config = await siteConfiguration(sitePorts(ctx), ctx.user, ctx.site);

@@ -4,6 +4,8 @@ import { outcome, paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
+import * as z from 'zod';
+import { siteUserSchema, userSiteSchema } from './site-representation.ts';
 import {
   siteParams,
   siteUsersBody,
@@ -55,6 +57,7 @@ export const listUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: "A user's sites with their permissions",
   message: 'Sites retrieved.',
+  response: userSiteSchema,
   params: userSitesParams,
   query: userSitesQuery,
   handler: async (ctx, { params, query }) => {
@@ -69,6 +72,7 @@ export const addUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: 'Give a user sites (default view_site), keeping the others',
   message: 'Sites assigned.',
+  response: z.array(userSiteSchema),
   params: userSitesParams,
   body: userSitesBody,
   handler: async (ctx, { params, body }) => {
@@ -83,6 +87,7 @@ export const replaceUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: "Replace a user's site assignments atomically (an empty list clears them)",
   message: 'Site assignments replaced.',
+  response: z.array(userSiteSchema),
   params: userSitesParams,
   body: userSitesBody,
   handler: async (ctx, { params, body }) => {
@@ -97,6 +102,7 @@ export const removeUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: 'Take sites away from a user',
   message: 'Sites removed.',
+  response: z.array(userSiteSchema),
   params: userSitesParams,
   body: userSitesDeleteBody,
   handler: async (ctx, { params, body }) => {
@@ -111,6 +117,7 @@ export const listSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: "A site's users with their permissions",
   message: 'Users retrieved.',
+  response: siteUserSchema,
   params: siteParams,
   query: siteUsersQuery,
   handler: async (ctx, { params, query }) => {
@@ -125,6 +132,7 @@ export const addSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: 'Give users a site (default view_site), keeping the others',
   message: 'Users assigned.',
+  response: z.array(siteUserSchema),
   params: siteParams,
   body: siteUsersBody,
   handler: async (ctx, { params, body }) => {
@@ -139,6 +147,7 @@ export const replaceSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: "Replace a site's user assignments atomically (an empty list clears them)",
   message: 'User assignments replaced.',
+  response: z.array(siteUserSchema),
   params: siteParams,
   body: siteUsersBody,
   handler: async (ctx, { params, body }) => {
@@ -153,6 +162,7 @@ export const removeSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: 'Take a site away from users',
   message: 'Users removed.',
+  response: z.array(siteUserSchema),
   params: siteParams,
   body: siteUsersDeleteBody,
   handler: async (ctx, { params, body }) => {

@@ -59,6 +59,38 @@ export const datasourceSchema = z
   })
   .meta({ id: 'Datasource' });
 
+/** The wire shape of appStats (app-service.ts). */
+export const appStatsSchema = z
+  .strictObject({
+    app_name: z.string(),
+    app_slug: z.string(),
+    total_datasources: z.number().int(),
+    total_tables: z.number().int(),
+    materialized_tables: z.number().int(),
+    unmaterialized_tables: z.number().int(),
+    datasources: z.array(
+      z.strictObject({
+        name: z.string(),
+        slug: z.string(),
+        provider_type: z.string(),
+        total_tables: z.number().int(),
+        materialized_tables: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'AppStats' });
+
+/** The wire shape of datasourceStats (datasource-service.ts). */
+export const datasourceStatsSchema = z
+  .strictObject({
+    total_tables: z.number().int(),
+    materialized_tables: z.number().int(),
+    unmaterialized_tables: z.number().int(),
+    provider_type: z.string(),
+    is_active: z.boolean(),
+  })
+  .meta({ id: 'DatasourceStats' });
+
 export function appListItem(app: AppRow) {
   return {
     id: app.id,

@@ -2,7 +2,7 @@
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import * as z from 'zod';
-import { appDetail, appDetailSchema, appListItem, appListItemSchema } from './app-representation.ts';
+import { appDetail, appDetailSchema, appListItem, appListItemSchema, appStatsSchema } from './app-representation.ts';
 import { appParams, createAppBody, patchAppBody, replaceAppBody } from './app-schemas.ts';
 import { appStats, appWithDatasources, changeApp, createApp, listApps, restoreApp, softDeleteApp } from './app-service.ts';
 
@@ -85,6 +85,7 @@ export const restoreAppRoute = defineRoute({
   path: '/api/apps/{app_slug}/restore/',
   summary: 'Restore a soft-deleted app with its datasources and datatables',
   params: appParams,
+  response: z.strictObject({ message: z.string() }),
   envelope: 'bare',
   handler: (ctx, { params }) => restoreApp(ctx.runtime.db, ctx.site, ctx.user, params.app_slug),
 });
@@ -95,6 +96,7 @@ export const appStatsRoute = defineRoute({
   path: '/api/apps/{app_slug}/stats/',
   summary: 'Counts of datasources and tables of an app',
   params: appParams,
+  response: appStatsSchema,
   envelope: 'bare',
   handler: (ctx, { params }) => appStats(ctx.runtime.db, ctx.site, params.app_slug),
 });

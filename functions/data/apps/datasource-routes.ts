@@ -2,7 +2,7 @@
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import * as z from 'zod';
-import { datasourceRecord, datasourceSchema } from './app-representation.ts';
+import { datasourceRecord, datasourceSchema, datasourceStatsSchema } from './app-representation.ts';
 import { appParams, createDatasourceBody, datasourceParams, patchDatasourceBody, replaceDatasourceBody } from './app-schemas.ts';
 import {
   changeDatasource,
@@ -90,6 +90,7 @@ export const datasourceStatsRoute = defineRoute({
   path: `${ITEM}stats/`,
   summary: 'Table counts of a datasource',
   params: datasourceParams,
+  response: datasourceStatsSchema,
   envelope: 'bare',
   handler: (ctx, { params }) => datasourceStats(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug),
 });

@@ -19,6 +19,13 @@ import {
 } from './record-service.ts';
 import type { TableAddress } from './fused-reads.ts';
 import { listTableRecords } from './record-list.ts';
+import {
+  recordDetailSchema,
+  recordListSchema,
+  recordUpsertSchema,
+  recordWriteSchema,
+  recordsDeletedSchema,
+} from './record-representation.ts';
 import { readTableRecord } from './record-detail.ts';
 import { queryError } from './query/query-error.ts';
 import { asksForRelations, listWithRelations, readWithRelations } from '../relations/relations-service.ts';
@@ -59,6 +66,7 @@ export const listRecordsRoute = defineRoute({
   path: TABLE_PATH,
   summary: 'List records with filters, sorting, pagination, search and aggregation; _count=exact|planned|none',
   params: tableParams,
+  response: recordListSchema,
   envelope: 'bare',
   deferContext: true,
   handler: async (ctx, { params }) => {
@@ -75,6 +83,7 @@ export const createRecordsRoute = defineRoute({
   summary: 'Create one record, or many in one statement',
   params: tableParams,
   body: recordsBody,
+  response: recordWriteSchema,
   envelope: 'bare',
   status: 201,
   handler: async (ctx, { params, body }) => createAnswer(ctx.runtime.db, await writableTable(ctx, params), body),
@@ -88,6 +97,7 @@ export const upsertRecordsRoute = defineRoute({
   params: tableParams,
   query: z.object({ unique_fields: z.string().min(1).max(500) }),
   body: recordsBody,
+  response: recordUpsertSchema,
   envelope: 'bare',
   handler: async (ctx, { params, query, body }) =>
     upsertAnswer(ctx.runtime.db, await writableTable(ctx, params), body, query.unique_fields),
@@ -100,6 +110,7 @@ export const patchRecordsRoute = defineRoute({
   summary: 'Update many records, each identified by its primary key',
   params: tableParams,
   body: patchesBody,
+  response: recordWriteSchema,
   envelope: 'bare',
   handler: async (ctx, { params, body }) => ({ data: await patchRecords(ctx.runtime.db, await writableTable(ctx, params), body) }),
 });
@@ -110,6 +121,7 @@ export const deleteRecordsRoute = defineRoute({
   path: TABLE_PATH,
   summary: 'Delete records by ?ids=a,b or by ?filter=<JSON filters>',
   params: tableParams,
+  response: recordsDeletedSchema,
   envelope: 'bare',
   handler: async (ctx, { params }) => {
     const [option, value] = singleOption(ctx, ['ids', 'filter']);
@@ -124,6 +136,7 @@ export const getRecordRoute = defineRoute({
   path: `${TABLE_PATH}{id}/`,
   summary: 'One record by its primary key, with populate',
   params: recordParams,
+  response: recordDetailSchema,
   envelope: 'bare',
   deferContext: true,
   handler: async (ctx, { params }) => {
@@ -140,6 +153,7 @@ export const patchRecordRoute = defineRoute({
   summary: 'Update some fields of one record',
   params: recordParams,
   body: jsonObject(),
+  response: recordWriteSchema,
   envelope: 'bare',
   handler: async (ctx, { params, body }) => ({
     data: await patchRecord(ctx.runtime.db, await writableTable(ctx, params), params.id, body),

@@ -21,6 +21,13 @@ const listQuery = z
     page_size: z.string().max(12).optional(),
   })
   .strict();
+/** An edge (data-service spec): id, from_id, to_id, type, metadata, created_at. */
+const edgeSchema = z.record(z.string(), z.unknown()).meta({ id: 'Edge', description: 'id, from_id, to_id, type, metadata, created_at' });
+const edgeListSchema = z
+  .strictObject({ total: z.number().int(), page: z.number().int(), page_size: z.number().int(), results: z.array(edgeSchema) })
+  .meta({ id: 'EdgeList' });
+const createdEdgesSchema = z.strictObject({ total: z.number().int(), results: z.array(edgeSchema) }).meta({ id: 'EdgesCreated' });
+
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true, envelope: 'bare' } as const;
 
 function edgeRoutesAt(edgesPath: string): AnyRoute[] {
@@ -32,6 +39,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       summary: 'Edges of a hierarchy table, filtered by from_id, to_id and types',
       params: tableParams,
       query: listQuery,
+      response: edgeListSchema,
       handler: (ctx, { params, query }) => listEdges(ctx.runtime.db, ctx.site, params, query),
     }),
     defineRoute({
@@ -42,6 +50,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       params: tableParams,
       body: z.array(z.unknown()).max(10_000),
       status: 201,
+      response: createdEdgesSchema,
       handler: (ctx, { params, body }) => createEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
     }),
     defineRoute({
@@ -51,6 +60,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       summary: 'Delete edges by {ids}',
       params: tableParams,
       body: jsonObject(),
+      response: z.strictObject({ deleted: z.number().int() }),
       handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
     }),
     defineRoute({
@@ -60,6 +70,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       summary: "Change an edge's metadata (or its ends and type)",
       params: edgeParams,
       body: jsonObject(),
+      response: z.strictObject({ data: edgeSchema }),
       handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
     }),
   ];

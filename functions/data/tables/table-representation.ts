@@ -72,6 +72,37 @@ export const tableDetailSchema = z
   })
   .meta({ id: 'Datatable' });
 
+/** The wire shape of tableSchemaBody. */
+export const tableSchemaBodySchema = z
+  .strictObject({
+    name: z.string(),
+    schema: z.unknown().meta({ description: 'The Frictionless Table Schema' }),
+    schema_hash: z.string(),
+    field_count: z.number().int(),
+  })
+  .meta({ id: 'DatatableSchema' });
+
+/** The wire shape of operationRecord: a schema operation's audit record (data-service spec). */
+export const schemaOperationSchema = z
+  .strictObject({
+    revision_id: z.string(),
+    operation_type: z.enum(['CREATE_TABLE', 'ALTER_TABLE', 'DROP_TABLE']),
+    status: z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILED', 'ROLLED_BACK']),
+    table_name: z.string(),
+    alembic_operations: z.unknown().meta({ description: 'The structured list of the operation steps' }),
+    executed_sql: z.string(),
+    rollback_sql: z.string(),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    parent_operation: z.string().nullable(),
+    error_message: z.string().nullable(),
+  })
+  .meta({ id: 'SchemaOperation' });
+
+/** A schema change still running past the request budget: 202 with the operation to poll (DECISIONS). */
+export const runningOperationSchema = z.strictObject({ operation: schemaOperationSchema }).meta({ id: 'SchemaOperationRunning' });
+
 export function tableListItem(table: DatatableRow) {
   return {
     id: table.id,

@@ -7,6 +7,8 @@ import { validateRows } from './record-checks.ts';
 import * as z from 'zod';
 import {
   operationRecord,
+  runningOperationSchema,
+  schemaOperationSchema,
   referenceDetail,
   referenceListItem,
   tableDetail,
@@ -14,6 +16,7 @@ import {
   tableListItem,
   tableListItemSchema,
   tableSchemaBody,
+  tableSchemaBodySchema,
 } from './table-representation.ts';
 import {
   createTableBody,
@@ -94,6 +97,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       summary: method === 'PUT' ? "Replace a datatable's description and schema" : "Change a datatable's description or schema",
       params: tableParams,
       body: method === 'PUT' ? replaceTableBody : patchTableBody,
+      response: z.union([tableDetailSchema, runningOperationSchema]),
       envelope: 'bare',
       handler: async (ctx, { params, body }) => {
         const changed = await changeTable(ctx.runtime.db, ctx.site, ctx.user, params, body, ctx.runtime.config.schemaMigrations);
@@ -108,6 +112,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       path: item,
       summary: 'Datatable detail; on the short form also a reference (is_reference, source_info)',
       params: tableParams,
+      response: tableDetailSchema,
       envelope: 'bare',
       handler: async (ctx, { params }) => {
         const found = await tableOrReference(ctx.runtime.db, ctx.site, params);
@@ -136,6 +141,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       path: `${item}schema/`,
       summary: "A datatable's schema and hash",
       params: tableParams,
+      response: tableSchemaBodySchema,
       envelope: 'bare',
       handler: async (ctx, { params }) => tableSchemaBody(await existingTable(ctx.runtime.db, ctx.site, params)),
     }),
@@ -147,6 +153,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       params: tableParams,
       body: validateDataBody,
       exactIntegers: true,
+      response: z.strictObject({ is_valid: z.boolean(), errors: z.array(z.string()), validated_rows: z.number().int() }),
       envelope: 'bare',
       handler: async (ctx, { params, body }) => {
         const table = await existingTable(ctx.runtime.db, ctx.site, params);
@@ -159,6 +166,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       path: `${item}materialize/`,
       summary: 'Create the physical table and record the CREATE_TABLE operation',
       params: tableParams,
+      response: z.strictObject({ message: z.string(), datatable: tableDetailSchema, operation: schemaOperationSchema }),
       envelope: 'bare',
       handler: async (ctx, { params }) => {
         const { table, operation } = await materialize(ctx.runtime.db, ctx.site, ctx.user, params);

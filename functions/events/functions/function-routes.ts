@@ -4,7 +4,7 @@ import { toPageRequest } from '#shared/http/pagination.ts';
 import { loadSecretsKey } from '#shared/crypto/secrets-key.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { defineRoute } from '#shared/http/route.ts';
-import { functionRecord, invocationRecord } from './function-representation.ts';
+import { functionRecord, functionSchema, invocationRecord, invocationSchema, noDataSchema } from './function-representation.ts';
 import { appParams, createFunctionBody, functionParams, listQuery, patchFunctionBody } from './function-schemas.ts';
 import {
   createFunction,
@@ -39,6 +39,7 @@ export const listFunctionsRoute = defineRoute({
   params: appParams,
   query: listQuery,
   message: 'Functions retrieved successfully',
+  response: functionSchema,
   handler: async (ctx, { params, query }) => {
     const page = await listAppFunctions(functionsEnv(ctx), params.app_slug, toPageRequest(query));
     return paged(page.rows.map(functionRecord), page.total, toPageRequest(query));
@@ -54,6 +55,7 @@ export const createFunctionRoute = defineRoute({
   body: createFunctionBody,
   status: 201,
   message: 'Function created successfully',
+  response: functionSchema,
   handler: async (ctx, { params, body }) => functionRecord(await createFunction(functionsEnv(ctx), params.app_slug, body)),
 });
 
@@ -64,6 +66,7 @@ export const getFunctionRoute = defineRoute({
   summary: 'One function',
   params: functionParams,
   message: 'Function retrieved successfully',
+  response: functionSchema,
   handler: async (ctx, { params }) => functionRecord(await getFunction(functionsEnv(ctx), params.app_slug, params.function_slug)),
 });
 
@@ -75,6 +78,7 @@ export const patchFunctionRoute = defineRoute({
   params: functionParams,
   body: patchFunctionBody,
   message: 'Function updated successfully',
+  response: functionSchema,
   handler: async (ctx, { params, body }) =>
     functionRecord(await patchFunction(functionsEnv(ctx), params.app_slug, params.function_slug, body)),
 });
@@ -86,6 +90,7 @@ export const deleteFunctionRoute = defineRoute({
   summary: 'Delete a function with its subscriptions and invocation records',
   params: functionParams,
   message: 'Function deleted successfully',
+  response: noDataSchema,
   handler: async (ctx, { params }) => {
     await removeFunction(functionsEnv(ctx), params.app_slug, params.function_slug);
     return {};
@@ -100,6 +105,7 @@ export const listInvocationsRoute = defineRoute({
   params: functionParams,
   query: listQuery,
   message: 'Invocations retrieved successfully',
+  response: invocationSchema,
   handler: async (ctx, { params, query }) => {
     const page = await functionInvocations(functionsEnv(ctx), params.app_slug, params.function_slug, toPageRequest(query));
     return paged(page.rows.map(invocationRecord), page.total, toPageRequest(query));

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { SYSTEM_EVENTS } from '#shared/events/event-names.ts';
 import { outcome } from '#shared/http/answers.ts';
 import { defineRoute } from '#shared/http/route.ts';
+import { noDataSchema } from '../functions/function-representation.ts';
 import { functionsEnv } from '../functions/function-routes.ts';
 import { appSubscribers, subscribe, unsubscribe } from './subscription-service.ts';
 import type { SubscriberRow } from './subscription-repository.ts';
@@ -11,6 +12,43 @@ import type { SubscriberRow } from './subscription-repository.ts';
 const common = { host: 'tenant', access: 'user', errorStyle: 'success-flag', envelope: 'B' } as const;
 const eventParams = z.object({ event_name: z.string().min(1).max(100) });
 const functionBody = z.object({ function_id: z.number().int().positive().max(2_147_483_647) });
+
+/** The wire shape of subscriberRecord, for the OpenAPI document and the test-time response check. */
+const subscriberSchema = z
+  .strictObject({
+    id: z.number().int(),
+    event: z.string(),
+    function: z.number().int(),
+    function_name: z.string(),
+    function_slug: z.string(),
+    app_name: z.string(),
+    app_slug: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'EventSubscriber' });
+
+/** An app's subscribers of one event, as appEventRoute answers. */
+const appEventSchema = z
+  .strictObject({
+    event: z.string(),
+    app: z.strictObject({ id: z.number().int(), name: z.string(), slug: z.string() }),
+    total_subscribers: z.number().int(),
+    subscribers: z.array(
+      z.strictObject({
+        subscriber_id: z.number().int(),
+        event: z.string(),
+        function_id: z.number().int(),
+        function_name: z.string(),
+        function_slug: z.string(),
+        app_id: z.number().int(),
+        app_name: z.string(),
+        app_slug: z.string(),
+        created_at: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'AppEventSubscribers' });
 
 function subscriberRecord(subscriber: SubscriberRow) {
   return {
@@ -34,6 +72,7 @@ export const listEventsRoute = defineRoute({
   consoleAlias: true,
   summary: 'The system events functions may subscribe to',
   message: 'Events retrieved successfully',
+  response: z.strictObject({ events: z.array(z.enum(SYSTEM_EVENTS)) }),
   handler: async () => ({ events: [...SYSTEM_EVENTS] }),
 });
 
@@ -46,6 +85,7 @@ export const subscribeRoute = defineRoute({
   params: eventParams,
   body: functionBody,
   message: 'Subscribed',
+  response: subscriberSchema,
   handler: async (ctx, { params, body }) => {
     const subscriber = await subscribe(functionsEnv(ctx), params.event_name, body.function_id);
     return outcome(subscriberRecord(subscriber), { message: `Subscribed to ${subscriber.event}` });
@@ -61,6 +101,7 @@ export const unsubscribeRoute = defineRoute({
   params: eventParams,
   body: functionBody,
   message: 'Unsubscribed',
+  response: noDataSchema,
   handler: async (ctx, { params, body }) => {
     await unsubscribe(functionsEnv(ctx), params.event_name, body.function_id);
     return outcome({}, { message: `Unsubscribed from ${params.event_name}` });
@@ -73,6 +114,7 @@ export const appEventRoute = defineRoute({
   path: '/api/apps/{app_slug}/events/{event_name}/',
   summary: "An app's subscribers of one event",
   message: 'Event subscribers retrieved successfully',
+  response: appEventSchema,
   params: z.object({ app_slug: z.string().min(1).max(100), event_name: z.string().min(1).max(100) }),
   handler: async (ctx, { params }) => {
     const { event, app, subscribers } = await appSubscribers(functionsEnv(ctx), params.app_slug, params.event_name);

@@ -1,9 +1,10 @@
 // A worker's build endpoints (DECISIONS): list, upload a new build (it goes live), activate one.
+import * as z from 'zod';
 import { defineRoute, defineStreamingRoute } from '#shared/http/route.ts';
 import { hostingEnv } from '../hosting-env.ts';
 import { activateBuild, addBuild, listWorkerBuilds } from './build-service.ts';
 import { readBuildForm } from './build-upload.ts';
-import { buildRecord } from './worker-representation.ts';
+import { buildRecord, buildSchema } from './worker-representation.ts';
 import { buildParams, workerParams } from './worker-schemas.ts';
 import { WORKERS, workersCommon } from './worker-routes.ts';
 
@@ -14,6 +15,7 @@ export const listBuildsRoute = defineRoute({
   summary: "A worker's builds, newest first, the active one marked",
   params: workerParams,
   message: 'Builds retrieved successfully',
+  response: z.array(buildSchema),
   handler: async (ctx, { params }) => {
     const { worker, builds } = await listWorkerBuilds(await hostingEnv(ctx), params.slug);
     return builds.map((build) => buildRecord(worker, build));
@@ -28,6 +30,7 @@ export const uploadBuildRoute = defineStreamingRoute({
   params: workerParams,
   status: 201,
   message: 'Build uploaded and activated',
+  response: buildSchema,
   handler: async (ctx, { params, body }) => {
     const env = await hostingEnv(ctx);
     const { worker, build } = await addBuild(env, params.slug, await readBuildForm(env, body));
@@ -42,6 +45,7 @@ export const activateBuildRoute = defineRoute({
   summary: 'Make an earlier or later build the active one (roll back or forward)',
   params: buildParams,
   message: 'Build activated',
+  response: buildSchema,
   handler: async (ctx, { params }) => {
     const { worker, build } = await activateBuild(await hostingEnv(ctx), params.slug, params.uuid);
     return buildRecord(worker, build);

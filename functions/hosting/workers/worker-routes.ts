@@ -1,11 +1,12 @@
 // The frontend worker endpoints (tenant level, Envelope B): parse, call the service, answer.
+import * as z from 'zod';
 import { outcome, paged } from '#shared/http/answers.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { defineRoute, defineStreamingRoute } from '#shared/http/route.ts';
 import { hostingEnv } from '../hosting-env.ts';
 import { checkAvailability } from './availability-service.ts';
 import { readBuildForm } from './build-upload.ts';
-import { workerListItem, workerRecord } from './worker-representation.ts';
+import { availabilitySchema, workerListItem, workerListItemSchema, workerRecord, workerSchema } from './worker-representation.ts';
 import { availabilityQuery, listWorkersQuery, patchWorkerBody, workerParams } from './worker-schemas.ts';
 import { createWorker, deleteWorker, getWorker, listSiteWorkers, patchWorker } from './worker-service.ts';
 
@@ -19,6 +20,7 @@ export const listWorkersRoute = defineRoute({
   summary: "List the site's frontend workers (search by name, ordering, app id)",
   query: listWorkersQuery,
   message: 'Frontend workers retrieved successfully',
+  response: workerListItemSchema,
   handler: async (ctx, { query }) => {
     const env = await hostingEnv(ctx);
     const page = await listSiteWorkers(env, query);
@@ -37,6 +39,7 @@ export const createWorkerRoute = defineStreamingRoute({
   summary: 'Create a worker from a build archive (multipart: name, subdomain_input, file, is_internal, domain); the build goes live',
   status: 201,
   message: 'Frontend worker created successfully',
+  response: workerSchema,
   handler: async (ctx, { body }) => {
     const env = await hostingEnv(ctx);
     return workerRecord(env.hosting, await createWorker(env, await readBuildForm(env, body)));
@@ -50,6 +53,7 @@ export const availabilityRoute = defineRoute({
   summary: 'Whether a subdomain is free for this site, with up to five suggestions when it is not',
   query: availabilityQuery,
   message: 'This subdomain is available.',
+  response: availabilitySchema,
   handler: async (ctx, { query }) => {
     const data = await checkAvailability(await hostingEnv(ctx), query);
     return outcome(data, { message: data.message });
@@ -63,6 +67,7 @@ export const getWorkerRoute = defineRoute({
   summary: 'One frontend worker',
   params: workerParams,
   message: 'Frontend worker retrieved successfully',
+  response: workerSchema,
   handler: async (ctx, { params }) => {
     const env = await hostingEnv(ctx);
     return workerRecord(env.hosting, await getWorker(env, params.slug));
@@ -77,6 +82,7 @@ export const patchWorkerRoute = defineRoute({
   params: workerParams,
   body: patchWorkerBody,
   message: 'Frontend worker updated successfully',
+  response: workerSchema,
   handler: async (ctx, { params, body }) => {
     const env = await hostingEnv(ctx);
     return workerRecord(env.hosting, await patchWorker(env, params.slug, body));
@@ -90,6 +96,7 @@ export const deleteWorkerRoute = defineRoute({
   summary: 'Delete a worker with its builds and files; its subdomain is free again',
   params: workerParams,
   message: 'Frontend worker deleted successfully',
+  response: z.strictObject({}),
   handler: async (ctx, { params }) => {
     await deleteWorker(await hostingEnv(ctx), params.slug);
     return {};

@@ -8,6 +8,14 @@ import { socialScope } from '../social-scope.ts';
 import { finishSocialLogin, startSocialLogin } from './login-service.ts';
 
 const providerParams = z.object({ provider: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'Not a provider name.') });
+/** The tokens of a finished sign-in and who they are for. */
+const socialSignInSchema = z
+  .strictObject({
+    access: z.string(),
+    refresh: z.string(),
+    user: z.strictObject({ uuid: z.string(), username: z.string(), email: z.string() }),
+  })
+  .meta({ id: 'SocialSignIn' });
 const redirectUri = z.url({ protocol: /^https?$/ }).max(2000);
 
 export const socialRedirectRoute = defineRoute({
@@ -19,6 +27,9 @@ export const socialRedirectRoute = defineRoute({
   countsAsLogin: true,
   params: providerParams,
   query: z.object({ redirect_uri: redirectUri }),
+  response: z
+    .strictObject({ authorization_url: z.string(), state: z.string() })
+    .meta({ description: 'To Accept: application/json; else 302' }),
   envelope: 'bare',
   handler: async (ctx, { params, query }) => {
     const started = await startSocialLogin(ctx.runtime, await socialScope(ctx), params.provider, query.redirect_uri);
@@ -44,6 +55,7 @@ export const socialTokenRoute = defineRoute({
     redirect_uri: redirectUri,
     iss: z.string().max(2000).optional(),
   }),
+  response: socialSignInSchema,
   envelope: 'bare',
   handler: async (ctx, { params, body }) => {
     const { pair, user } = await finishSocialLogin(ctx.runtime, await socialScope(ctx), params.provider, body);

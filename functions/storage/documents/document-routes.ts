@@ -17,6 +17,9 @@ import { loaderPage } from './loader-page.ts';
 
 const OBJECT = '/api/apps/{app_slug}/storage/buckets/{bucket_slug}/objects/{key+}';
 
+/** The wire shape of a DocumentLink: the URL to open the document at, and what it allows. */
+const documentLinkSchema = z.strictObject({ url: z.string(), mode: z.enum(['view', 'edit']) }).meta({ id: 'DocumentLink' });
+
 /** The route's Envelope A around the link, with a message saying what was granted. */
 function grantAnswer({ link, anonymous }: GrantedDocument): Outcome<DocumentLink> {
   const message = link.mode === 'edit' ? 'Edit access granted.' : anonymous ? 'Anonymous view link ready.' : 'View access granted.';
@@ -38,6 +41,7 @@ export const viewDocumentRoute = defineRoute({
   errorStyle: 'generic',
   params: objectParams,
   envelope: 'A',
+  response: documentLinkSchema,
   message: 'View access granted.',
   handler: (ctx, { params }) => documentAction(ctx, params, 'view'),
 });
@@ -51,6 +55,7 @@ export const editDocumentRoute = defineRoute({
   errorStyle: 'generic',
   params: objectParams,
   envelope: 'A',
+  response: documentLinkSchema,
   message: 'Edit access granted.',
   handler: (ctx, { params }) => documentAction(ctx, params, 'edit'),
 });
@@ -75,6 +80,7 @@ export const redeemTicketRoute = defineRoute({
   errorStyle: 'generic',
   body: z.strictObject({ ticket: z.string().min(1).max(8192) }),
   envelope: 'A',
+  response: documentLinkSchema,
   message: 'View access granted.',
   handler: async (ctx, { body }) =>
     grantAnswer(await redeemLoaderTicket(ctx.runtime.db, ctx.runtime.tokens, ctx.runtime.documentLibrary, body.ticket)),

@@ -1,12 +1,26 @@
 // The presigned upload endpoints (presigned-uploads.ts): ask for a URL, PUT the bytes there, then
 // complete. Both sit under the object's path, beside the upload by path they stand in for.
+import * as z from 'zod';
 import { defineRoute } from '#shared/http/route.ts';
 import { storageEnv } from '../storage-env.ts';
 import { OBJECT, objectsCommon } from './object-routes.ts';
-import { objectUrl } from './object-representation.ts';
+import { objectSchema, objectUrl } from './object-representation.ts';
 import { completeUploadBody, objectParams, uploadUrlBody } from './object-schemas.ts';
 import { completeUpload, requestUploadUrl } from './presigned-uploads.ts';
 import { uploadAnswer } from './upload-routes.ts';
+
+/** Where and how to PUT the bytes, and the URL that completes the upload afterwards. */
+const uploadUrlSchema = z
+  .strictObject({
+    object_uuid: z.string(),
+    file_path: z.string(),
+    url: z.string(),
+    method: z.literal('PUT'),
+    headers: z.record(z.string(), z.string()).meta({ description: 'Send these with the PUT' }),
+    expires_at: z.string(),
+    complete_url: z.string(),
+  })
+  .meta({ id: 'PresignedUploadUrl' });
 
 export const uploadUrlRoute = defineRoute({
   ...objectsCommon,
@@ -17,6 +31,7 @@ export const uploadUrlRoute = defineRoute({
   params: objectParams,
   body: uploadUrlBody,
   envelope: 'B',
+  response: uploadUrlSchema,
   message: 'Upload URL created: PUT the file there, then POST complete_url with the object_uuid',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
@@ -41,6 +56,7 @@ export const completeUploadRoute = defineRoute({
   params: objectParams,
   body: completeUploadBody,
   envelope: 'B',
+  response: objectSchema,
   message: 'File uploaded successfully',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);

@@ -2,7 +2,8 @@
 // validate-schema, operation-history (and one operation, to poll a running migration), rollback.
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { NotFoundError } from '#shared/errors.ts';
-import { operationRecord } from '../table-representation.ts';
+import { operationRecord, schemaOperationSchema } from '../table-representation.ts';
+import { changePreviewSchema, operationHistorySchema, rollbackResultSchema, schemaValidationSchema } from './migration-representation.ts';
 import { tableParams } from '../table-schemas.ts';
 import { existingTable } from '../table-lookup.ts';
 import { previewChanges, validateSchema } from './migration-service.ts';
@@ -22,6 +23,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: 'The operations a new schema would run, their safety and a live preflight of the rows',
       params: tableParams,
       body: previewBody,
+      response: changePreviewSchema,
       handler: async (ctx, { params, body }) =>
         previewChanges(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.new_schema),
     }),
@@ -32,6 +34,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: 'Check a Table Schema (and, for a materialized table, the change to it)',
       params: tableParams,
       body: validateBody,
+      response: schemaValidationSchema,
       handler: async (ctx, { params, body }) =>
         validateSchema(ctx.runtime.db, ctx.site, ctx.user, await existingTable(ctx.runtime.db, ctx.site, params), body.schema),
     }),
@@ -42,6 +45,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: "The table's schema operations, newest first",
       params: tableParams,
       query: historyQuery,
+      response: operationHistorySchema,
       handler: async (ctx, { params, query }) => {
         const table = await existingTable(ctx.runtime.db, ctx.site, params);
         const { count, rows } = await operationPage(ctx.runtime.db, ctx.site, table.id, query.limit, query.offset);
@@ -66,6 +70,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       path: `${item}operation-history/{revision_id}/`,
       summary: 'One schema operation (poll a migration answered with 202)',
       params: operationParams,
+      response: schemaOperationSchema,
       handler: async (ctx, { params }) => {
         const table = await existingTable(ctx.runtime.db, ctx.site, params);
         const op = await findMigration(ctx.runtime.db, ctx.site, params.revision_id);
@@ -80,6 +85,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       summary: "Reverse the table's newest successful migration",
       params: tableParams,
       body: rollbackBody,
+      response: rollbackResultSchema,
       handler: async (ctx, { params, body }) =>
         rollbackMigration(
           ctx.runtime.db,
