@@ -65,16 +65,16 @@ describe('the explorer pages in a browser', () => {
     // Deep link to the liveness operation: Swagger UI opens its group's section there.
     const { page, elsewhere, errors } = await open('/api/docs/#/docs/get_api_health');
     await page.getByText('Liveness: the function answers (no database is reached)').waitFor({ timeout: RENDER_TIMEOUT_MS });
-    // Swagger UI renders in several passes: on a loaded machine the summary can show before the
-    // section's wrapper and the opened operation do, so wait for those too before counting.
-    await page.locator('#operations-tag-docs').waitFor({ timeout: RENDER_TIMEOUT_MS });
-    await page.locator('.opblock.is-open').waitFor({ timeout: RENDER_TIMEOUT_MS });
+    // Swagger UI renders in several passes and scrolls to the deep-linked operation, which can take
+    // the docs section's heading out of the page; wait for the opened operation itself.
+    const opened = page.locator('#operations-docs-get_api_health.is-open');
+    await opened.waitFor({ timeout: RENDER_TIMEOUT_MS });
     await page.screenshot({ path: path.join(OUTPUT, 'swagger-ui.png') });
     // Assess: the docs group's section, open at the deep-linked operation with its answer's example
     // (Swagger UI renders the other sections as the page scrolls to them).
-    expect(await page.locator('#operations-tag-docs').count()).toBe(1);
+    expect(await page.locator('[id^="operations-docs-"]').count()).toBeGreaterThan(3);
     expect(await page.locator('.opblock').count()).toBeGreaterThan(5);
-    expect(await page.locator('.opblock.is-open').textContent()).toContain('"status": "ok"');
+    expect(await opened.textContent()).toContain('"status": "ok"');
     expect(elsewhere).toEqual([]);
     expect(refusals(errors)).toEqual([]);
     await page.close();
