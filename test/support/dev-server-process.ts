@@ -118,7 +118,7 @@ export function stopServerProcess(server: ServerProcess, signal: NodeJS.Signals)
 
 export interface JsonAnswer {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are read field by field
+  body: any; // `any`: test bodies are read field by field
 }
 
 /** A JSON client for one server: the admin's token and a tenant header once set. */

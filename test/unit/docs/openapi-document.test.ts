@@ -16,8 +16,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
 
-// `any`: the document is read as JSON, path by path, as the API gives it.
-type Json = any;
+type Json = any; // `any`: the document is read as JSON, path by path, as the API gives it.
 
 const document: Json = buildOpenApiDocument(endpointGroups);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
