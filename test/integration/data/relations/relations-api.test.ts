@@ -168,25 +168,35 @@ describe('relations: related filters, sorting and populate', () => {
     expect(populateStatements).toHaveLength(3);
   });
 
-  it('runs a warm related list in one statement, and reads again when a related table changed', async () => {
+  it('runs a warm related list in one round trip, and reads again when a related table changed', async () => {
     const query = 'comments.body=great&_aggregate=count(*)&_group_by=author.company_id.name';
     const first = await list('posts', query);
     expect(first.body.data).toEqual([{ 'author.company_id.name': 'Acme', count: 1 }]);
     const db = app.runtime.db;
     const realRows = db.rows.bind(db);
     let statements = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
     const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
       statements += 1;
-      return realRows(statement);
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      return realRows(statement).finally(() => {
+        inFlight -= 1;
+      });
     }) as typeof db.rows);
+    // On PostgreSQL the caller-and-site read and the list go as two statements sent together (each
+    // on a connection of the pool); PGlite has one connection, so there they are one statement.
+    const oneRoundTrip = db.driver === 'postgres' ? 2 : 1;
     try {
       expect((await list('posts', 'comments.body=great&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([10]);
-      expect(statements).toBe(1);
+      expect(statements).toBe(oneRoundTrip);
+      expect(mostInFlight).toBe(oneRoundTrip);
       statements = 0;
       const tree = await call('GET', '/api/apps/blog/datatables/posts/data/10/?populate=author');
       expect(tree.body.data.author_id.name).toBe('Ann');
-      // The record and caller in one statement, then the one populate statement.
-      expect(statements).toBe(2);
+      // The record and caller in one round trip, then the one populate statement.
+      expect(statements).toBe(oneRoundTrip + 1);
     } finally {
       spy.mockRestore();
     }
