@@ -1,12 +1,14 @@
-// The counters' one statement: an upsert that adds a hit to each of a request's counters, starting
-// a counter's window over when the last one has ended (a fixed window), and returns the counts.
-// It runs on its own, or as a WITH clause of the statement that already reads the caller, so a
-// signed-in request pays no extra round trip for its limit.
+// The counters' one statement: an upsert that adds to each of a request's counters the hits it
+// reserves (one, or a block for a busy caller: leases.ts), starting a counter's window over when the
+// last one has ended (a fixed window), and returns the counts. It runs on its own, or as a WITH
+// clause of the statement that already reads the caller, so a signed-in request pays no extra round
+// trip for its limit; a request served from a reserved block sends none.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { RateLimitError } from '#shared/errors.ts';
 import type { Counter } from './limits.ts';
+import type { CountRow, Reservation } from './leases.ts';
 
 /** A counter after this request's hit. */
 export interface CountedLimit {
@@ -25,15 +27,15 @@ export interface RateLimitOutcome {
   retryAfter?: number;
 }
 
-function upsertSql(counters: readonly Counter[]): SQL {
-  const rows = counters.map(
-    (counter) =>
-      sql`(${counter.key}, (floor(extract(epoch from now()) / ${counter.windowSeconds}::int) * ${counter.windowSeconds}::int)::int, 1)`,
+function upsertSql(reservations: readonly Reservation[]): SQL {
+  const rows = reservations.map(
+    ({ counter, hits }) =>
+      sql`(${counter.key}, (floor(extract(epoch from now()) / ${counter.windowSeconds}::int) * ${counter.windowSeconds}::int)::int, ${hits}::int)`,
   );
   return sql`insert into platform.rate_limit_counters as c (key, window_start, hits)
     values ${sql.join(rows, sql`, `)}
     on conflict (key) do update set
-      hits = case when c.window_start = excluded.window_start then c.hits + 1 else 1 end,
+      hits = case when c.window_start = excluded.window_start then c.hits + excluded.hits else excluded.hits end,
       window_start = excluded.window_start
     returning c.key, c.window_start, c.hits`;
 }
@@ -45,19 +47,21 @@ export interface CountingSql {
   column: SQL;
 }
 
-export function countingSql(counters: readonly Counter[]): CountingSql {
+export function countingSql(reservations: readonly Reservation[]): CountingSql {
   return {
-    withClause: sql`with rate_limit as (${upsertSql(counters)})`,
+    withClause: sql`with rate_limit as (${upsertSql(reservations)})`,
     column: sql`(select json_agg(json_build_array(key, window_start, hits)) from rate_limit) as rate_limit`,
   };
 }
 
-type CountRow = [string, number, number];
+/** The `rate_limit` column of a statement that counted: its rows (JSON text on PGlite). */
+export function countRowsOf(returned: unknown): CountRow[] {
+  return ((typeof returned === 'string' ? JSON.parse(returned) : returned) as CountRow[] | null) ?? [];
+}
 
-/** Judges the counts a statement returned against the counters' limits. */
-export function outcomeOf(counters: readonly Counter[], returned: unknown, nowSeconds: number): RateLimitOutcome {
-  const rows = (typeof returned === 'string' ? JSON.parse(returned) : returned) as CountRow[] | null;
-  const byKey = new Map((rows ?? []).map((row) => [row[0], row]));
+/** Judges a request's counts (each counter's row, the request's own number in `hits`) against the limits. */
+export function outcomeOf(counters: readonly Counter[], rows: readonly CountRow[], nowSeconds: number): RateLimitOutcome {
+  const byKey = new Map(rows.map((row) => [row[0], row]));
   const limits = counters.map((counter): CountedLimit => {
     const row = byKey.get(counter.key);
     const hits = Number(row?.[2] ?? 1);
@@ -80,8 +84,9 @@ export function outcomeOf(counters: readonly Counter[], returned: unknown, nowSe
 }
 
 /** Counts a request on its own statement (callers no statement reads, anonymous ones). */
-export async function countRequest(db: Queryable, counters: readonly Counter[]): Promise<unknown> {
-  const rows = await db.rows<{ key: string; window_start: number; hits: number }>(upsertSql(counters));
+export async function countRequest(db: Queryable, reservations: readonly Reservation[]): Promise<CountRow[]> {
+  if (reservations.length === 0) return [];
+  const rows = await db.rows<{ key: string; window_start: number; hits: number }>(upsertSql(reservations));
   return rows.map((row) => [row.key, row.window_start, row.hits]);
 }
 
@@ -103,10 +108,10 @@ export function rateLimitError(outcome: RateLimitOutcome): RateLimitError | unde
 
 /**
  * Counting fused into the statement that reads a signed-in caller: the caller's UUID (the token's
- * subject) is known only once the token is verified, so the SQL is asked for then; `settle` gets
- * the statement's `rate_limit` column.
+ * subject) is known only once the token is verified, so the SQL is asked for then (undefined when
+ * reserved counts cover the request); `settle` gets the statement's `rate_limit` column.
  */
 export interface CallerCounting {
-  sqlFor(subject: string): CountingSql;
+  sqlFor(subject: string): CountingSql | undefined;
   settle(returned: unknown): void;
 }

@@ -6,9 +6,11 @@
 // on the way out. Every response then carries the X-RateLimit-* headers; a passed limit is 429.
 // Routes marked `unlimited` (the health checks) are never counted and carry no such headers.
 import { countersFor, loginUsernameOf, statementOfPath, type CountedCaller, type Counter } from '#shared/rate-limit/limits.ts';
+import { planCount, type CountPlan, type CountRow } from '#shared/rate-limit/leases.ts';
 import {
   countRequest,
   countingSql,
+  countRowsOf,
   outcomeOf,
   rateLimitError,
   rateLimitHeaders,
@@ -44,8 +46,13 @@ function countersOf(request: ApiRequest, router: Router | undefined, caller: Cou
   return countersFor(config, { method: ctx.request.method, statement, loginUsername, sourceIp: ctx.request.sourceIp }, caller);
 }
 
-function settle(state: PipelineState, counters: readonly Counter[], returned: unknown): void {
-  state.rateLimit = outcomeOf(counters, returned, nowSeconds());
+function settle(state: PipelineState, counters: readonly Counter[], plan: CountPlan, returned: readonly CountRow[]): void {
+  state.rateLimit = outcomeOf(counters, plan.settle(returned), nowSeconds());
+}
+
+/** How the request's counters are counted: from blocks this process reserved, the rest in the database. */
+function planFor(request: ApiRequest, counters: readonly Counter[]): CountPlan {
+  return planCount(pipelineState(request).ctx!.runtime.db, counters, Date.now());
 }
 
 function enforce(state: PipelineState): void {
@@ -61,15 +68,17 @@ export function callerCounting(request: ApiRequest): CallerCounting | undefined 
   const state = pipelineState(request);
   if (state.rateLimit !== undefined) return undefined;
   let counters: Counter[] | undefined;
+  let plan: CountPlan | undefined;
   return state.ctx!.runtime.config.rateLimit === undefined
     ? undefined
     : {
         sqlFor: (subject) => {
-          counters = countersOf(request, undefined, { user: subject });
-          return countingSql(counters!);
+          counters = countersOf(request, undefined, { user: subject })!;
+          plan = planFor(request, counters);
+          return plan.reservations.length === 0 ? undefined : countingSql(plan.reservations);
         },
         settle: (returned) => {
-          if (counters !== undefined) settle(state, counters, returned);
+          if (counters !== undefined && plan !== undefined) settle(state, counters, plan, countRowsOf(returned));
         },
       };
 }
@@ -98,7 +107,8 @@ async function countStandalone(request: ApiRequest, router: Router): Promise<voi
   const state = pipelineState(request);
   const counters = countersOf(request, router, await standaloneCaller(request));
   if (counters === undefined) return;
-  settle(state, counters, await countRequest(state.ctx!.runtime.db, counters));
+  const plan = planFor(request, counters);
+  settle(state, counters, plan, await countRequest(state.ctx!.runtime.db, plan.reservations));
 }
 
 /** Deletes ended counters when this process is due (shared/rate-limit/sweep.ts); a failure only logs. */

@@ -262,3 +262,47 @@ describe('limits switched off', () => {
     expect(rows).toHaveLength(0);
   });
 });
+
+describe('a busy caller counted a block at a time', () => {
+  // 600 an hour: blocks of up to 3 (a 200th of the limit); the sequence below reaches that size.
+  const LIMIT = 600;
+  let app: TestApp;
+  beforeAll(async () => {
+    await withinOneWindow(3600, 60);
+    app = await startTestApp({ ...GENEROUS_RATE_LIMITS, RATE_LIMIT_AUTHENTICATED_PER_HOUR: String(LIMIT) });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const counted = async (key: string): Promise<number> => {
+    const [row] = await app.runtime.db.rows<{ hits: number }>(sql`select hits from platform.rate_limit_counters where key = ${key}`);
+    return Number(row?.hits ?? 0);
+  };
+
+  it('numbers every request exactly, and refuses the first past the limit when another process used the hour', async () => {
+    const token = await app.adminToken();
+    const site = await createSite(app, token, 'Busy');
+    const subject = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).sub as string;
+    const key = `general:u:${subject}`;
+    const remaining: number[] = [];
+    for (let sent = 0; sent < 30; sent += 1) {
+      const answer = await app.request('GET', '/api/apps/', { token, headers: site.headers });
+      expect(answer.status).toBe(200);
+      remaining.push(Number(answer.headers.get('x-ratelimit-remaining')));
+    }
+    // The headers count down one by one, as with single counts.
+    expect(remaining).toEqual(Array.from({ length: 30 }, (_, index) => LIMIT - 1 - index));
+    // The counter holds at least what was used and at most one block more (blocks: test/unit/rate-limit-leases.test.ts).
+    const stored = await counted(key);
+    expect(stored).toBeGreaterThanOrEqual(30);
+    expect(stored).toBeLessThanOrEqual(30 + 3);
+
+    // Someone else's process used the rest of the hour (its counts are in the same row): this
+    // process's reserved counts still number past it, and the first past the limit is refused.
+    await app.runtime.db.run(sql`update platform.rate_limit_counters set hits = ${LIMIT - 1} where key = ${key}`);
+    const { refused } = await exhaust(() => app.request('GET', '/api/apps/', { token, headers: site.headers }), 10);
+    expectRefused(refused, 'after the other process');
+    expect(await counted(key)).toBeGreaterThan(LIMIT);
+  });
+});
