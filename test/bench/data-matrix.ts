@@ -23,6 +23,7 @@ import { startBaselineServer } from './baseline-server.ts';
 import { comparePlatformToBaseline, type Comparison } from './compare-servers.ts';
 import { fixed, heading, median, note, ratioAgainst, table } from './report.ts';
 import { benchSettings } from './settings.ts';
+import { benchCpuProbe } from './cpu-probe.ts';
 
 const TARGET_RATIO = 0.8;
 const CONNECTIONS = 8;
@@ -142,6 +143,7 @@ export async function benchDataMatrix(): Promise<void> {
   const settings = { ...benchSettings(), connections: process.env.BENCH_CONNECTIONS ? benchSettings().connections : CONNECTIONS };
   heading(`data-matrix: ${SHAPES.length + 1} list shapes, dev server vs a bare node:http server sending page and count together`);
   const platform = await startDataPlatform();
+  const cpu = benchCpuProbe(platform.database);
   try {
     const items = await platform.createTable('items', ITEMS_SCHEMA);
     const chosen = chosenShapes();
@@ -200,6 +202,7 @@ export async function benchDataMatrix(): Promise<void> {
           platform.headers,
           settings,
           TARGET_RATIO,
+          cpu,
         );
         results.push({ name: shape.name, comparison, total: answer.total });
       }
@@ -219,6 +222,7 @@ export async function benchDataMatrix(): Promise<void> {
           adminHeaders,
           settings,
           TARGET_RATIO,
+          cpu,
         );
         results.push({ name: '7. users list with a search term', comparison, total: users.count });
       }
