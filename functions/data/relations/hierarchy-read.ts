@@ -1,13 +1,14 @@
 // Reads of a hierarchy table: a record with its descendants and/or ancestors (`include`, `depth`,
 // `graph_types`), a record as a tree (`format=tree`), and a page as a graph (`format=graph`). Walks
-// are recursive CTEs that keep (type, node, depth) rows under UNION, so a cycle or a diamond is
-// visited at most once per depth and the walk stops at `depth`: it never loops, and each record is
-// answered once, at its smallest depth. Soft-deleted records are neither answered nor walked through.
+// are recursive CTEs that keep their rows under UNION (node and depth; for a tree also root, type
+// and parent), so a cycle or a diamond is visited at most once per depth and the walk stops at
+// `depth`: it never loops, and each record is answered once, at its smallest depth. Soft-deleted
+// records are neither answered nor walked through.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
-import { recordText, softDeleteCondition } from '../records/query/compile.ts';
+import { recordText, recordTextWith, softDeleteCondition } from '../records/query/compile.ts';
 import { castTo, parseScalar, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
 import type { FilterCondition } from '../records/query/filters.ts';
@@ -109,16 +110,46 @@ function treeSql(nodes: TableDescriptor, roots: string[], types: string[], depth
 }
 
 /**
+ * `reached(node, depth)`: the records one type's walk from `id` reaches, for a flat list. Each record
+ * once, at its smallest depth, never `id` itself (a cycle may lead back to it). The walk keeps
+ * (node, depth) rows under UNION, so a cycle or a diamond adds at most one row per record and depth
+ * and the walk ends at `depth`: it never loops. It carries no root, type or parent (one root, one
+ * type, no tree to build), so rows are two integers to hash, and the edge type is an equality the
+ * edges' `(to_id, type, from_id)` index takes as its own condition. `reached` comes sorted by key, so
+ * the records are then read in index order (in hash order the same reads cost a quarter more).
+ */
+function reachedCte(nodes: TableDescriptor, id: string, direction: Direction, type: string, depth: number): SQL {
+  const key = keyFieldOf(nodes);
+  const [near, far] = direction === 'descendants' ? [sql.raw('to_id'), sql.raw('from_id')] : [sql.raw('from_id'), sql.raw('to_id')];
+  const visible = softDeleteCondition(nodes, 'exclude');
+  // Soft-deleted records end a walk: nothing behind them is reached through them.
+  const through =
+    visible === undefined ? sql`` : sql`join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = e.${far} and ${visible}`;
+  const root = sql`${id}::text${castTo(key)}`;
+  return sql`with recursive walk(node, depth) as (
+      select e.${far}, 1 from ${edgesSql(nodes)} as e ${through}
+      where e.${near} = ${root} and e.type = ${type}::text
+      union
+      select e.${far}, w.depth + 1 from walk as w
+        join ${edgesSql(nodes)} as e on e.${near} = w.node and e.type = ${type}::text ${through}
+      where w.depth < ${depth}
+    ),
+    reached as (select distinct on (node) node, depth from walk where node <> ${root} order by node, depth)`;
+}
+
+/**
  * The records one type's walk reaches as one JSON array text made by the database (null when none),
- * each record with its `_depth` and `_relationship_type` spliced in before its closing brace (a record
- * always has its key, so it is never `{}`): thousands of descendants are never parsed here only to be
- * written again.
+ * each record with its `_depth` and `_relationship_type`: thousands of descendants are never parsed
+ * here only to be written again.
  */
 function includedListSql(nodes: TableDescriptor, id: string, direction: Direction, type: string, depth: number): SQL {
   const key = keyFieldOf(nodes);
-  return sql`${walkCte(nodes, [id], direction, [type], depth)}
-    select '[' || string_agg(left(${recordText(nodes)}, -1) || ',"_depth":' || w.depth::text || ',"_relationship_type":' || ${JSON.stringify(type)}::text || '}', ','
-        order by w.depth, ${typedValue(nodes, key)}) || ']'
+  const record = recordTextWith(nodes, [
+    { key: '_depth', json: sql`w.depth::text` },
+    { key: '_relationship_type', json: sql`${JSON.stringify(type)}::text` },
+  ]);
+  return sql`${reachedCte(nodes, id, direction, type, depth)}
+    select '[' || string_agg(${record}, ',' order by w.depth, ${typedValue(nodes, key)}) || ']'
     from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
     where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}`;
 }
@@ -145,8 +176,9 @@ export function recordAnswerSql(record: SQL, id: string, plan: HierarchyPlan | u
     }
   }
   const members = [...lists].map(([label, list]) => sql` || ',' || ${JSON.stringify(label)}::text || ':' || ${list}`);
+  // `offset 0` keeps the record's subquery where it is: pulled up, it would be read once per mention.
   return sql`select case when r.record is null then 'null' else '{"data":' || r.record${sql.join(members, sql``)} || '}' end as answer
-    from (select (${record}) as record) as r`;
+    from (select (${record}) as record offset 0) as r`;
 }
 
 type WalkRow = {

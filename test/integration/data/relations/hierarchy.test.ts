@@ -266,6 +266,87 @@ describe('hierarchy tables', () => {
     expect(toggled.status).toBe(400);
   });
 
+  it('answers included records as a plain read does, each once at its smallest depth over diamonds and cycles', async () => {
+    // Included lists write their records by concatenation (flat tables) or by splicing (jsonb tables):
+    // every value must read as the record's own GET answers it, hostile text included.
+    const PARTS = {
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'label', type: 'string' },
+        { name: 'weight', type: 'number' },
+        { name: 'big', type: 'integer' },
+        { name: 'ok', type: 'boolean' },
+        { name: 'made_at', type: 'datetime' },
+        { name: 'lasts', type: 'duration' },
+        { name: 'made_on', type: 'date' },
+        { name: 'spec', type: 'object' },
+        { name: 'tags', type: 'array' },
+      ],
+      primaryKey: ['id'],
+      hierarchy: true,
+      graph: { enabled: true, types: [{ name: 'part_of', inverse: 'parts' }] },
+    };
+    const hostile = 'quote " backslash \\ newline \n tab \t nul-ish \u0001 emoji 🧩 and {"json":[1]}';
+    const rows = [
+      { id: 1, label: 'root', weight: 1.5, big: 9007199254740991, ok: true },
+      { id: 2, label: hostile, weight: 0.1, big: -1, ok: false, made_at: '2026-11-26T18:00:00.5Z', lasts: 'P1Y2M3DT4H5M6.5S' },
+      { id: 3, label: null, weight: 1e21, made_on: '2026-02-28', spec: { a: [1, { b: null }], 'k"ey': 'v' }, tags: ['x', 2, null] },
+      { id: 4, label: 'ÿ €', weight: -0.000001, spec: {}, tags: [] },
+      { id: 5, label: 'far' },
+    ];
+    // 2 and 3 are part of 1; 4 is part of both 2 and 3 (a diamond) and of 1 directly; 5 is part of 4;
+    // 1 is part of 5 (a cycle back to the root).
+    const edges = [
+      [2, 1],
+      [3, 1],
+      [4, 2],
+      [4, 3],
+      [4, 1],
+      [5, 4],
+      [1, 5],
+    ].map(([from_id, to_id]) => ({ from_id, to_id, type: 'part_of' }));
+    await call('POST', '/api/apps/hr/datasources/', { name: 'Docs', provider_type: 'jsonb' });
+    for (const [datasource, name] of [
+      ['main', 'parts'],
+      ['docs', 'parts_doc'],
+    ] as const) {
+      const table = `/api/apps/hr/datatables/${name}/`;
+      expect((await call('POST', `/api/apps/hr/datasources/${datasource}/datatables/`, { name, json_schema: PARTS })).status, name).toBe(
+        201,
+      );
+      expect((await call('POST', `${table}materialize/`)).status, name).toBe(200);
+      expect((await call('POST', `${table}data/`, rows)).status, name).toBe(201);
+      expect((await call('POST', `${table}edges/`, edges)).status, name).toBe(201);
+      const answer = await call('GET', `${table}data/1/?include=descendants`);
+      expect(answer.status, name).toBe(200);
+      expect(
+        answer.body.parts.map((record: Rec) => [record.id, record._depth]),
+        name,
+      ).toEqual([
+        [2, 1],
+        [3, 1],
+        [4, 1],
+        [5, 2],
+      ]);
+      for (const record of answer.body.parts as Rec[]) {
+        const { _depth, _relationship_type, ...own } = record;
+        expect(_relationship_type, name).toBe('part_of');
+        expect(own, `${name} ${record.id}`).toEqual((await call('GET', `${table}data/${record.id}/`)).body.data);
+      }
+      const up = await call('GET', `${table}data/4/?include=ancestors&depth=2`);
+      expect(
+        up.body.part_of.map((record: Rec) => [record.id, record._depth]),
+        name,
+      ).toEqual([
+        [1, 1],
+        [2, 1],
+        [3, 1],
+        [5, 2],
+      ]);
+      expect(up.body.part_of[1].label, name).toBe(hostile);
+    }
+  });
+
   it('drops the edges with the table', async () => {
     expect((await call('DELETE', TABLE)).status).toBe(204);
   });
