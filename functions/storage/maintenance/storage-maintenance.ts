@@ -1,7 +1,8 @@
 // The storage maintenance sweep, run on a schedule (an EventBridge rule deployed, a timer in the dev
 // server, and once before the dev server listens). It finishes what requests leave to later:
-// - deleted sites: their bytes in the object store and the builds store (all under `<site uuid>/`),
-//   queued by the delete's own transaction (tenant-purges.ts); a row goes only once both are empty;
+// - deleted sites: their hosts in the edge's host map (deployed), their bytes in the object store
+//   and the builds store (all under `<site uuid>/`), queued by the delete's own transaction
+//   (tenant-purges.ts); a row goes only once all three are done;
 // - presigned uploads never completed, an hour after their URL expired: records and bytes;
 // - queued discards a storage failure left behind;
 // - bytes no record points at (a process killed between storing bytes and committing their record)
@@ -9,6 +10,8 @@
 //   younger file may belong to an upload whose record is about to commit.
 // Every step is safe to repeat and one site's failure does not stop the others.
 import type { Queryable } from '#shared/db/database.ts';
+import type { HostMappingStore } from '#shared/hosting/host-mappings.ts';
+import { registeredBuildPrefix } from '#shared/hosting/hosted-domains.ts';
 import { describeError, type RequestLog } from '#shared/logger.ts';
 import { DELETE_BATCH_SIZE, type ObjectStore } from '#shared/storage/object-store.ts';
 import { finishTenantPurges, queuedTenantPurges, recordTenantPurgeFailure } from '#shared/tenancy/tenant-purges.ts';
@@ -23,6 +26,8 @@ export interface MaintenancePorts {
   objectStore: ObjectStore;
   /** Hosted builds' files; they live under the site's uuid like objects. */
   buildStore: ObjectStore;
+  /** Where the edge learns which build a host serves (deployed: the CloudFront KeyValueStore). */
+  hostMappings: HostMappingStore;
   log: RequestLog;
 }
 
@@ -67,6 +72,8 @@ async function removeAllUnder(store: ObjectStore, prefix: string): Promise<void>
 async function purgeDeletedSites(ports: MaintenancePorts, report: MaintenanceReport): Promise<void> {
   for (const purge of await queuedTenantPurges(ports.db, PURGES_PER_RUN)) {
     try {
+      // The edge stops sending the site's hosts to its builds first, then the builds go.
+      await ports.hostMappings.refresh(purge.hosts, (host) => registeredBuildPrefix(ports.db, host));
       await removeAllUnder(ports.objectStore, `${purge.siteUuid}/`);
       await removeAllUnder(ports.buildStore, `${purge.siteUuid}/`);
       await finishTenantPurges(ports.db, purge.siteUuid);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStorageMaintenance, type MaintenanceReport } from '#functions/storage/maintenance/storage-maintenance.ts';
 import { ABANDONED_UPLOAD_GRACE_SECONDS } from '#functions/storage/objects/presigned-uploads.ts';
 import { buildStoreFor } from '#shared/hosting/build-store.ts';
+import { hostMappingsFor } from '#shared/hosting/host-mappings.ts';
 import { systemLog } from '#shared/logger.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { zipArchive } from '#test/support/archives.ts';
@@ -82,7 +83,13 @@ describe.each(['filesystem', 's3'])('tenant purge on the %s store', (backend) =>
   async function sweep(options: { graceSeconds?: number; presignedUrlTtlSeconds?: number } = {}): Promise<MaintenanceReport> {
     const { objects, builds } = await stores();
     return runStorageMaintenance(
-      { db: app.runtime.db, objectStore: objects, buildStore: builds, log: systemLog },
+      {
+        db: app.runtime.db,
+        objectStore: objects,
+        buildStore: builds,
+        hostMappings: await hostMappingsFor(app.runtime.config.hosting),
+        log: systemLog,
+      },
       { graceSeconds: options.graceSeconds ?? 900, presignedUrlTtlSeconds: options.presignedUrlTtlSeconds ?? 900 },
     );
   }
