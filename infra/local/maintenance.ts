@@ -21,7 +21,11 @@ async function runOnce(runtime: Runtime, graceSeconds: number): Promise<Maintena
       hostMappings: await hostMappingsFor(runtime.config.hosting),
       log: systemLog,
     },
-    { graceSeconds, presignedUrlTtlSeconds: runtime.config.transfers.presignedUrlTtlSeconds },
+    {
+      graceSeconds,
+      presignedUrlTtlSeconds: runtime.config.transfers.presignedUrlTtlSeconds,
+      orphanKeysPerRun: runtime.config.maintenance.orphanKeysPerRun,
+    },
   );
   if (report.failures.length > 0) systemLog.warn('storage maintenance left work for the next run', { ...report });
   return report;

@@ -18,7 +18,11 @@ export async function handler(): Promise<MaintenanceReport> {
       hostMappings: await hostMappingsFor(runtime.config.hosting),
       log: systemLog,
     },
-    { graceSeconds: runtime.config.maintenance.graceSeconds, presignedUrlTtlSeconds: runtime.config.transfers.presignedUrlTtlSeconds },
+    {
+      graceSeconds: runtime.config.maintenance.graceSeconds,
+      presignedUrlTtlSeconds: runtime.config.transfers.presignedUrlTtlSeconds,
+      orphanKeysPerRun: runtime.config.maintenance.orphanKeysPerRun,
+    },
   );
   systemLog.info('storage maintenance ran', { ...report });
   if (report.failures.length > 0) throw new Error(`storage maintenance left work for the next run: ${report.failures.join('; ')}`);

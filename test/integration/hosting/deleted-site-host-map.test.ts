@@ -64,7 +64,7 @@ describe('a deleted site on the edge host map', () => {
         hostMappings: await hostMappingsFor(app.runtime.config.hosting),
         log: systemLog,
       },
-      { graceSeconds: 900, presignedUrlTtlSeconds: 900 },
+      { graceSeconds: 900, presignedUrlTtlSeconds: 900, orphanKeysPerRun: app.runtime.config.maintenance.orphanKeysPerRun },
     );
   }
 
