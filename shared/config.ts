@@ -124,6 +124,7 @@ const settingsSchema = z.object({
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
   MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
   MAINTENANCE_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
+  MAINTENANCE_ORPHAN_KEYS_PER_RUN: z.coerce.number().int().min(1).default(100_000),
   PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
   PRE_EVENT_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   POST_EVENT_QUEUE_URL: z.string().url().optional(),
@@ -257,8 +258,12 @@ export interface Config {
   hosting: HostingConfig;
   /** How long a PRE event's subscribers may take, all together, inside the request that fires it. */
   preEventBudgetMs: number;
-  /** The storage maintenance sweep (functions/storage/maintenance): how often locally, and its grace period. */
-  maintenance: { intervalSeconds: number; graceSeconds: number };
+  /**
+   * The storage maintenance sweep (functions/storage/maintenance): how often locally, its grace
+   * period, and how many of the object store's keys one run's orphan sweep lists before it stops
+   * and keeps its place for the next run.
+   */
+  maintenance: { intervalSeconds: number; graceSeconds: number; orphanKeysPerRun: number };
   /** Deployed: the PRE-event Express state machine and the POST-event queue; unset runs both in-process. */
   preEventStateMachineArn?: string;
   postEventQueueUrl?: string;
@@ -416,7 +421,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundAllowPrivateNetworks: s.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     hosting: hostingOf(s, env),
     preEventBudgetMs: s.PRE_EVENT_BUDGET_MS,
-    maintenance: { intervalSeconds: s.MAINTENANCE_INTERVAL_SECONDS, graceSeconds: s.MAINTENANCE_GRACE_SECONDS },
+    maintenance: {
+      intervalSeconds: s.MAINTENANCE_INTERVAL_SECONDS,
+      graceSeconds: s.MAINTENANCE_GRACE_SECONDS,
+      orphanKeysPerRun: s.MAINTENANCE_ORPHAN_KEYS_PER_RUN,
+    },
     preEventStateMachineArn: s.PRE_EVENT_STATE_MACHINE_ARN,
     postEventQueueUrl: s.POST_EVENT_QUEUE_URL,
     rateLimit: s.RATE_LIMIT_ENABLED

@@ -94,6 +94,7 @@ export class ApiStack extends Stack {
       settings: props.settings,
       objects: props.objects,
       builds: props.hosting.builds,
+      hostMap: props.hosting.hostMap,
     });
 
     const functions = new Map<string, TesseraFunction>();

@@ -1,12 +1,14 @@
 // The storage maintenance sweep deployed: its Lambda (functions/storage/maintenance) and the
 // EventBridge rule that runs it every hour. It purges deleted sites' bytes from the objects and
-// builds buckets, sweeps abandoned presigned uploads, queued discards and bytes no record points at,
-// so it may list and delete in both buckets and nothing else.
+// builds buckets and their hosts from the edge's KeyValueStore, sweeps abandoned presigned uploads,
+// queued discards and bytes no record points at, so it may list and delete in both buckets, write
+// that one KeyValueStore, and nothing else.
 import { Duration } from 'aws-cdk-lib';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKeyValueStore } from 'aws-cdk-lib/aws-cloudfront';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { acknowledgeNagPattern, bucketKeysWildcard } from './nag-checks.ts';
@@ -19,6 +21,8 @@ export interface StorageMaintenanceProps {
   settings: DeploySettings;
   objects: IBucket;
   builds: IBucket;
+  /** The edge's host → build map: a deleted site's hosts are removed from it. */
+  hostMap: IKeyValueStore;
 }
 
 export class StorageMaintenance extends Construct {
@@ -49,6 +53,19 @@ export class StorageMaintenance extends Construct {
     );
     this.sweepFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.objects.bucketArn, props.builds.bucketArn] }),
+    );
+    // A deleted site's hosts: the registry is read again before each write, so a host another site
+    // claimed since is written back (PutKey), never removed under it (shared/hosting/kvs-host-mappings.ts).
+    this.sweepFunction.addEnvironment('HOSTING_KVS_ARN', props.hostMap.keyValueStoreArn);
+    this.sweepFunction.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'cloudfront-keyvaluestore:DescribeKeyValueStore',
+          'cloudfront-keyvaluestore:PutKey',
+          'cloudfront-keyvaluestore:DeleteKey',
+        ],
+        resources: [props.hostMap.keyValueStoreArn],
+      }),
     );
     new Rule(this, 'Schedule', {
       description: 'Runs the storage maintenance sweep',

@@ -149,6 +149,9 @@ async function serve(groups: LoadedGroup[], request: IncomingMessage, response: 
     // the wire and drop it, so the client gets the answer and the connection stays usable.
     request.unpipe(requestStream);
     request.resume();
+    // A handler answered out of time (503) may still be waiting on these bytes: it stops now, with
+    // its staged file removed, instead of waiting for ever on a stream nothing feeds.
+    requestStream.destroy();
   }
   const replyStream = takeReplyStream(event);
   const headers: Record<string, string | string[]> = {};

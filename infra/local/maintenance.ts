@@ -4,6 +4,7 @@
 // process), so that first run takes no grace period: whatever a killed server left half-done goes.
 import { runStorageMaintenance, type MaintenanceReport } from '#functions/storage/maintenance/storage-maintenance.ts';
 import { buildStoreFor } from '#shared/hosting/build-store.ts';
+import { hostMappingsFor } from '#shared/hosting/host-mappings.ts';
 import { systemLog } from '#shared/logger.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
 
@@ -17,9 +18,14 @@ async function runOnce(runtime: Runtime, graceSeconds: number): Promise<Maintena
       db: runtime.db,
       objectStore: runtime.objectStore,
       buildStore: await buildStoreFor(runtime.config.hosting),
+      hostMappings: await hostMappingsFor(runtime.config.hosting),
       log: systemLog,
     },
-    { graceSeconds, presignedUrlTtlSeconds: runtime.config.transfers.presignedUrlTtlSeconds },
+    {
+      graceSeconds,
+      presignedUrlTtlSeconds: runtime.config.transfers.presignedUrlTtlSeconds,
+      orphanKeysPerRun: runtime.config.maintenance.orphanKeysPerRun,
+    },
   );
   if (report.failures.length > 0) systemLog.warn('storage maintenance left work for the next run', { ...report });
   return report;

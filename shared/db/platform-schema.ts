@@ -369,7 +369,23 @@ export const hostedDomains = platform.table(
 export const tenantPurges = platform.table('tenant_purges', {
   id: serial('id').primaryKey(),
   siteUuid: uuid('site_uuid').notNull(),
+  /**
+   * The hosts the site's workers claimed when it was deleted (their registry rows cascade with the
+   * site): deployed, each may still be a key of the edge's KeyValueStore, removed by the purge.
+   */
+  hosts: text('hosts').array().notNull().default(sql`'{}'::text[]`),
   attempts: integer('attempts').notNull().default(0),
   lastError: text('last_error'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Where a maintenance step that works through a large store a slice per run stopped: the orphan
+ * sweep lists the object store in key order from `position` (a storage key) and goes on from there
+ * on the next run; no row (or a null position) starts from the beginning.
+ */
+export const maintenanceCursors = platform.table('maintenance_cursors', {
+  name: varchar('name', { length: 100 }).primaryKey(),
+  position: text('position'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

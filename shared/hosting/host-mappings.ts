@@ -13,12 +13,22 @@ export interface HostMapping {
   buildPrefix: string | undefined;
 }
 
+/** The build prefix the registry gives a host right now (undefined: no worker claims it, or no build). */
+export type CurrentBuildPrefix = (host: string) => Promise<string | undefined>;
+
 export interface HostMappingStore {
   apply(mappings: readonly HostMapping[]): Promise<void>;
+  /**
+   * Brings these hosts' mappings back to what the registry says, reading `current` for each host
+   * just before its write. A deleted site's purge uses it: its hosts go, unless another site has
+   * claimed one since, whose mapping is then written (never removed under it).
+   */
+  refresh(hosts: readonly string[], current: CurrentBuildPrefix): Promise<void>;
 }
 
 const localHostMappings: HostMappingStore = {
   apply: async (mappings) => forgetHostedDomains(mappings.map((mapping) => mapping.host)),
+  refresh: async (hosts) => forgetHostedDomains(hosts),
 };
 
 const opened = new Map<string, Promise<HostMappingStore>>();

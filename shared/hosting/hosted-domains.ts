@@ -20,13 +20,18 @@ export async function activeBuildPrefix(db: Queryable, host: string): Promise<st
   const now = Date.now();
   const known = remembered.get(host);
   if (known !== undefined && known.until > now) return known.buildPrefix;
-  const [row] = await db.rows<{ build_prefix: string | null }>(
-    sql`select build_prefix from platform.hosted_domains where full_domain = ${host}`,
-  );
-  const buildPrefix = row?.build_prefix ?? undefined;
+  const buildPrefix = await registeredBuildPrefix(db, host);
   if (remembered.size > 10_000) remembered.clear();
   remembered.set(host, { buildPrefix, until: now + KEEP_MS });
   return buildPrefix;
+}
+
+/** What the registry says now, without the remembered answers: for writes that must not go stale. */
+export async function registeredBuildPrefix(db: Queryable, host: string): Promise<string | undefined> {
+  const [row] = await db.rows<{ build_prefix: string | null }>(
+    sql`select build_prefix from platform.hosted_domains where full_domain = ${host}`,
+  );
+  return row?.build_prefix ?? undefined;
 }
 
 /** Called after a change to these domains is committed. */

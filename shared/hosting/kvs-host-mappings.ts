@@ -12,7 +12,7 @@ import {
   PutKeyCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import type { HostMapping, HostMappingStore } from './host-mappings.ts';
+import type { CurrentBuildPrefix, HostMapping, HostMappingStore } from './host-mappings.ts';
 
 /** Writes that lost the ETag race this many times in a row give up (a storm of writers). */
 const MAX_ATTEMPTS = 5;
@@ -24,24 +24,32 @@ export class KvsHostMappingStore implements HostMappingStore {
   ) {}
 
   async apply(mappings: readonly HostMapping[]): Promise<void> {
-    for (const mapping of mappings) await this.write(mapping);
+    for (const mapping of mappings) await this.write(mapping.host, async () => mapping.buildPrefix);
   }
 
-  private async write(mapping: HostMapping): Promise<void> {
+  async refresh(hosts: readonly string[], current: CurrentBuildPrefix): Promise<void> {
+    for (const host of hosts) await this.write(host, current);
+  }
+
+  /**
+   * Writes `host` → the prefix `prefixOf` answers, read after the store's ETag: a writer that
+   * changes the registry and then the store in between makes this write fail on the ETag, and the
+   * retry reads the registry again, so a stale answer never overwrites a newer write.
+   */
+  private async write(host: string, prefixOf: CurrentBuildPrefix): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       const ifMatch = await this.currentETag();
+      const buildPrefix = await prefixOf(host);
       try {
-        if (mapping.buildPrefix === undefined) {
-          await this.client.send(new DeleteKeyCommand({ KvsARN: this.kvsArn, Key: mapping.host, IfMatch: ifMatch }));
+        if (buildPrefix === undefined) {
+          await this.client.send(new DeleteKeyCommand({ KvsARN: this.kvsArn, Key: host, IfMatch: ifMatch }));
         } else {
-          await this.client.send(
-            new PutKeyCommand({ KvsARN: this.kvsArn, Key: mapping.host, Value: mapping.buildPrefix, IfMatch: ifMatch }),
-          );
+          await this.client.send(new PutKeyCommand({ KvsARN: this.kvsArn, Key: host, Value: buildPrefix, IfMatch: ifMatch }));
         }
         return;
       } catch (error) {
         // Deleting a host the store does not hold is already done.
-        if (mapping.buildPrefix === undefined && error instanceof ResourceNotFoundException) return;
+        if (buildPrefix === undefined && error instanceof ResourceNotFoundException) return;
         if (!(error instanceof ConflictException) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }

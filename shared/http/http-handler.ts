@@ -12,6 +12,7 @@ import { deliverReplyStream } from './body-streams.ts';
 import { routeReply } from './answers.ts';
 import { checkDeclaredResponse } from './response-check.ts';
 import { type HttpReply, JsonText } from './reply.ts';
+import { ServiceUnavailableError } from '#shared/errors.ts';
 import { stringifyExactJson } from '#shared/json/exact-json.ts';
 import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
@@ -79,9 +80,34 @@ export interface HttpHandler {
   router: Router;
 }
 
+/**
+ * What is kept of the function's time for rendering and sending the answer once the route's
+ * handler has run out of it (middy's default, 5 ms, leaves the answer to luck on a busy host).
+ */
+const ANSWER_TIME_MS = 500;
+/** Seconds a client is asked to wait after a request that ran out of time on a busy platform. */
+const OUT_OF_TIME_RETRY_AFTER_SECONDS = '5';
+
+/**
+ * A handler still running when the function's time is nearly up. On a healthy platform that is
+ * overload: the request waited for a database connection behind many others (postgres.js queues
+ * them without a limit) or for a busy CPU. Not a fault of the request nor of the code, so a 503 the
+ * client may send again after Retry-After, never the 500 middy's own TimeoutError became. Statements
+ * are bounded shorter (DATABASE_STATEMENT_TIMEOUT_MS, 504), so this is waiting, not one slow query.
+ */
+function outOfTime(): never {
+  throw new ServiceUnavailableError(
+    'The platform is too busy to finish this request in time; try again shortly. A write may still be applied.',
+    { headers: { 'Retry-After': OUT_OF_TIME_RETRY_AFTER_SECONDS } },
+  );
+}
+
 export function createHttpHandler(group: string, routes: readonly AnyRoute[]): HttpHandler {
   const router = new Router(routes);
-  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(dispatch)
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(dispatch, {
+    timeoutEarlyInMillis: ANSWER_TIME_MS,
+    timeoutEarlyResponse: outOfTime,
+  })
     .use(observeMiddleware(group))
     .use(requestContextMiddleware(group))
     .use(corsMiddleware())

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ByteLimit } from './byte-limit.ts';
-import type { ByteRange, ListedKey, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
+import type { ByteRange, ListedKey, ListOptions, ObjectDownload, ObjectStore, PutOptions, StoredObjectInfo } from './object-store.ts';
 import {
   InsufficientStorageError,
   isOutOfSpace,
@@ -195,20 +195,38 @@ export class FilesystemObjectStore implements ObjectStore {
     }
   }
 
-  async *listKeys(prefix: string): AsyncIterable<ListedKey> {
+  /**
+   * Walks the folders in key order, one folder's names in memory at a time (not the whole tree):
+   * a folder sorts as its name followed by `/`, so `a-b` comes before `a/x` as in S3. A folder
+   * whose keys all sort before `startAfter` is not read at all.
+   */
+  async *listKeys(prefix: string, options: ListOptions = {}): AsyncIterable<ListedKey> {
     const folder = prefix === '' ? this.root : this.fileOf(prefix.replace(/\/+$/, ''));
+    yield* this.walk(folder, options.startAfter);
+  }
+
+  private async *walk(folder: string, startAfter: string | undefined): AsyncIterable<ListedKey> {
     let entries: Dirent[];
     try {
-      entries = await readdir(folder, { recursive: true, withFileTypes: true });
+      entries = await readdir(folder, { withFileTypes: true });
     } catch (error) {
       if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
       throw error;
     }
+    const sortName = (entry: Dirent) => (entry.isDirectory() ? `${entry.name}/` : entry.name);
+    entries.sort((a, b) => (sortName(a) < sortName(b) ? -1 : sortName(a) > sortName(b) ? 1 : 0));
     for (const entry of entries) {
-      if (!entry.isFile()) continue;
-      const key = path.relative(this.root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
-      if (key.startsWith(`${INCOMING}/`) || !SAFE_KEY.test(key)) continue;
-      const stats = await stat(path.join(entry.parentPath, entry.name)).catch(() => undefined);
+      const file = path.join(folder, entry.name);
+      const key = path.relative(this.root, file).split(path.sep).join('/');
+      if (entry.isDirectory()) {
+        if (key === INCOMING) continue;
+        // Every key inside starts with `key/`: all of them sort before a `startAfter` past that prefix.
+        if (startAfter !== undefined && startAfter >= `${key}/` && !startAfter.startsWith(`${key}/`)) continue;
+        yield* this.walk(file, startAfter);
+        continue;
+      }
+      if (!entry.isFile() || !SAFE_KEY.test(key) || (startAfter !== undefined && key <= startAfter)) continue;
+      const stats = await stat(file).catch(() => undefined);
       if (stats !== undefined) yield { key, lastModified: stats.mtime };
     }
   }

@@ -47,6 +47,11 @@ export interface ObjectDownload extends StoredObjectInfo {
   range?: ByteRange;
 }
 
+export interface ListOptions {
+  /** Only keys after this one (it need not exist). */
+  startAfter?: string;
+}
+
 /** A key found by listing, with the time its bytes were last written. */
 export interface ListedKey {
   key: string;
@@ -98,11 +103,12 @@ export interface ObjectStore {
   deleteMany(keys: readonly string[]): Promise<void>;
 
   /**
-   * Every key under `prefix` (`''` for the whole store), in no particular order. Sweeps and tenant
-   * purges use it to find bytes no record points at; undefined where the store cannot list (a
-   * document library, whose files go with its site).
+   * The keys under `prefix` (`''` for the whole store) in ascending order of the key's characters
+   * (S3's order), after `startAfter` when given: a caller that stops part-way goes on from the last
+   * key it saw. Sweeps and tenant purges use it to find bytes no record points at; undefined where
+   * the store cannot list (a document library, whose files go with its site).
    */
-  listKeys?(prefix: string): AsyncIterable<ListedKey>;
+  listKeys?(prefix: string, options?: ListOptions): AsyncIterable<ListedKey>;
 
   /**
    * Removes temporary files of writes that never finished (a process killed mid-upload) last

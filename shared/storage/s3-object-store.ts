@@ -21,6 +21,7 @@ import {
   DELETE_BATCH_SIZE,
   type ByteRange,
   type ListedKey,
+  type ListOptions,
   type ObjectDownload,
   type ObjectStore,
   type PresignOptions,
@@ -258,12 +259,21 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  /** Pages through ListObjectsV2 (1000 keys a call); a failure is the store's, to retry later. */
-  async *listKeys(prefix: string): AsyncIterable<ListedKey> {
+  /**
+   * Pages through ListObjectsV2 (1000 keys a call, in S3's key order), one page in memory at a
+   * time; a failure is the store's, to retry later.
+   */
+  async *listKeys(prefix: string, options: ListOptions = {}): AsyncIterable<ListedKey> {
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix === '' ? undefined : prefix, ContinuationToken: token }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix === '' ? undefined : prefix,
+          // S3 ignores StartAfter once a continuation token is given.
+          StartAfter: token === undefined ? options.startAfter : undefined,
+          ContinuationToken: token,
+        }),
       );
       for (const item of page.Contents ?? []) {
         if (item.Key !== undefined) yield { key: item.Key, lastModified: item.LastModified ?? new Date(0) };

@@ -426,6 +426,27 @@ describe.each(harnesses)('object store: $name adapter', (harness) => {
     expect(all).toContain(`other-${prefix}/a/four.txt`);
     expect(all).toContain(key('a/one.txt'));
   });
+
+  it('lists in key order, and from after a given key, where the store lists', async () => {
+    // Prepare
+    if (store.listKeys === undefined) return expect(store.provider).toBe('document_library');
+    const names = ['m/x.txt', 'm/a/y.txt', 'n.txt', 'l.txt'];
+    for (const name of names) await store.put(key(`order/${name}`), Buffer.from(name), { contentType: 'text/plain' });
+    const listFrom = async (startAfter?: string) => {
+      const listed: string[] = [];
+      for await (const item of store.listKeys!(`${prefix}/order/`, { startAfter })) listed.push(item.key);
+      return listed;
+    };
+    // Act
+    const everything = await listFrom();
+    const afterFolder = await listFrom(key('order/m/a/y.txt'));
+    const afterMissingKey = await listFrom(key('order/m/b'));
+    // Assess
+    const ordered = ['l.txt', 'm/a/y.txt', 'm/x.txt', 'n.txt'].map((name) => key(`order/${name}`));
+    expect(everything).toEqual(ordered);
+    expect(afterFolder).toEqual(ordered.slice(2));
+    expect(afterMissingKey).toEqual(ordered.slice(2));
+  });
 });
 
 describe('object store: filesystem adapter specifics', () => {
@@ -439,8 +460,29 @@ describe('object store: filesystem adapter specifics', () => {
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
 
+  // S3 orders keys by their characters, so `m-n` (with `-` before `/`) comes before `m/x`; the
+  // walk of folders must too, or a sweep going on after `m-n` would skip the folder's keys.
+  it('lists a file named like a folder with a suffix in S3 order, and goes on after it', async () => {
+    // Prepare
+    for (const name of ['m/x.txt', 'm-n.txt', 'm/a/y.txt'])
+      await store.put(key(`s3-order/${name}`), Buffer.from(name), { contentType: 'text/plain' });
+    const listFrom = async (startAfter?: string) => {
+      const listed: string[] = [];
+      for await (const item of store.listKeys!('site/s3-order/', { startAfter })) listed.push(item.key);
+      return listed;
+    };
+    // Act
+    const everything = await listFrom();
+    const afterFile = await listFrom(key('s3-order/m-n.txt'));
+    // Assess
+    const ordered = ['m-n.txt', 'm/a/y.txt', 'm/x.txt'].map((name) => key(`s3-order/${name}`));
+    expect(everything).toEqual(ordered);
+    expect(afterFile).toEqual(ordered.slice(1));
+  });
+
   // S3 guarantees this itself (a GET streams the version it started on); s3rver overwrites its
   // file in place, so there it cannot be shown.
+
   it('lets a reader that started before a replacement finish reading the old bytes', async () => {
     // Prepare
     const old = patterned(2 * MiB, 3);

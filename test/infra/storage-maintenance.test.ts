@@ -33,4 +33,19 @@ describe('storage maintenance', () => {
     // The objects bucket (its binding lets it list too) and the builds bucket.
     expect(new Set(listed).size).toBe(2);
   });
+
+  it("may remove a deleted site's hosts from the edge's KeyValueStore, and knows which one", () => {
+    const fn = tesseraFunctions(synthesized.api)[sweepFunctionId()]!;
+    const statements = statementsOfFunction(synthesized.api, sweepFunctionId());
+    const kvs = statements.filter((statement) =>
+      [statement.Action].flat().some((action) => String(action).startsWith('cloudfront-keyvaluestore:')),
+    );
+    expect(kvs.flatMap((statement) => [statement.Action].flat()).sort()).toEqual([
+      'cloudfront-keyvaluestore:DeleteKey',
+      'cloudfront-keyvaluestore:DescribeKeyValueStore',
+      'cloudfront-keyvaluestore:PutKey',
+    ]);
+    expect(kvs.every((statement) => !JSON.stringify(statement.Resource).includes('*'))).toBe(true);
+    expect(JSON.stringify(fn.Properties?.Environment)).toContain('HOSTING_KVS_ARN');
+  });
 });

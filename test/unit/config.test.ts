@@ -31,14 +31,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ PUBLIC_API_URL: 'not a url' })).toThrow(/PUBLIC_API_URL/);
   });
 
-  it('runs the storage maintenance sweep every 5 minutes with a 15-minute grace unless told otherwise', () => {
-    expect(loadConfig({}).maintenance).toEqual({ intervalSeconds: 300, graceSeconds: 900 });
-    expect(loadConfig({ MAINTENANCE_INTERVAL_SECONDS: '60', MAINTENANCE_GRACE_SECONDS: '0' }).maintenance).toEqual({
+  it('runs the storage maintenance sweep every 5 minutes with a 15-minute grace, 100,000 keys a run, unless told otherwise', () => {
+    expect(loadConfig({}).maintenance).toEqual({ intervalSeconds: 300, graceSeconds: 900, orphanKeysPerRun: 100_000 });
+    expect(
+      loadConfig({ MAINTENANCE_INTERVAL_SECONDS: '60', MAINTENANCE_GRACE_SECONDS: '0', MAINTENANCE_ORPHAN_KEYS_PER_RUN: '500' })
+        .maintenance,
+    ).toEqual({
       intervalSeconds: 60,
       graceSeconds: 0,
+      orphanKeysPerRun: 500,
     });
     expect(() => loadConfig({ MAINTENANCE_INTERVAL_SECONDS: '1' })).toThrow(/MAINTENANCE_INTERVAL_SECONDS/);
     expect(() => loadConfig({ MAINTENANCE_GRACE_SECONDS: '-5' })).toThrow(/MAINTENANCE_GRACE_SECONDS/);
+    expect(() => loadConfig({ MAINTENANCE_ORPHAN_KEYS_PER_RUN: '0' })).toThrow(/MAINTENANCE_ORPHAN_KEYS_PER_RUN/);
   });
 
   it('names every invalid variable at once', () => {

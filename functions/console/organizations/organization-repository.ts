@@ -152,11 +152,9 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
           where other.user_id = m.user_id and other.organization_id <> ${organizationId}
         )`);
     for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
-    // Their bytes in the stores go after the commit, by the maintenance sweep (tenant-purges.ts).
-    await queueTenantPurges(
-      tx,
-      ownSites.map((site) => site.uuid),
-    );
+    // Their bytes in the stores and their edge hosts go after the commit, by the maintenance sweep
+    // (tenant-purges.ts); queued before the site rows go, with the hosts they claimed.
+    await queueTenantPurges(tx, ownSites);
     if (ownSites.length > 0) {
       await tx.query((orm) =>
         orm.delete(sites).where(

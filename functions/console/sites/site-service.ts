@@ -139,15 +139,17 @@ export async function changeSite(
 
 /**
  * Drops the tenant schema and the site row (domains and user permissions cascade) together, and
- * queues the site's bytes in the stores (objects, hosted builds) for the maintenance sweep, in the
+ * queues the site's bytes in the stores (objects, hosted builds) and its hosts on the deployed edge
+ * for the maintenance sweep, in the
  * same transaction: the site is gone as a whole or not at all, and its bytes follow.
  */
 export async function deleteSite(ports: SiteServicePorts, caller: Principal, slugOrUuid: string): Promise<void> {
   const { site } = await siteForManagers(ports.db, caller, slugOrUuid);
   await ports.db.transaction(async (tx) => {
+    // Queued first: it reads the site's hosted domain claims, which go with its row.
+    await queueTenantPurges(tx, [{ id: site.id, uuid: site.uuid }]);
     await deleteSiteRow(tx, site.id);
     await dropTenantSchema(tx, site.schemaName);
-    await queueTenantPurges(tx, [site.uuid]);
   });
 }
 

@@ -21,9 +21,23 @@ export async function objectStoreBucketIds(db: Queryable, site: SchemaScopedSite
   return rows.map((row) => Number(row.id));
 }
 
-/** Every storage key of the site that a record uses or the discard queue still holds. */
-export async function referencedStorageKeys(db: Queryable, site: SchemaScopedSite): Promise<Set<string>> {
+/** Which of these storage keys of the site a record uses or the discard queue still holds. */
+export async function referencedStorageKeys(db: Queryable, site: SchemaScopedSite, keys: readonly string[]): Promise<Set<string>> {
   const rows = await db.rows<{ storage_key: string }>(sql`select storage_key from ${tenantTable(site, 'objects')}
-    union all select storage_key from ${tenantTable(site, 'object_discards')}`);
+      where storage_key = any(${sql.param([...keys])}::text[])
+    union all select storage_key from ${tenantTable(site, 'object_discards')}
+      where storage_key = any(${sql.param([...keys])}::text[])`);
   return new Set(rows.map((row) => row.storage_key));
+}
+
+/** Where the named sweep stopped in its last run (a storage key), or undefined to start from the beginning. */
+export async function sweepPosition(db: Queryable, name: string): Promise<string | undefined> {
+  const [row] = await db.rows<{ position: string | null }>(sql`select position from platform.maintenance_cursors where name = ${name}`);
+  return row?.position ?? undefined;
+}
+
+/** Keeps where the named sweep stopped; undefined: it went through to the end, the next run starts over. */
+export async function keepSweepPosition(db: Queryable, name: string, position: string | undefined): Promise<void> {
+  await db.run(sql`insert into platform.maintenance_cursors (name, position) values (${name}, ${position ?? null})
+    on conflict (name) do update set position = excluded.position, updated_at = now()`);
 }

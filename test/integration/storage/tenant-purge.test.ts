@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStorageMaintenance, type MaintenanceReport } from '#functions/storage/maintenance/storage-maintenance.ts';
 import { ABANDONED_UPLOAD_GRACE_SECONDS } from '#functions/storage/objects/presigned-uploads.ts';
 import { buildStoreFor } from '#shared/hosting/build-store.ts';
+import { hostMappingsFor } from '#shared/hosting/host-mappings.ts';
 import { systemLog } from '#shared/logger.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { zipArchive } from '#test/support/archives.ts';
@@ -79,11 +80,23 @@ describe.each(['filesystem', 's3'])('tenant purge on the %s store', (backend) =>
 
   const stores = async () => ({ objects: app.runtime.objectStore, builds: await buildStoreFor(app.runtime.config.hosting) });
 
-  async function sweep(options: { graceSeconds?: number; presignedUrlTtlSeconds?: number } = {}): Promise<MaintenanceReport> {
+  async function sweep(
+    options: { graceSeconds?: number; presignedUrlTtlSeconds?: number; orphanKeysPerRun?: number } = {},
+  ): Promise<MaintenanceReport> {
     const { objects, builds } = await stores();
     return runStorageMaintenance(
-      { db: app.runtime.db, objectStore: objects, buildStore: builds, log: systemLog },
-      { graceSeconds: options.graceSeconds ?? 900, presignedUrlTtlSeconds: options.presignedUrlTtlSeconds ?? 900 },
+      {
+        db: app.runtime.db,
+        objectStore: objects,
+        buildStore: builds,
+        hostMappings: await hostMappingsFor(app.runtime.config.hosting),
+        log: systemLog,
+      },
+      {
+        graceSeconds: options.graceSeconds ?? 900,
+        presignedUrlTtlSeconds: options.presignedUrlTtlSeconds ?? 900,
+        orphanKeysPerRun: options.orphanKeysPerRun ?? app.runtime.config.maintenance.orphanKeysPerRun,
+      },
     );
   }
 
@@ -193,5 +206,36 @@ describe.each(['filesystem', 's3'])('tenant purge on the %s store', (backend) =>
     expect(report.sweptUploads).toBe(1);
     expect(withPending).toHaveLength(3);
     expect(await keysUnder(objects, `${uuid}/`)).toHaveLength(2);
+  });
+
+  // Last in the suite: it runs the sweep through the whole store, so the next run starts over.
+  it('lists a bounded slice of the store per run, each run going on where the last one stopped', async () => {
+    // Prepare: five orphans among the live keys of every site so far
+    const { site, uuid } = await populatedSite();
+    const { objects } = await stores();
+    const orphans = Array.from({ length: 5 }, () => `${uuid}/${randomUUID()}/${randomUUID()}`);
+    for (const key of orphans) await objects.put(key, Buffer.from('never committed'), { contentType: 'text/plain' });
+    const storeKeys = (await keysUnder(objects, '')).length;
+    // Act: small slices until a run reaches the end of the store
+    const runs: MaintenanceReport[] = [];
+    do {
+      runs.push(await sweep({ graceSeconds: 0, orphanKeysPerRun: 3 }));
+    } while (runs.at(-1)!.listedKeys === 3 && runs.length <= storeKeys);
+    // Assess
+    expect(runs.flatMap((run) => run.failures)).toEqual([]);
+    expect(runs.every((run) => run.listedKeys <= 3)).toBe(true);
+    // Each key listed once over the runs: every run took up where the one before stopped.
+    expect(runs.reduce((total, run) => total + run.listedKeys, 0)).toBe(storeKeys);
+    expect(runs.length).toBe(Math.floor(storeKeys / 3) + 1);
+    expect(runs.reduce((total, run) => total + run.removedOrphans, 0)).toBe(5);
+    const left = new Set(await keysUnder(objects, ''));
+    expect(orphans.filter((key) => left.has(key))).toEqual([]);
+    const stillServed = await sendBinary(app.url, 'GET', `/api/apps/${site.app}/storage/buckets/files/objects/b.txt`, {
+      token: admin,
+      headers: site.tenant,
+    });
+    expect(stillServed.bytes.toString()).toBe('second');
+    // The pass is complete: the next run starts from the first key again.
+    expect((await sweep({ graceSeconds: 0, orphanKeysPerRun: 3 })).listedKeys).toBe(3);
   });
 });
