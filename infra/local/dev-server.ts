@@ -14,6 +14,7 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';
 import { systemLog, describeError } from '#shared/logger.ts';
 import { getRuntime } from '#shared/runtime/runtime.ts';
+import { admission, type Admission } from './admission.ts';
 import { gatewayEvent, lambdaContext } from './gateway-event.ts';
 import { hostedHostOf, serveHostedBuild } from './hosted-builds.ts';
 
@@ -30,6 +31,12 @@ export interface DevServer {
 }
 
 const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Requests served at once (admission.ts): enough to keep the database pool and the cores busy, few
+ * enough that a request's statements are not queued behind hundreds of others.
+ */
+const REQUESTS_IN_FLIGHT = 64;
 
 /** Content-Length when the client sent a well-formed one. */
 function announcedLength(request: IncomingMessage): number | undefined {
@@ -117,7 +124,7 @@ function groupFor(groups: LoadedGroup[], path: string): LoadedGroup {
   return groups.find((candidate) => candidate.router.handles(canonical) || candidate.router.handles(cloudForm)) ?? groups[0]!;
 }
 
-async function serve(groups: LoadedGroup[], request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(groups: LoadedGroup[], places: Admission, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = request.url ?? '/';
   const path = url.split('?', 1)[0]!;
   // A worker's host serves its build, as CloudFront does deployed; its /api/ paths stay the API's.
@@ -137,7 +144,8 @@ async function serve(groups: LoadedGroup[], request: IncomingMessage, response: 
     sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''),
   });
   openStreamingChannel(event, requestStream);
-  const result = await group.handler(event, lambdaContext(group.name));
+  // The place is held while the handler works, not while a reply streams out to a slow client.
+  const result = await places.run(() => group.handler(event, lambdaContext(group.name)));
   if (requestStream === undefined && !request.complete) {
     // A body over the limit, refused by the chain (413) before it was read to the end: the
     // connection closes after the answer, the rest of the body is dropped as it comes.
@@ -178,8 +186,9 @@ export async function startDevServer(port: number, host = '127.0.0.1'): Promise<
       handler: await group.loadHandler(),
     })),
   );
+  const places = admission(REQUESTS_IN_FLIGHT);
   const answer = (request: IncomingMessage, response: ServerResponse) => {
-    serve(groups, request, response).catch((error: unknown) => {
+    serve(groups, places, request, response).catch((error: unknown) => {
       systemLog.error('dev server failed to answer', describeError(error));
       if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
       response.end(JSON.stringify({ status: 'error', code: 'INTERNAL_ERROR', message: 'Internal server error' }));

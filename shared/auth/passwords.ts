@@ -6,13 +6,39 @@ const KEY_LENGTH = 64;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 
+/**
+ * scrypt runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which
+ * every file read, write and fsync of the object store shares. A burst of sign-ins in one process
+ * (the dev server) must not take every thread and leave uploads and downloads waiting behind it, so
+ * at most half the pool derives keys at once; further sign-ins wait their turn here instead.
+ */
+const HASHING_SLOTS = Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE || 4) / 2));
+let hashing = 0;
+const waitingForSlot: Array<() => void> = [];
+
+async function inHashingSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing >= HASHING_SLOTS) await new Promise<void>((resolve) => waitingForSlot.push(resolve));
+  else hashing += 1;
+  try {
+    return await work();
+  } finally {
+    const next = waitingForSlot.shift();
+    // The slot passes straight to the next in line, so the count stays as it is.
+    if (next !== undefined) next();
+    else hashing -= 1;
+  }
+}
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => {
-      if (error) reject(error);
-      else resolve(key);
-    });
-  });
+  return inHashingSlot(
+    () =>
+      new Promise((resolve, reject) => {
+        scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => {
+          if (error) reject(error);
+          else resolve(key);
+        });
+      }),
+  );
 }
 
 function memoryFor(cost: number, blockSize: number): number {
