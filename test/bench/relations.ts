@@ -9,6 +9,7 @@ import type { Database } from '#shared/db/database.ts';
 import { describeTrace, startDataPlatform, APP_SLUG, type DataPlatform } from './data-platform.ts';
 import { heading, note } from './report.ts';
 import { benchSettings } from './settings.ts';
+import { benchCpuProbe } from './cpu-probe.ts';
 import { comparePlatformToBaseline } from './compare-servers.ts';
 
 const TARGET_RATIO = 0.8;
@@ -163,6 +164,7 @@ export async function benchRelations(): Promise<void> {
   const settings = benchSettings();
   heading('relations: populate, related filters and descendants through the dev server vs hand-written SQL on bare node:http');
   const platform = await startDataPlatform();
+  const cpu = benchCpuProbe(platform.database);
   try {
     const started = performance.now();
     const tables = await seed(platform);
@@ -190,7 +192,7 @@ export async function benchRelations(): Promise<void> {
         const trace = await platform.trace(() => fetch(servers[0].url, { headers: platform.headers }).then((response) => response.text()));
         note(`the platform ran ${trace.length} statements for one request:`);
         for (const line of describeTrace(trace)) note(`  ${line}`);
-        await comparePlatformToBaseline(servers, platform.headers, settings, TARGET_RATIO);
+        await comparePlatformToBaseline(servers, platform.headers, settings, TARGET_RATIO, cpu);
         if (entry.plainPath !== undefined) {
           note('the same page without relations, both through the platform:');
           await comparePlatformToBaseline(
@@ -201,6 +203,7 @@ export async function benchRelations(): Promise<void> {
             platform.headers,
             settings,
             TARGET_RATIO,
+            cpu,
           );
         }
       } finally {
