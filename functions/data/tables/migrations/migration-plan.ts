@@ -190,7 +190,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const search = searchVectorSteps(before, after, searchChanges);
   if (search.drop !== undefined) step(search.drop);
 
-  // 2. Renames (their constraints follow the column), drops, additions.
+  // 2. Renames (their constraints and indexes follow the column), drops, additions.
+  const renamedTo = new Set(renamed.values());
   for (const [from, to] of renamed) {
     const renameConstraints: string[] = [];
     const backConstraints: string[] = [];
@@ -198,6 +199,22 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       if (check.columns[0] !== to || check.physical === name || !unchanged(check, newChecks.get(name))) continue;
       renameConstraints.push(alter(sql`rename constraint ${ident(check.physical)} to ${ident(name)}`));
       backConstraints.push(alter(sql`rename constraint ${ident(name)} to ${ident(check.physical)}`));
+    }
+    // A foreign key, and an index kept as it is but named from its columns (a foreign key's, an
+    // unnamed declared one), take their new names, or a later plan would drop or rebuild them under a
+    // name they do not have; each renamed once, in the step of its first renamed column.
+    for (const [name, fk] of oldFks) {
+      if (fk.physical === name || !unchanged(fk, newFks.get(name))) continue;
+      if (fk.columns.find((c) => renamedTo.has(c)) !== to) continue;
+      renameConstraints.push(alter(sql`rename constraint ${ident(fk.physical)} to ${ident(name)}`));
+      backConstraints.push(alter(sql`rename constraint ${ident(name)} to ${ident(fk.physical)}`));
+    }
+    for (const [name, index] of oldIndexes) {
+      if (index.physical === name || !unchanged(index, newIndexes.get(name))) continue;
+      if (index.columns.find((c) => renamedTo.has(c)) !== to) continue;
+      const renameIndex = (a: string, b: string) => ddlText(sql`alter index ${ident(after.schemaName)}.${ident(a)} rename to ${ident(b)}`);
+      renameConstraints.push(renameIndex(index.physical, name));
+      backConstraints.push(renameIndex(name, index.physical));
     }
     step({
       type: 'rename_column',
