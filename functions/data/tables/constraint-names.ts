@@ -10,3 +10,8 @@ export function constraintName(table: string, suffix: string): string {
   const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
   return `${full.slice(0, 54).replace(/_+$/, '')}_${hash}`;
 }
+
+/** The suffix of the index made for a foreign key's columns: reserved, a declared index may not take it. */
+export function foreignKeyIndexSuffix(fields: readonly string[]): string {
+  return `${fields.join('_')}_fkey_idx`;
+}

@@ -6,7 +6,7 @@ import { sql } from '#shared/db/sql.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 // `ident`: DDL texts are long, and the short name keeps them readable.
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
-import { constraintName } from './constraint-names.ts';
+import { constraintName, foreignKeyIndexSuffix } from './constraint-names.ts';
 import type { PredicateLiteral } from './index-predicate.ts';
 import { renderPredicate, sqlLiteral } from './index-predicate-sql.ts';
 import {
@@ -209,8 +209,14 @@ export function createTablePlan(compiled: CompiledTable, referencedTables: Reado
         indexes.push({ name, statement: sql`create unique index ${ident(name)} on ${qualified} ((${fieldRef(table, f.name)}))` });
       });
   }
-  compiled.indexes.forEach((spec, position) => {
-    const built = indexStatement(table, qualified, spec, position + 1);
+  // A flat table's foreign keys get an index where none the table has leads with their columns
+  // (position 0: they are named, so the position never shows).
+  const specs: [IndexSpec, number][] = [
+    ...compiled.indexes.map((spec, position): [IndexSpec, number] => [spec, position + 1]),
+    ...foreignKeyIndexes(compiled).map((spec): [IndexSpec, number] => [spec, 0]),
+  ];
+  specs.forEach(([spec, position]) => {
+    const built = indexStatement(table, qualified, spec, position);
     // Expression columns need their own parentheses inside the column list.
     if (table.provider === 'jsonb') {
       const columns = sql.join(
@@ -294,6 +300,36 @@ export function ddlText(statement: SQL): string {
   const query = dialect.sqlToQuery(statement);
   if (query.params.length > 0) throw new Error('DDL must not carry parameters');
   return query.sql;
+}
+
+/**
+ * The indexes a flat table gets for its foreign keys, PostgreSQL indexing only the referenced side:
+ * without one, every reverse relation (populate, related filter or sort) and every delete of a parent
+ * row (the RESTRICT, CASCADE or SET NULL check) scans the whole child table. None where an index the
+ * table already has leads with the key's columns (in any order: equality on each of them) and covers
+ * every row: the primary key, a unique field, a declared btree index without `where`. Named from the
+ * key's columns, never kept in the stored schema's `indexes`. jsonb tables get none: their keys can
+ * only be on key columns, and the migration planner of jsonb tables leaves foreign keys alone.
+ */
+export function foreignKeyIndexes(compiled: CompiledTable): IndexSpec[] {
+  const table = compiled.descriptor;
+  if (table.provider !== 'flat_table') return [];
+  const leading: string[][] = [
+    table.primaryKey,
+    ...table.fields.filter((f) => f.constraints.unique === true).map((f) => [f.name]),
+    ...compiled.indexes.filter((spec) => spec.method === 'btree' && spec.where === undefined).map((spec) => spec.fields),
+  ];
+  const covered = (columns: readonly string[]) =>
+    leading.some((index) => index.length >= columns.length && columns.every((c) => index.slice(0, columns.length).includes(c)));
+  const result: IndexSpec[] = [];
+  for (const fk of compiled.foreignKeys) {
+    if (covered(fk.fields)) continue;
+    const spec: IndexSpec = { name: foreignKeyIndexSuffix(fk.fields), fields: fk.fields, unique: false, method: 'btree' };
+    result.push(spec);
+    // Two keys on the same columns (to two targets) share the one index.
+    leading.push(fk.fields);
+  }
+  return result;
 }
 
 /** The name and clause of a foreign key constraint, `referencedTable` being the physical target. */

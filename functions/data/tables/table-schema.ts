@@ -2,6 +2,7 @@
 // TableDescriptor the record side reads, and the canonical hash. Every identifier that leaves here
 // has passed the safe-identifier check.
 import { compileHierarchy, type HierarchySpec } from './hierarchy-schema.ts';
+import { foreignKeyIndexSuffix } from './constraint-names.ts';
 import { createHash } from 'node:crypto';
 import { isSafeIdentifier, MAX_IDENTIFIER_LENGTH } from '#shared/db/sql-identifiers.ts';
 import { ValidationError } from '#shared/errors.ts';
@@ -609,6 +610,14 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   const foreignKeys = target.descriptorOnly === true ? [] : compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
   const hierarchy = compileHierarchy(schema, primaryKey, problems);
+  if (target.storedSchema !== true) {
+    // The index materialize makes for a foreign key takes this name (ddl.ts `foreignKeyIndexes`).
+    const keyIndexNames = new Set(foreignKeys.map((fk) => foreignKeyIndexSuffix(fk.fields)));
+    indexes.forEach((spec, position) => {
+      if (spec.name !== undefined && keyIndexNames.has(spec.name))
+        problems.push(`Index ${position + 1}: the name "${spec.name}" is reserved for the index of a foreign key; choose another.`);
+    });
+  }
   if (problems.length > 0) return { problems };
   return { compiled: { descriptor, foreignKeys, indexes, ...(hierarchy === undefined ? {} : { hierarchy }) } };
 }

@@ -144,6 +144,21 @@ describe('schema evolution API', () => {
     expect(rows.body.data[0]).not.toHaveProperty('name');
   });
 
+  it('renames an index named from its column with the column, so a later PATCH can drop it', async () => {
+    const indexed = { ...PEOPLE, indexes: [{ fields: ['age'] }] };
+    await makeTable('reindexed', indexed, [{ id: 1, name: 'Ann', age: '40' }]);
+    expect(await indexes('hr_reindexed')).toEqual(['hr_reindexed_age_1_idx', 'hr_reindexed_pkey']);
+    const fields = [PEOPLE.fields[0], PEOPLE.fields[1], { name: 'years', type: 'string', 'x-rename-from': 'age' }];
+    expect((await call('PATCH', `${T}reindexed/`, { json_schema: { ...indexed, fields, indexes: [{ fields: ['years'] }] } })).status).toBe(
+      200,
+    );
+    expect(await indexes('hr_reindexed')).toEqual(['hr_reindexed_pkey', 'hr_reindexed_years_1_idx']);
+    const plain = [PEOPLE.fields[0], PEOPLE.fields[1], { name: 'years', type: 'string' }];
+    const dropped = await call('PATCH', `${T}reindexed/`, { json_schema: { ...PEOPLE, fields: plain } });
+    expect(dropped.status).toBe(200);
+    expect(await indexes('hr_reindexed')).toEqual(['hr_reindexed_pkey']);
+  });
+
   it('previews a NOT NULL with a live count of the violating rows and their ids, and refuses the PATCH', async () => {
     await makeTable('nulls', PEOPLE, [{ id: 1, name: 'Ann' }, { id: 2 }, { id: 3 }, { id: 4, name: 'Dee' }]);
     const required = {

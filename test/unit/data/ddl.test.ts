@@ -175,6 +175,22 @@ describe('DDL of a flat_table', () => {
     );
   });
 
+  it('indexes a foreign key in its column order, under a name within 63 bytes', () => {
+    const long = 'referring_column_with_a_name_long_enough_to_pass_the_limit';
+    const plan = planOf(
+      {
+        fields: [{ name: long, type: 'string', format: 'uuid' }],
+        foreignKeys: [{ fields: [long], reference: { resource: 'other', fields: ['id'] } }],
+      },
+      { tableName: 'crm_things_with_a_long_name' },
+    );
+    const index = plan.texts.find((text) => text.startsWith('create index'))!;
+    const name = /create index "([^"]+)"/.exec(index)![1]!;
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(63);
+    expect(name).toBe(constraintName('crm_things_with_a_long_name', `${long}_fkey_idx`));
+    expect(index).toContain(`using btree ("${long}")`);
+  });
+
   it('adds search_vector as a stored generated tsvector with a gin index', () => {
     const plan = planOf({
       fields: [

@@ -4,11 +4,20 @@
 // migrated table has exactly the objects materializing the new schema would have made.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import { constraintName } from '../constraint-names.ts';
-import { columnOf, columnType, ddlText, fieldChecks, foreignKeyConstraint, indexStatement, typedLiteral } from '../ddl.ts';
+import { constraintName, foreignKeyIndexSuffix } from '../constraint-names.ts';
+import {
+  columnOf,
+  columnType,
+  ddlText,
+  fieldChecks,
+  foreignKeyConstraint,
+  foreignKeyIndexes,
+  indexStatement,
+  typedLiteral,
+} from '../ddl.ts';
 import { identifier as ident } from '#shared/db/sql-identifiers.ts';
 import { SEARCH_VECTOR_FIELD, type FieldDescriptor, type TableDescriptor } from '../table-descriptor.ts';
-import { canonicalJson, type CompiledTable } from '../table-schema.ts';
+import { canonicalJson, type CompiledTable, type IndexSpec } from '../table-schema.ts';
 import { mapFields } from './field-mapping.ts';
 import { planJsonbMigration } from './migration-plan-jsonb.ts';
 import { tombstoneName, WIDENINGS, type PlanInput, type PlannedStep, type Preflight } from './migration-steps.ts';
@@ -85,17 +94,23 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const oldFks = fks(input.before, renameField);
   const newFks = fks(input.after, (n) => n);
 
+  // The declared indexes and those made for foreign keys (ddl.ts `foreignKeyIndexes`), as materialize
+  // makes them; a foreign key's index is named from its columns, so a renamed column renames it.
+  const indexSpecs = (compiled: CompiledTable): { spec: IndexSpec; position: number; forKey: boolean }[] => [
+    ...compiled.indexes.map((spec, position) => ({ spec, position: position + 1, forKey: false })),
+    ...foreignKeyIndexes(compiled).map((spec) => ({ spec, position: 0, forKey: true })),
+  ];
   const indexes = (desc: TableDescriptor, compiled: CompiledTable, rename: (f: string) => string) => {
     const map = new Map<string, Named>();
-    compiled.indexes.forEach((spec, position) => {
+    indexSpecs(compiled).forEach(({ spec, position, forKey }) => {
       const columns = spec.fields.map(rename);
       const built = indexStatement(
         { ...desc, fields: desc.fields.map((f) => ({ ...f, name: rename(f.name) })) },
         table,
-        { ...spec, fields: columns },
-        position + 1,
+        { ...spec, fields: columns, ...(forKey ? { name: foreignKeyIndexSuffix(columns) } : {}) },
+        position,
       );
-      const now = indexStatement(desc, table, spec, position + 1);
+      const now = indexStatement(desc, table, spec, position);
       map.set(built.name, {
         name: built.name,
         text: ddlText(built.statement),
@@ -190,7 +205,8 @@ export function planMigration(input: PlanInput): PlannedStep[] {
   const search = searchVectorSteps(before, after, searchChanges);
   if (search.drop !== undefined) step(search.drop);
 
-  // 2. Renames (their constraints follow the column), drops, additions.
+  // 2. Renames (their constraints and indexes follow the column), drops, additions.
+  const renamedTo = new Set(renamed.values());
   for (const [from, to] of renamed) {
     const renameConstraints: string[] = [];
     const backConstraints: string[] = [];
@@ -198,6 +214,22 @@ export function planMigration(input: PlanInput): PlannedStep[] {
       if (check.columns[0] !== to || check.physical === name || !unchanged(check, newChecks.get(name))) continue;
       renameConstraints.push(alter(sql`rename constraint ${ident(check.physical)} to ${ident(name)}`));
       backConstraints.push(alter(sql`rename constraint ${ident(name)} to ${ident(check.physical)}`));
+    }
+    // A foreign key, and an index kept as it is but named from its columns (a foreign key's, an
+    // unnamed declared one), take their new names, or a later plan would drop or rebuild them under a
+    // name they do not have; each renamed once, in the step of its first renamed column.
+    for (const [name, fk] of oldFks) {
+      if (fk.physical === name || !unchanged(fk, newFks.get(name))) continue;
+      if (fk.columns.find((c) => renamedTo.has(c)) !== to) continue;
+      renameConstraints.push(alter(sql`rename constraint ${ident(fk.physical)} to ${ident(name)}`));
+      backConstraints.push(alter(sql`rename constraint ${ident(name)} to ${ident(fk.physical)}`));
+    }
+    for (const [name, index] of oldIndexes) {
+      if (index.physical === name || !unchanged(index, newIndexes.get(name))) continue;
+      if (index.columns.find((c) => renamedTo.has(c)) !== to) continue;
+      const renameIndex = (a: string, b: string) => ddlText(sql`alter index ${ident(after.schemaName)}.${ident(a)} rename to ${ident(b)}`);
+      renameConstraints.push(renameIndex(index.physical, name));
+      backConstraints.push(renameIndex(name, index.physical));
     }
     step({
       type: 'rename_column',
@@ -455,7 +487,9 @@ export function planMigration(input: PlanInput): PlannedStep[] {
     // name on another table must fail the build, not stand in for it.
     const concurrent = !reservedIndexNames.has(name) && index.columns.every((f) => origin.get(f)?.name === f && !retyped.has(f));
     const text = concurrent ? index.text.replace(/^create (unique )?index /, (m) => `${m}concurrently `) : index.text;
-    const spec = input.after.indexes.find((candidate, position) => indexStatement(after, table, candidate, position + 1).name === name)!;
+    const { spec } = indexSpecs(input.after).find(
+      (candidate) => indexStatement(after, table, candidate.spec, candidate.position).name === name,
+    )!;
     const pre = spec.unique && spec.where === undefined && spec.fields.length === 1 ? origin.get(spec.fields[0]!) : undefined;
     step({
       type: 'create_index',
