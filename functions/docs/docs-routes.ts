@@ -1,6 +1,7 @@
 // The API's description: the OpenAPI document (JSON, or YAML with `?format=yaml`), and the two
 // explorer pages with their files, on the platform host and on every site host, to anyone.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { JsonText, reply } from '#shared/http/reply.ts';
@@ -14,13 +15,15 @@ const FILE_CACHE = 'public, max-age=3600';
 
 const documentQuery = z.object({ format: z.enum(['json', 'yaml']).optional() });
 
-const openApiDocument = z
-  .looseObject({
-    openapi: z.string(),
-    info: z.looseObject({ title: z.string(), version: z.string() }),
-    paths: z.record(z.string(), z.unknown()),
-  })
-  .meta({ description: 'An OpenAPI 3.1 document' });
+const openApiDocument = lazySchema(() =>
+  z
+    .looseObject({
+      openapi: z.string(),
+      info: z.looseObject({ title: z.string(), version: z.string() }),
+      paths: z.record(z.string(), z.unknown()),
+    })
+    .meta({ description: 'An OpenAPI 3.1 document' }),
+);
 
 export const schemaRoute = defineRoute({
   method: 'GET',

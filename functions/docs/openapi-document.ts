@@ -95,7 +95,7 @@ function errorResponse(description: string, style: ErrorStyle): ResponseConfig {
 }
 
 function successResponse(route: AnyRoute): [string, ResponseConfig] {
-  const schema = successSchema(route.envelope, route.response ?? anyJson, isPaged(route));
+  const schema = successSchema(route.envelope, route.response?.() ?? anyJson, isPaged(route));
   if (schema !== undefined) {
     return [String(route.status ?? 200), { description: route.message ?? 'Success', content: { 'application/json': { schema } } }];
   }

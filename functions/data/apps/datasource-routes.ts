@@ -24,7 +24,7 @@ export const listDatasourcesRoute = defineRoute({
   summary: "List an app's datasources",
   params: appParams,
   envelope: 'bare',
-  response: z.array(datasourceSchema),
+  response: () => z.array(datasourceSchema()),
   handler: async (ctx, { params }) => (await datasourcesOf(ctx.runtime.db, ctx.site, params.app_slug)).map(datasourceRecord),
 });
 

@@ -1,6 +1,7 @@
 // The edges endpoints of a hierarchy table: list with filters, create a batch, update one, delete by
 // ids. Parse, call the edges service, answer in the data service's shapes.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service.ts';
@@ -22,11 +23,17 @@ const listQuery = z
   })
   .strict();
 /** An edge (data-service spec): id, from_id, to_id, type, metadata, created_at. */
-const edgeSchema = z.record(z.string(), z.unknown()).meta({ id: 'Edge', description: 'id, from_id, to_id, type, metadata, created_at' });
-const edgeListSchema = z
-  .strictObject({ total: z.number().int(), page: z.number().int(), page_size: z.number().int(), results: z.array(edgeSchema) })
-  .meta({ id: 'EdgeList' });
-const createdEdgesSchema = z.strictObject({ total: z.number().int(), results: z.array(edgeSchema) }).meta({ id: 'EdgesCreated' });
+const edgeSchema = lazySchema(() =>
+  z.record(z.string(), z.unknown()).meta({ id: 'Edge', description: 'id, from_id, to_id, type, metadata, created_at' }),
+);
+const edgeListSchema = lazySchema(() =>
+  z
+    .strictObject({ total: z.number().int(), page: z.number().int(), page_size: z.number().int(), results: z.array(edgeSchema()) })
+    .meta({ id: 'EdgeList' }),
+);
+const createdEdgesSchema = lazySchema(() =>
+  z.strictObject({ total: z.number().int(), results: z.array(edgeSchema()) }).meta({ id: 'EdgesCreated' }),
+);
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true, envelope: 'bare' } as const;
 
@@ -60,7 +67,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       summary: 'Delete edges by {ids}',
       params: tableParams,
       body: jsonObject(),
-      response: z.strictObject({ deleted: z.number().int() }),
+      response: () => z.strictObject({ deleted: z.number().int() }),
       handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
     }),
     defineRoute({
@@ -70,7 +77,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       summary: "Change an edge's metadata (or its ends and type)",
       params: edgeParams,
       body: jsonObject(),
-      response: z.strictObject({ data: edgeSchema }),
+      response: () => z.strictObject({ data: edgeSchema() }),
       handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
     }),
   ];

@@ -98,7 +98,7 @@ export const batchDeleteRoute = defineRoute({
   params: bucketParams,
   body: batchDeleteBody,
   envelope: 'B',
-  response: z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()) }),
+  response: () => z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()) }),
   message: 'Objects deleted',
   handler: async (ctx, { params, body }) => {
     const result = await deleteObjects(storageEnv(ctx), params, body);
@@ -114,7 +114,7 @@ export const searchObjectsRoute = defineRoute({
   params: bucketParams,
   body: searchBody,
   envelope: 'B',
-  response: z.strictObject({ objects: z.array(objectSearchItemSchema), count: z.number().int(), bucket: z.string() }),
+  response: () => z.strictObject({ objects: z.array(objectSearchItemSchema()), count: z.number().int(), bucket: z.string() }),
   message: 'Search completed successfully',
   handler: async (ctx, { params, body }) => {
     const { bucket, rows, total } = await searchObjects(storageEnv(ctx), params, body);

@@ -1,6 +1,7 @@
 // The presigned upload endpoints (presigned-uploads.ts): ask for a URL, PUT the bytes there, then
 // complete. Both sit under the object's path, beside the upload by path they stand in for.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { storageEnv } from '../storage-env.ts';
 import { OBJECT, objectsCommon } from './object-routes.ts';
@@ -10,17 +11,19 @@ import { completeUpload, requestUploadUrl } from './presigned-uploads.ts';
 import { uploadAnswer } from './upload-routes.ts';
 
 /** Where and how to PUT the bytes, and the URL that completes the upload afterwards. */
-const uploadUrlSchema = z
-  .strictObject({
-    object_uuid: z.string(),
-    file_path: z.string(),
-    url: z.string(),
-    method: z.literal('PUT'),
-    headers: z.record(z.string(), z.string()).meta({ description: 'Send these with the PUT' }),
-    expires_at: z.string(),
-    complete_url: z.string(),
-  })
-  .meta({ id: 'PresignedUploadUrl' });
+const uploadUrlSchema = lazySchema(() =>
+  z
+    .strictObject({
+      object_uuid: z.string(),
+      file_path: z.string(),
+      url: z.string(),
+      method: z.literal('PUT'),
+      headers: z.record(z.string(), z.string()).meta({ description: 'Send these with the PUT' }),
+      expires_at: z.string(),
+      complete_url: z.string(),
+    })
+    .meta({ id: 'PresignedUploadUrl' }),
+);
 
 export const uploadUrlRoute = defineRoute({
   ...objectsCommon,

@@ -60,10 +60,11 @@ export const batchUploadRoute = defineStreamingRoute({
   summary: 'Upload up to 10 files (`files`, with optional `paths` and `metadata`): 201 all, 207 some, 400 none',
   params: bucketParams,
   envelope: 'B',
-  response: z.strictObject({
-    uploaded: z.array(objectSchema),
-    failed: z.array(z.strictObject({ filename: z.string(), error: z.string() })),
-  }),
+  response: () =>
+    z.strictObject({
+      uploaded: z.array(objectSchema()),
+      failed: z.array(z.strictObject({ filename: z.string(), error: z.string() })),
+    }),
   message: 'Files uploaded',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);
