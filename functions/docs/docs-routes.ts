@@ -13,7 +13,7 @@ const DOCUMENT_CACHE = 'public, max-age=300';
 /** The vendor files change only with their package version, which a deploy brings with a new page load. */
 const FILE_CACHE = 'public, max-age=3600';
 
-const documentQuery = z.object({ format: z.enum(['json', 'yaml']).optional() });
+const documentQuery = lazySchema(() => z.object({ format: z.enum(['json', 'yaml']).optional() }));
 
 const openApiDocument = lazySchema(() =>
   z
@@ -77,7 +77,7 @@ export const redocPageRoute = defineRoute({
   handler: async () => htmlPage(REDOC_PAGE),
 });
 
-const fileParams = z.object({ file: z.string().min(1).max(100) });
+const fileParams = lazySchema(() => z.object({ file: z.string().min(1).max(100) }));
 
 function fileRoute(page: 'docs' | 'redoc', summary: string) {
   return defineRoute({

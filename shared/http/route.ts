@@ -48,9 +48,13 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   summary: string;
   access: Access;
   host: HostScope;
-  params?: ZodType<P>;
-  query?: ZodType<Q>;
-  body?: ZodType<B>;
+  /**
+   * The input schemas, as functions like `response`: a route's schemas are built when a request
+   * first reaches it (defineRoute builds each at most once), so a cold start builds only its own.
+   */
+  params?: () => ZodType<P>;
+  query?: () => ZodType<Q>;
+  body?: () => ZodType<B>;
   /**
    * The shape of the success answer's data (inside the declared envelope) or, for `bare`, of the
    * whole body: read only by the OpenAPI document, which describes it as any JSON value when absent,
@@ -107,9 +111,12 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
   return withBuiltOnce(route) as unknown as AnyRoute;
 }
 
-/** The route with its response schema built at most once, however often it is asked for. */
-function withBuiltOnce<T extends Pick<Route, 'response'>>(route: T): T {
-  return route.response === undefined ? route : { ...route, response: lazySchema(route.response) };
+/** The route with each of its schemas built at most once, however often it is asked for. */
+function withBuiltOnce<T extends { params?: () => ZodType; query?: () => ZodType; body?: () => ZodType; response?: () => ZodType }>(
+  route: T,
+): T {
+  const once = (schema: (() => ZodType) | undefined) => (schema === undefined ? undefined : lazySchema(schema));
+  return { ...route, params: once(route.params), query: once(route.query), body: once(route.body), response: once(route.response) };
 }
 
 /** A route whose body arrives as a stream (see `streamBody`) instead of parsed JSON. */

@@ -54,7 +54,7 @@ function changeAppRoute(method: 'PUT' | 'PATCH') {
     path: '/api/apps/{app_slug}/',
     summary: method === 'PUT' ? "Replace an app's name and description" : "Change an app's name or description",
     params: appParams,
-    body: method === 'PUT' ? replaceAppBody : patchAppBody,
+    body: () => (method === 'PUT' ? replaceAppBody() : patchAppBody()),
     envelope: 'bare',
     response: appDetailSchema,
     handler: async (ctx, { params, body }) => {

@@ -61,7 +61,7 @@ function changeDatasourceRoute(method: 'PUT' | 'PATCH') {
     path: ITEM,
     summary: method === 'PUT' ? 'Replace a datasource' : 'Change some fields of a datasource',
     params: datasourceParams,
-    body: method === 'PUT' ? replaceDatasourceBody : patchDatasourceBody,
+    body: () => (method === 'PUT' ? replaceDatasourceBody() : patchDatasourceBody()),
     envelope: 'bare',
     response: datasourceSchema,
     handler: async (ctx, { params, body }) =>

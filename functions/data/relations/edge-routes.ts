@@ -7,21 +7,25 @@ import { jsonObject } from '#shared/http/json-object.ts';
 import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service.ts';
 
 /** Both URL forms, as the datatable item routes: with the datasource segment or without it. */
-const tableParams = z.object({
-  app_slug: z.string().min(1).max(100),
-  datasource_slug: z.string().min(1).max(100).optional(),
-  name: z.string().min(1).max(63),
-});
-const edgeParams = tableParams.extend({ edge_id: z.string().min(1).max(40) });
-const listQuery = z
-  .object({
-    from_id: z.string().max(200).optional(),
-    to_id: z.string().max(200).optional(),
-    types: z.string().max(2000).optional(),
-    page: z.string().max(12).optional(),
-    page_size: z.string().max(12).optional(),
-  })
-  .strict();
+const tableParams = lazySchema(() =>
+  z.object({
+    app_slug: z.string().min(1).max(100),
+    datasource_slug: z.string().min(1).max(100).optional(),
+    name: z.string().min(1).max(63),
+  }),
+);
+const edgeParams = lazySchema(() => tableParams().extend({ edge_id: z.string().min(1).max(40) }));
+const listQuery = lazySchema(() =>
+  z
+    .object({
+      from_id: z.string().max(200).optional(),
+      to_id: z.string().max(200).optional(),
+      types: z.string().max(2000).optional(),
+      page: z.string().max(12).optional(),
+      page_size: z.string().max(12).optional(),
+    })
+    .strict(),
+);
 /** An edge (data-service spec): id, from_id, to_id, type, metadata, created_at. */
 const edgeSchema = lazySchema(() =>
   z.record(z.string(), z.unknown()).meta({ id: 'Edge', description: 'id, from_id, to_id, type, metadata, created_at' }),
@@ -55,7 +59,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       path: edgesPath,
       summary: 'Create edges (all or none)',
       params: tableParams,
-      body: z.array(z.unknown()).max(10_000),
+      body: () => z.array(z.unknown()).max(10_000),
       status: 201,
       response: createdEdgesSchema,
       handler: (ctx, { params, body }) => createEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
@@ -66,7 +70,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       path: edgesPath,
       summary: 'Delete edges by {ids}',
       params: tableParams,
-      body: jsonObject(),
+      body: jsonObject,
       response: () => z.strictObject({ deleted: z.number().int() }),
       handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
     }),
@@ -76,7 +80,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       path: `${edgesPath}{edge_id}/`,
       summary: "Change an edge's metadata (or its ends and type)",
       params: edgeParams,
-      body: jsonObject(),
+      body: jsonObject,
       response: () => z.strictObject({ data: edgeSchema() }),
       handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
     }),

@@ -26,8 +26,8 @@ export const importReferenceRoute = defineRoute({
   method: 'POST',
   path: '/api/apps/{app_slug}/datatables/import-reference/',
   summary: "Reference another app's materialized table from this app",
-  params: z.object({ app_slug: z.string().min(1).max(100) }),
-  body: z.union([z.array(z.unknown()).min(1).max(100), jsonObject()]),
+  params: () => z.object({ app_slug: z.string().min(1).max(100) }),
+  body: () => z.union([z.array(z.unknown()).min(1).max(100), jsonObject()]),
   response: () => z.union([tableDetailSchema(), importOutcomeSchema()]),
   envelope: 'bare',
   handler: async (ctx, { params, body }) => {

@@ -96,7 +96,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       path: item,
       summary: method === 'PUT' ? "Replace a datatable's description and schema" : "Change a datatable's description or schema",
       params: tableParams,
-      body: method === 'PUT' ? replaceTableBody : patchTableBody,
+      body: () => (method === 'PUT' ? replaceTableBody() : patchTableBody()),
       response: () => z.union([tableDetailSchema(), runningOperationSchema()]),
       envelope: 'bare',
       handler: async (ctx, { params, body }) => {

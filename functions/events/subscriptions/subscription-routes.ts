@@ -11,8 +11,8 @@ import { appSubscribers, subscribe, unsubscribe } from './subscription-service.t
 import type { SubscriberRow } from './subscription-repository.ts';
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'success-flag', envelope: 'B' } as const;
-const eventParams = z.object({ event_name: z.string().min(1).max(100) });
-const functionBody = z.object({ function_id: z.number().int().positive().max(2_147_483_647) });
+const eventParams = lazySchema(() => z.object({ event_name: z.string().min(1).max(100) }));
+const functionBody = lazySchema(() => z.object({ function_id: z.number().int().positive().max(2_147_483_647) }));
 
 /** The wire shape of subscriberRecord, for the OpenAPI document and the test-time response check. */
 const subscriberSchema = lazySchema(() =>
@@ -120,7 +120,7 @@ export const appEventRoute = defineRoute({
   summary: "An app's subscribers of one event",
   message: 'Event subscribers retrieved successfully',
   response: appEventSchema,
-  params: z.object({ app_slug: z.string().min(1).max(100), event_name: z.string().min(1).max(100) }),
+  params: () => z.object({ app_slug: z.string().min(1).max(100), event_name: z.string().min(1).max(100) }),
   handler: async (ctx, { params }) => {
     const { event, app, subscribers } = await appSubscribers(functionsEnv(ctx), params.app_slug, params.event_name);
     return {

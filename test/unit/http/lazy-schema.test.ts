@@ -1,5 +1,6 @@
-// Route response schemas are built on first use, not when the route tables load: a cold start of a
-// deployed function (which never reads them) does not pay for building them.
+// Route schemas are built on first use, not when the route tables load: a cold start builds the
+// input schemas of the route it answers only, and no response schema (a deployed function never
+// reads them).
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { endpointGroups } from '#functions/groups.ts';
@@ -37,5 +38,11 @@ describe('route response schemas', () => {
     // Components of the answers of every group (datatables, apps, sites, buckets, groups, users).
     expect(builtOnAsking).toEqual(expect.arrayContaining(['Datatable', 'App', 'Site', 'Bucket', 'Group', 'User']));
     for (const [index, route] of declared.entries()) expect(route.response!()).toBe(built[index]);
+  });
+
+  it('input schemas are functions too, each building its schema once', () => {
+    const inputs = routes.flatMap((route) => [route.params, route.query, route.body].filter((schema) => schema !== undefined));
+    expect(inputs.length).toBeGreaterThan(200);
+    for (const schema of inputs) expect(schema()).toBe(schema());
   });
 });
