@@ -11,6 +11,6 @@ export const jwksRoute = defineRoute({
   host: 'any',
   envelope: 'bare',
   // Each key is a public JWK (RFC 7517): kty, kid, alg, use and the key type's own members.
-  response: z.strictObject({ keys: z.array(z.record(z.string(), z.unknown())) }).meta({ id: 'JsonWebKeySet' }),
+  response: () => z.strictObject({ keys: z.array(z.record(z.string(), z.unknown())) }).meta({ id: 'JsonWebKeySet' }),
   handler: async (ctx) => reply(200, ctx.runtime.tokens.jwks(), { 'Cache-Control': 'public, max-age=300' }),
 });

@@ -1,16 +1,17 @@
 // The JWT endpoints: obtain (plain and console form), refresh, verify and blacklist.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { blacklistTokens, obtainTokens, refreshTokens, verifyToken } from './token-service.ts';
 
 // Bounded so an oversized password cannot make the KDF the bottleneck of the login endpoint.
 const credentials = z.object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) });
-const refreshBody = z.object({ refresh: z.string().min(1) });
-const verifyBody = z.object({ token: z.string().min(1) });
+const refreshBody = lazySchema(() => z.object({ refresh: z.string().min(1) }));
+const verifyBody = lazySchema(() => z.object({ token: z.string().min(1) }));
 
 // The answers, for the OpenAPI document and the typed client generated from it.
-const tokenPair = z.object({ access: z.string(), refresh: z.string() });
-const signedInUser = z.object({ uuid: z.string(), username: z.string(), email: z.string() });
+const tokenPair = lazySchema(() => z.object({ access: z.string(), refresh: z.string() }));
+const signedInUser = lazySchema(() => z.object({ uuid: z.string(), username: z.string(), email: z.string() }));
 
 export const obtainTokenRoute = defineRoute({
   method: 'POST',
@@ -19,7 +20,7 @@ export const obtainTokenRoute = defineRoute({
   access: 'public',
   host: 'any',
   countsAsLogin: true,
-  body: credentials,
+  body: () => credentials,
   envelope: 'bare',
   response: tokenPair,
   handler: async (ctx, { body }) => {
@@ -35,9 +36,9 @@ export const obtainConsoleTokenRoute = defineRoute({
   access: 'public',
   host: 'any',
   countsAsLogin: true,
-  body: credentials,
+  body: () => credentials,
   envelope: 'bare',
-  response: tokenPair.extend({ user: signedInUser }),
+  response: () => tokenPair().extend({ user: signedInUser() }),
   handler: async (ctx, { body }) => {
     const { pair, user } = await obtainTokens(ctx.runtime, body.username, body.password);
     return { access: pair.access.token, refresh: pair.refresh.token, user };
@@ -69,7 +70,7 @@ export const verifyTokenRoute = defineRoute({
   host: 'any',
   body: verifyBody,
   envelope: 'bare',
-  response: z.object({ token_type: z.enum(['access', 'refresh']), expires_at: z.string() }),
+  response: () => z.object({ token_type: z.enum(['access', 'refresh']), expires_at: z.string() }),
   handler: async (ctx, { body }) => {
     const claims = await verifyToken(ctx.runtime, body.token);
     return { token_type: claims.type, expires_at: claims.expiresAt.toISOString() };
@@ -85,7 +86,7 @@ export const blacklistTokenRoute = defineRoute({
   host: 'any',
   body: refreshBody,
   envelope: 'bare',
-  response: z.object({ message: z.string() }),
+  response: () => z.object({ message: z.string() }),
   handler: async (ctx, { body }) => {
     await blacklistTokens(ctx.runtime, body.refresh, ctx.principal);
     return { message: 'Token blacklisted' };

@@ -1,6 +1,7 @@
 // The API's description: the OpenAPI document (JSON, or YAML with `?format=yaml`), and the two
 // explorer pages with their files, on the platform host and on every site host, to anyone.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { JsonText, reply } from '#shared/http/reply.ts';
@@ -12,15 +13,17 @@ const DOCUMENT_CACHE = 'public, max-age=300';
 /** The vendor files change only with their package version, which a deploy brings with a new page load. */
 const FILE_CACHE = 'public, max-age=3600';
 
-const documentQuery = z.object({ format: z.enum(['json', 'yaml']).optional() });
+const documentQuery = lazySchema(() => z.object({ format: z.enum(['json', 'yaml']).optional() }));
 
-const openApiDocument = z
-  .looseObject({
-    openapi: z.string(),
-    info: z.looseObject({ title: z.string(), version: z.string() }),
-    paths: z.record(z.string(), z.unknown()),
-  })
-  .meta({ description: 'An OpenAPI 3.1 document' });
+const openApiDocument = lazySchema(() =>
+  z
+    .looseObject({
+      openapi: z.string(),
+      info: z.looseObject({ title: z.string(), version: z.string() }),
+      paths: z.record(z.string(), z.unknown()),
+    })
+    .meta({ description: 'An OpenAPI 3.1 document' }),
+);
 
 export const schemaRoute = defineRoute({
   method: 'GET',
@@ -74,7 +77,7 @@ export const redocPageRoute = defineRoute({
   handler: async () => htmlPage(REDOC_PAGE),
 });
 
-const fileParams = z.object({ file: z.string().min(1).max(100) });
+const fileParams = lazySchema(() => z.object({ file: z.string().min(1).max(100) }));
 
 function fileRoute(page: 'docs' | 'redoc', summary: string) {
   return defineRoute({

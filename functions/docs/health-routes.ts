@@ -12,7 +12,7 @@ export const livenessRoute = defineRoute({
   host: 'any',
   unlimited: true,
   envelope: 'bare',
-  response: z.object({ status: z.literal('ok') }),
+  response: () => z.object({ status: z.literal('ok') }),
   handler: async () => liveness(),
 });
 
@@ -24,6 +24,6 @@ export const readinessRoute = defineRoute({
   host: 'any',
   unlimited: true,
   envelope: 'bare',
-  response: z.object({ status: z.literal('ready'), checks: z.object({ database: z.literal('ok'), object_store: z.literal('ok') }) }),
+  response: () => z.object({ status: z.literal('ready'), checks: z.object({ database: z.literal('ok'), object_store: z.literal('ok') }) }),
   handler: async (ctx) => readiness(ctx.runtime, ctx.log),
 });

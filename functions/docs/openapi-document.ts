@@ -41,7 +41,7 @@ function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> |
 /** Lists and pages: the answer is a page when the query takes a page number. */
 function isPaged(route: AnyRoute): boolean {
   if (route.envelope === 'C') return true;
-  const query = objectShape(route.query);
+  const query = objectShape(route.query?.());
   return route.method === 'GET' && query !== undefined && ('page' in query || 'page_size' in query);
 }
 
@@ -54,7 +54,7 @@ export function openApiPath(path: string): string {
 
 /** The path parameters, in the order the path names them, typed by the route's params where it has them. */
 function pathParameters(route: AnyRoute, path: string): z.ZodObject | undefined {
-  const declared = objectShape(route.params) ?? {};
+  const declared = objectShape(route.params?.()) ?? {};
   const entries = [...path.matchAll(PATH_PARAMETER)].map(([, name, greedy]) => {
     // A path parameter is always required, whatever the generator makes of a coercing schema's input.
     const schema = (declared[name!] ?? z.string()).meta({
@@ -68,7 +68,7 @@ function pathParameters(route: AnyRoute, path: string): z.ZodObject | undefined 
 
 /** Accepts any zod object as it is; other query schemas are described by their object part. */
 function querySchema(route: AnyRoute): z.ZodObject | undefined {
-  const shape = objectShape(route.query);
+  const shape = objectShape(route.query?.());
   return shape === undefined ? undefined : z.object(shape);
 }
 
@@ -87,7 +87,7 @@ function requestBody(route: AnyRoute): RouteConfig['request'] {
     };
   }
   if (route.body === undefined) return {};
-  return { body: { required: true, content: { 'application/json': { schema: route.body } } } };
+  return { body: { required: true, content: { 'application/json': { schema: route.body() } } } };
 }
 
 function errorResponse(description: string, style: ErrorStyle): ResponseConfig {
@@ -95,7 +95,7 @@ function errorResponse(description: string, style: ErrorStyle): ResponseConfig {
 }
 
 function successResponse(route: AnyRoute): [string, ResponseConfig] {
-  const schema = successSchema(route.envelope, route.response ?? anyJson, isPaged(route));
+  const schema = successSchema(route.envelope, route.response?.() ?? anyJson, isPaged(route));
   if (schema !== undefined) {
     return [String(route.status ?? 200), { description: route.message ?? 'Success', content: { 'application/json': { schema } } }];
   }

@@ -100,7 +100,7 @@ function roleUsersRoute(
     path: '/api/roles/{role_slug}/users',
     summary,
     params: roleUsersParams,
-    body: body as typeof roleUsersBody,
+    body: () => body as ReturnType<typeof roleUsersBody>,
     response: roleMessageSchema,
     envelope: 'bare',
     handler: async (ctx, input) => {
@@ -115,25 +115,25 @@ export const addRoleUsersRoute = roleUsersRoute(
   'POST',
   'Give the role to users (those who hold it already are skipped)',
   (body: { usernames: string[] }) => ({ action: 'add', usernames: body.usernames }),
-  roleUsersBody,
+  roleUsersBody(),
 );
 export const replaceRoleUsersRoute = roleUsersRoute(
   'PUT',
   'Make exactly these users hold the role',
   (body: { usernames: string[] }) => ({ action: 'replace', usernames: body.usernames }),
-  replaceRoleUsersBody,
+  replaceRoleUsersBody(),
 );
 export const expireRoleUsersRoute = roleUsersRoute(
   'PATCH',
   'Set when these users stop holding the role (a future datetime, or null for never)',
   (body: { usernames: string[]; expires_at: Date | null }) => ({ action: 'expire', usernames: body.usernames, expiresAt: body.expires_at }),
-  expireRoleUsersBody,
+  expireRoleUsersBody(),
 );
 export const removeRoleUsersRoute = roleUsersRoute(
   'DELETE',
   'Take the role from users (those who do not hold it are skipped)',
   (body: { usernames: string[] }) => ({ action: 'remove', usernames: body.usernames }),
-  roleUsersBody,
+  roleUsersBody(),
 );
 
 export const listUserRolesRoute = defineRoute({

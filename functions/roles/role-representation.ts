@@ -1,5 +1,6 @@
 // The answers of the role endpoints: app roles and site roles as the spec lists their fields.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { AppRoleRow, SiteRoleRow } from './role-repository.ts';
 
 export function isoOf(value: Date | string | null): string | null {
@@ -8,74 +9,84 @@ export function isoOf(value: Date | string | null): string | null {
 }
 
 // The wire shapes of the records below, for the OpenAPI document and the test-time response check.
-export const appRoleSchema = z
-  .strictObject({
-    id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    description: z.string(),
-    is_parent: z.boolean(),
-    app_id: z.number().int(),
-    app_name: z.string(),
-    app_slug: z.string(),
-    parent_id: z.number().int().nullable(),
-    parent_role_slug: z.string().nullable(),
-    permissions: z.array(z.string()),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-  })
-  .meta({ id: 'AppRole' });
+export const appRoleSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      name: z.string(),
+      slug: z.string(),
+      description: z.string(),
+      is_parent: z.boolean(),
+      app_id: z.number().int(),
+      app_name: z.string(),
+      app_slug: z.string(),
+      parent_id: z.number().int().nullable(),
+      parent_role_slug: z.string().nullable(),
+      permissions: z.array(z.string()),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+    })
+    .meta({ id: 'AppRole' }),
+);
 
-export const siteRoleSchema = z
-  .strictObject({
-    id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    description: z.string(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-    app_roles: z.array(appRoleSchema),
-  })
-  .meta({ id: 'SiteRole' });
+export const siteRoleSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      name: z.string(),
+      slug: z.string(),
+      description: z.string(),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+      app_roles: z.array(appRoleSchema()),
+    })
+    .meta({ id: 'SiteRole' }),
+);
 
 /** The `{message, detail}` answer of a delete or a membership change. */
-export const roleMessageSchema = z.strictObject({ message: z.string(), detail: z.string() });
+export const roleMessageSchema = lazySchema(() => z.strictObject({ message: z.string(), detail: z.string() }));
 
 /** A bulk assign or revoke: `{message}` when every pair was done, else the failures (membership-routes.ts). */
-export const bulkRolesAnswerSchema = z
-  .union([
-    z.strictObject({ message: z.string() }),
-    z.strictObject({
-      status: z.enum(['partial_success', 'error']),
-      message: z.string(),
-      data: z.strictObject({ failures: z.array(z.strictObject({ username: z.string(), role: z.string(), error: z.string() })) }),
-    }),
-  ])
-  .meta({ id: 'BulkRolesAnswer' });
+export const bulkRolesAnswerSchema = lazySchema(() =>
+  z
+    .union([
+      z.strictObject({ message: z.string() }),
+      z.strictObject({
+        status: z.enum(['partial_success', 'error']),
+        message: z.string(),
+        data: z.strictObject({ failures: z.array(z.strictObject({ username: z.string(), role: z.string(), error: z.string() })) }),
+      }),
+    ])
+    .meta({ id: 'BulkRolesAnswer' }),
+);
 
 /** A holder of a role, as listRoleUsersRoute lists them. */
-export const roleUserSchema = z
-  .strictObject({
-    username: z.string(),
-    email: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    expires_at: z.string().nullable(),
-  })
-  .meta({ id: 'RoleUser' });
+export const roleUserSchema = lazySchema(() =>
+  z
+    .strictObject({
+      username: z.string(),
+      email: z.string(),
+      first_name: z.string(),
+      last_name: z.string(),
+      expires_at: z.string().nullable(),
+    })
+    .meta({ id: 'RoleUser' }),
+);
 
 /** One of a user's role memberships, as listUserRolesRoute lists them. */
-export const userRoleSchema = z
-  .strictObject({
-    membership_type: z.enum(['app_role', 'site_role']),
-    role: z.strictObject({ id: z.number().int(), name: z.string(), slug: z.string() }),
-    app_slug: z.string().nullable(),
-    expires_at: z.string().nullable(),
-    is_expired: z.boolean(),
-    assigned_by: z.string().nullable().meta({ description: 'Username of who assigned it' }),
-    created_at: z.string().nullable(),
-  })
-  .meta({ id: 'UserRole' });
+export const userRoleSchema = lazySchema(() =>
+  z
+    .strictObject({
+      membership_type: z.enum(['app_role', 'site_role']),
+      role: z.strictObject({ id: z.number().int(), name: z.string(), slug: z.string() }),
+      app_slug: z.string().nullable(),
+      expires_at: z.string().nullable(),
+      is_expired: z.boolean(),
+      assigned_by: z.string().nullable().meta({ description: 'Username of who assigned it' }),
+      created_at: z.string().nullable(),
+    })
+    .meta({ id: 'UserRole' }),
+);
 
 export function appRoleRecord(row: AppRoleRow) {
   return {

@@ -1,6 +1,7 @@
 // Input of the role endpoints (zod): names and descriptions within the spec's limits, slugs as
 // text, 1-100 roles and usernames in bulk requests, datetimes with an offset, fixed ordering lists.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { APP_ROLE_PERMISSIONS } from '#shared/tenancy/role-grants.ts';
 
@@ -32,74 +33,92 @@ function ordering<const F extends string>(fields: readonly F[], fallback: `${'' 
     });
 }
 
-export const appParams = z.object({ app_slug: slug });
-export const appRoleParams = z.object({ app_slug: slug, role_slug: slug });
-export const roleParams = z.object({ slug });
-export const roleUsersParams = z.object({ role_slug: slug });
-export const userRolesParams = z.object({ username });
+export const appParams = lazySchema(() => z.object({ app_slug: slug }));
+export const appRoleParams = lazySchema(() => z.object({ app_slug: slug, role_slug: slug }));
+export const roleParams = lazySchema(() => z.object({ slug }));
+export const roleUsersParams = lazySchema(() => z.object({ role_slug: slug }));
+export const userRolesParams = lazySchema(() => z.object({ username }));
 
-export const listAppRolesQuery = z.object({
-  search: z.string().min(1).optional(),
-  ordering: ordering(['name', 'created_at', 'updated_at'] as const, 'name'),
-  ...pageQuery(20, 100),
-});
+export const listAppRolesQuery = lazySchema(() =>
+  z.object({
+    search: z.string().min(1).optional(),
+    ordering: ordering(['name', 'created_at', 'updated_at'] as const, 'name'),
+    ...pageQuery(20, 100),
+  }),
+);
 
-export const listSiteRolesQuery = listAppRolesQuery;
+export const listSiteRolesQuery = lazySchema(() => listAppRolesQuery());
 
-export const createAppRoleBody = z.strictObject({
-  name: roleName,
-  description: description.optional(),
-  parent_role_slug: slug.or(z.literal('')).nullable().optional(),
-  permissions: rolePermissions.optional(),
-});
-
-/** `name` is immutable: sending it is a 400 naming it (strict object). */
-export const changeAppRoleBody = z.strictObject(
-  {
+export const createAppRoleBody = lazySchema(() =>
+  z.strictObject({
+    name: roleName,
     description: description.optional(),
     parent_role_slug: slug.or(z.literal('')).nullable().optional(),
     permissions: rolePermissions.optional(),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('name') ? 'A role name cannot be changed.' : undefined) },
+  }),
 );
 
-export const deleteAppRoleQuery = z.object({ remove_child_roles: booleanText.default(false) });
+/** `name` is immutable: sending it is a 400 naming it (strict object). */
+export const changeAppRoleBody = lazySchema(() =>
+  z.strictObject(
+    {
+      description: description.optional(),
+      parent_role_slug: slug.or(z.literal('')).nullable().optional(),
+      permissions: rolePermissions.optional(),
+    },
+    {
+      error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('name') ? 'A role name cannot be changed.' : undefined),
+    },
+  ),
+);
 
-export const createSiteRoleBody = z.strictObject({
-  name: roleName,
-  description: description.optional(),
-  role_slugs: z.array(slug).max(1000).optional(),
-});
+export const deleteAppRoleQuery = lazySchema(() => z.object({ remove_child_roles: booleanText.default(false) }));
 
-export const changeSiteRoleBody = z.strictObject({
-  name: roleName.optional(),
-  description: description.optional(),
-  role_slugs: z.array(slug).max(1000).optional(),
-});
+export const createSiteRoleBody = lazySchema(() =>
+  z.strictObject({
+    name: roleName,
+    description: description.optional(),
+    role_slugs: z.array(slug).max(1000).optional(),
+  }),
+);
+
+export const changeSiteRoleBody = lazySchema(() =>
+  z.strictObject({
+    name: roleName.optional(),
+    description: description.optional(),
+    role_slugs: z.array(slug).max(1000).optional(),
+  }),
+);
 
 const roleList = z.array(slug).min(1, 'Give at least one role.').max(100, 'At most 100 roles per request.');
 const usernameList = z.array(username).min(1, 'Give at least one username.').max(100, 'At most 100 usernames per request.');
 
-export const assignRolesBody = z.strictObject({ roles: roleList, usernames: usernameList, expires_at: datetime.nullable().optional() });
-export const revokeRolesBody = z.strictObject({ roles: roleList, usernames: usernameList });
+export const assignRolesBody = lazySchema(() =>
+  z.strictObject({ roles: roleList, usernames: usernameList, expires_at: datetime.nullable().optional() }),
+);
+export const revokeRolesBody = lazySchema(() => z.strictObject({ roles: roleList, usernames: usernameList }));
 
-export const roleUsersQuery = z.object({
-  search: z.string().min(1).optional(),
-  username: username.optional(),
-  include_expired: booleanText.default(false),
-  ordering: ordering(['username', 'email', 'first_name', 'last_name', 'created_at'] as const, '-created_at'),
-  ...pageQuery(20, 100),
-});
+export const roleUsersQuery = lazySchema(() =>
+  z.object({
+    search: z.string().min(1).optional(),
+    username: username.optional(),
+    include_expired: booleanText.default(false),
+    ordering: ordering(['username', 'email', 'first_name', 'last_name', 'created_at'] as const, '-created_at'),
+    ...pageQuery(20, 100),
+  }),
+);
 
-export const roleUsersBody = z.strictObject({ usernames: usernameList });
-export const replaceRoleUsersBody = z.strictObject({ usernames: z.array(username).max(1000) });
-export const expireRoleUsersBody = z.strictObject({ usernames: usernameList, expires_at: datetime.nullable() });
+export const roleUsersBody = lazySchema(() => z.strictObject({ usernames: usernameList }));
+export const replaceRoleUsersBody = lazySchema(() => z.strictObject({ usernames: z.array(username).max(1000) }));
+export const expireRoleUsersBody = lazySchema(() => z.strictObject({ usernames: usernameList, expires_at: datetime.nullable() }));
 
-export const userRolesQuery = z.object({
-  app: slug.optional(),
-  search: z.string().min(1).optional(),
-  membership_type: z.enum(['app_role', 'site_role']).optional(),
-  include_expired: booleanText.default(false),
-  ordering: ordering(['created_at', 'expires_at', 'role_name'] as const, '-created_at'),
-  ...pageQuery(20, 100),
-});
+export const userRolesQuery = lazySchema(() =>
+  z.object({
+    app: slug.optional(),
+    search: z.string().min(1).optional(),
+    membership_type: z.enum(['app_role', 'site_role']).optional(),
+    include_expired: booleanText.default(false),
+    ordering: ordering(['created_at', 'expires_at', 'role_name'] as const, '-created_at'),
+    ...pageQuery(20, 100),
+  }),
+);

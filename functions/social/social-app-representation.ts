@@ -1,6 +1,7 @@
 // The answers of the social app endpoints: the public list item (settings flattened), and the full
 // app with its secret masked (or echoed, on create only).
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { PROVIDERS, isProvider } from './social-app-rules.ts';
 import type { SocialAppRow } from './social-app-repository.ts';
 
@@ -24,33 +25,37 @@ function isConfigured(row: SocialAppRow): boolean {
 }
 
 // The wire shapes of the two answers below, for the OpenAPI document and the test-time response check.
-export const socialAppListItemSchema = z
-  .strictObject({
-    id: z.number().int(),
-    provider: z.string(),
-    provider_id: z.string(),
-    name: z.string(),
-    provider_display: z.string(),
-    is_configured: z.boolean(),
-    icon: z.string().nullable(),
-    auto_redirect: z.boolean(),
-  })
-  .meta({ id: 'SocialAppListItem' });
+export const socialAppListItemSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      provider: z.string(),
+      provider_id: z.string(),
+      name: z.string(),
+      provider_display: z.string(),
+      is_configured: z.boolean(),
+      icon: z.string().nullable(),
+      auto_redirect: z.boolean(),
+    })
+    .meta({ id: 'SocialAppListItem' }),
+);
 
-export const socialAppSchema = z
-  .strictObject({
-    id: z.number().int(),
-    provider: z.string(),
-    provider_id: z.string(),
-    name: z.string(),
-    client_id: z.string(),
-    secret: z.string().meta({ description: 'Masked, except in the answer to a create' }),
-    key: z.string(),
-    settings: z.record(z.string(), z.unknown()),
-    provider_display: z.string(),
-    is_configured: z.boolean(),
-  })
-  .meta({ id: 'SocialApp' });
+export const socialAppSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      provider: z.string(),
+      provider_id: z.string(),
+      name: z.string(),
+      client_id: z.string(),
+      secret: z.string().meta({ description: 'Masked, except in the answer to a create' }),
+      key: z.string(),
+      settings: z.record(z.string(), z.unknown()),
+      provider_display: z.string(),
+      is_configured: z.boolean(),
+    })
+    .meta({ id: 'SocialApp' }),
+);
 
 /** The public list item: no secret, no client id; `icon` and `auto_redirect` lifted out of settings. */
 export function socialAppListItem(row: SocialAppRow) {

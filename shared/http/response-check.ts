@@ -38,8 +38,9 @@ export function checkDeclaredResponse(route: AnyRoute, result: unknown): void {
   if (!checking || route.response === undefined || route.envelope === 'none') return;
   const data = declaredData(result);
   if (data === undefined) return;
+  const schema = route.response();
   for (const item of data.items) {
-    const parsed = route.response.safeParse(item);
+    const parsed = schema.safeParse(item);
     if (!parsed.success) {
       throw new Error(
         `Response of ${route.method} ${route.path} does not match its declared schema: ${describeIssues(parsed.error.issues)}`,

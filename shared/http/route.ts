@@ -2,6 +2,7 @@
 // need to know about one endpoint. Handlers are plain async functions of (context, parsed input).
 import type { ZodType } from 'zod';
 import type { StreamedBody } from './body-streams.ts';
+import { lazySchema } from './lazy-schema.ts';
 import type { RequestContext } from './request-context.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -47,14 +48,20 @@ export interface Route<P = unknown, Q = unknown, B = unknown, R = unknown> {
   summary: string;
   access: Access;
   host: HostScope;
-  params?: ZodType<P>;
-  query?: ZodType<Q>;
-  body?: ZodType<B>;
+  /**
+   * The input schemas, as functions like `response`: a route's schemas are built when a request
+   * first reaches it (defineRoute builds each at most once), so a cold start builds only its own.
+   */
+  params?: () => ZodType<P>;
+  query?: () => ZodType<Q>;
+  body?: () => ZodType<B>;
   /**
    * The shape of the success answer's data (inside the declared envelope) or, for `bare`, of the
-   * whole body: read only by the OpenAPI document, which describes it as any JSON value when absent.
+   * whole body: read only by the OpenAPI document, which describes it as any JSON value when absent,
+   * and by the test-time response check. A function, so that the schema is built when one of those
+   * first asks: a deployed function never does, and its cold start does not pay for building them.
    */
-  response?: ZodType;
+  response?: () => ZodType;
   /** Envelope `none`: the media type of the success answer where it is text (an HTML page), for the OpenAPI document. */
   contentType?: string;
   /**
@@ -101,14 +108,22 @@ export type AnyRoute = Route<never, never, never, unknown>;
 export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, R = unknown>(
   route: Route<P, Q, B, R>,
 ): AnyRoute {
-  return route as unknown as AnyRoute;
+  return withBuiltOnce(route) as unknown as AnyRoute;
+}
+
+/** The route with each of its schemas built at most once, however often it is asked for. */
+function withBuiltOnce<T extends { params?: () => ZodType; query?: () => ZodType; body?: () => ZodType; response?: () => ZodType }>(
+  route: T,
+): T {
+  const once = (schema: (() => ZodType) | undefined) => (schema === undefined ? undefined : lazySchema(schema));
+  return { ...route, params: once(route.params), query: once(route.query), body: once(route.body), response: once(route.response) };
 }
 
 /** A route whose body arrives as a stream (see `streamBody`) instead of parsed JSON. */
 export function defineStreamingRoute<P = Record<string, never>, Q = Record<string, never>, R = unknown>(
   route: Omit<Route<P, Q, StreamedBody, R>, 'body' | 'streamBody'>,
 ): AnyRoute {
-  return { ...route, streamBody: true } as unknown as AnyRoute;
+  return { ...withBuiltOnce(route), streamBody: true } as unknown as AnyRoute;
 }
 
 /** Every concrete path a route answers on. */

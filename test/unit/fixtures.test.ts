@@ -72,11 +72,11 @@ describe('event fixtures', () => {
     const event = await fillPlaceholders(fixture.event, stubValues);
     const { route, params } = routeOf(fixture);
 
-    expect(route.params?.safeParse(params).error).toBeUndefined();
-    expect(route.query?.safeParse(Object.fromEntries(new URLSearchParams(event.rawQueryString))).error).toBeUndefined();
+    expect(route.params?.().safeParse(params).error).toBeUndefined();
+    expect(route.query?.().safeParse(Object.fromEntries(new URLSearchParams(event.rawQueryString))).error).toBeUndefined();
     if (route.body !== undefined) {
       expect(event.headers['content-type']).toMatch(/json/);
-      expect(route.body.safeParse(JSON.parse(event.body ?? '{}')).error).toBeUndefined();
+      expect(route.body().safeParse(JSON.parse(event.body ?? '{}')).error).toBeUndefined();
     }
   });
 

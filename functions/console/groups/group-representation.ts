@@ -1,5 +1,6 @@
 // How groups and permissions look on the wire (DECISIONS, Identity).
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { GroupWithLists, PermissionRow } from './group-repository.ts';
 
 export interface GroupRecord {
@@ -17,13 +18,15 @@ export interface PermissionRecord {
 }
 
 /** The wire shapes of GroupRecord and PermissionRecord, for the OpenAPI document and the test-time response check. */
-export const groupSchema = z
-  .strictObject({ id: z.number().int(), name: z.string(), permissions: z.array(z.string()), users: z.array(z.string()) })
-  .meta({ id: 'Group' });
+export const groupSchema = lazySchema(() =>
+  z
+    .strictObject({ id: z.number().int(), name: z.string(), permissions: z.array(z.string()), users: z.array(z.string()) })
+    .meta({ id: 'Group' }),
+);
 
-export const permissionSchema = z
-  .strictObject({ id: z.number().int(), codename: z.string(), name: z.string(), model: z.string() })
-  .meta({ id: 'Permission' });
+export const permissionSchema = lazySchema(() =>
+  z.strictObject({ id: z.number().int(), codename: z.string(), name: z.string(), model: z.string() }).meta({ id: 'Permission' }),
+);
 
 export function groupRecord(group: GroupWithLists): GroupRecord {
   return { id: group.id, name: group.name, permissions: group.permissions, users: group.users };

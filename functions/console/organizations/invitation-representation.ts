@@ -1,6 +1,7 @@
 // How an invitation looks on the wire (DECISIONS: the invitation record); the status reads
 // `expired` once a pending invitation has passed its expiry.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { InvitationView } from './invitation-repository.ts';
 import { INVITATION_STATUSES, type InvitationStatus } from './invitation-schemas.ts';
 
@@ -11,20 +12,22 @@ export function effectiveStatus(view: Pick<InvitationView, 'invitation'>, now: D
 }
 
 /** The wire shape of invitationRecord, for the OpenAPI document and the test-time response check. */
-export const invitationSchema = z
-  .strictObject({
-    uuid: z.string(),
-    invitee_identifier: z.string(),
-    organization: z.strictObject({ slug: z.string(), name: z.string() }),
-    invited_by: z.string().nullable(),
-    permissions: z.array(z.string()),
-    invitation_config: z.unknown(),
-    status: z.enum(INVITATION_STATUSES),
-    expires_at: z.string(),
-    created_at: z.string(),
-    accepted_at: z.string().nullable(),
-  })
-  .meta({ id: 'Invitation' });
+export const invitationSchema = lazySchema(() =>
+  z
+    .strictObject({
+      uuid: z.string(),
+      invitee_identifier: z.string(),
+      organization: z.strictObject({ slug: z.string(), name: z.string() }),
+      invited_by: z.string().nullable(),
+      permissions: z.array(z.string()),
+      invitation_config: z.unknown(),
+      status: z.enum(INVITATION_STATUSES),
+      expires_at: z.string(),
+      created_at: z.string(),
+      accepted_at: z.string().nullable(),
+    })
+    .meta({ id: 'Invitation' }),
+);
 
 export function invitationRecord(view: InvitationView, now: Date) {
   const { invitation } = view;

@@ -124,7 +124,7 @@ export const invitationDetailsRoute = defineRoute({
   access: 'public',
   params: tokenParams,
   envelope: 'bare',
-  response: invitationSchema.extend({ invitee_has_account: z.boolean() }),
+  response: () => invitationSchema().extend({ invitee_has_account: z.boolean() }),
   handler: async (ctx, { params }) => {
     const details = await publicInvitationDetails(ports(ctx), params.token);
     return { ...invitationRecord(details.view, ctx.runtime.now()), invitee_has_account: details.inviteeHasAccount };
@@ -141,11 +141,12 @@ export const acceptInvitationRoute = defineRoute({
   params: tokenParams,
   body: acceptInvitationBody,
   envelope: 'bare',
-  response: z.strictObject({
-    message: z.string(),
-    invitation: invitationSchema,
-    user: z.strictObject({ uuid: z.string(), username: z.string(), email: z.string() }),
-  }),
+  response: () =>
+    z.strictObject({
+      message: z.string(),
+      invitation: invitationSchema(),
+      user: z.strictObject({ uuid: z.string(), username: z.string(), email: z.string() }),
+    }),
   handler: async (ctx, { params, body }) => {
     const accepted = await acceptInvitation(ports(ctx), ctx.principal, params.token, body);
     return {

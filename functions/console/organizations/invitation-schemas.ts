@@ -1,5 +1,6 @@
 // Request shapes of the invitations endpoints, the public details and accept calls included.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { username } from '../users/user-schemas.ts';
 import { organizationPermissionNames, sitePermissionNames } from './member-schemas.ts';
@@ -20,36 +21,42 @@ export const invitationConfig = z
   .strict();
 export type InvitationConfig = z.infer<typeof invitationConfig>;
 
-export const createInvitationBody = z.object({
-  invitee_identifier: z
-    .string()
-    .trim()
-    .max(254)
-    .email('Enter a valid email address.')
-    .transform((email) => email.toLowerCase()),
-  permissions: organizationPermissionNames.optional(),
-  invitation_config: invitationConfig.optional(),
-});
-export type CreateInvitationBody = z.infer<typeof createInvitationBody>;
+export const createInvitationBody = lazySchema(() =>
+  z.object({
+    invitee_identifier: z
+      .string()
+      .trim()
+      .max(254)
+      .email('Enter a valid email address.')
+      .transform((email) => email.toLowerCase()),
+    permissions: organizationPermissionNames.optional(),
+    invitation_config: invitationConfig.optional(),
+  }),
+);
+export type CreateInvitationBody = z.infer<ReturnType<typeof createInvitationBody>>;
 
-export const listInvitationsQuery = z.object({
-  status: z.enum(INVITATION_STATUSES).optional(),
-  search: z.string().trim().max(200).optional(),
-  ...pageQuery(),
-});
-export type ListInvitationsQuery = z.infer<typeof listInvitationsQuery>;
+export const listInvitationsQuery = lazySchema(() =>
+  z.object({
+    status: z.enum(INVITATION_STATUSES).optional(),
+    search: z.string().trim().max(200).optional(),
+    ...pageQuery(),
+  }),
+);
+export type ListInvitationsQuery = z.infer<ReturnType<typeof listInvitationsQuery>>;
 
-export const invitationParams = z.object({ org_slug: z.string().min(1).max(100), uuid: z.string().min(1).max(100) });
-export const resendParams = z.object({ org_slug: z.string().min(1).max(100), id: z.string().min(1).max(100) });
-export const tokenParams = z.object({ token: z.string().min(1).max(100) });
+export const invitationParams = lazySchema(() => z.object({ org_slug: z.string().min(1).max(100), uuid: z.string().min(1).max(100) }));
+export const resendParams = lazySchema(() => z.object({ org_slug: z.string().min(1).max(100), id: z.string().min(1).max(100) }));
+export const tokenParams = lazySchema(() => z.object({ token: z.string().min(1).max(100) }));
 
 /** Empty for an existing user (who sends a bearer token); username and password for a new account. */
-export const acceptInvitationBody = z.object({
-  username: username.optional(),
-  password: z
-    .string()
-    .min(8, 'This password is too short. It must contain at least 8 characters.')
-    .max(128, 'Ensure this field has no more than 128 characters.')
-    .optional(),
-});
-export type AcceptInvitationBody = z.infer<typeof acceptInvitationBody>;
+export const acceptInvitationBody = lazySchema(() =>
+  z.object({
+    username: username.optional(),
+    password: z
+      .string()
+      .min(8, 'This password is too short. It must contain at least 8 characters.')
+      .max(128, 'Ensure this field has no more than 128 characters.')
+      .optional(),
+  }),
+);
+export type AcceptInvitationBody = z.infer<ReturnType<typeof acceptInvitationBody>>;

@@ -2,25 +2,28 @@
 // user's global groups and their permissions on this organization's sites. The email is null to
 // callers who may not read it (see access/user-authority.ts).
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { MemberDetail } from './member-service.ts';
 
 /** The wire shape of memberRecord, for the OpenAPI document and the test-time response check. */
-export const memberSchema = z
-  .strictObject({
-    uuid: z.string(),
-    username: z.string(),
-    email: z.string().nullable(),
-    first_name: z.string(),
-    last_name: z.string(),
-    is_active: z.boolean(),
-    is_admin: z.boolean(),
-    is_owner: z.boolean(),
-    permissions: z.array(z.string()),
-    groups: z.array(z.strictObject({ id: z.number().int(), name: z.string() })),
-    sites: z.array(z.strictObject({ uuid: z.string(), name: z.string(), schema_name: z.string(), permissions: z.array(z.string()) })),
-    joined_at: z.string(),
-  })
-  .meta({ id: 'Member' });
+export const memberSchema = lazySchema(() =>
+  z
+    .strictObject({
+      uuid: z.string(),
+      username: z.string(),
+      email: z.string().nullable(),
+      first_name: z.string(),
+      last_name: z.string(),
+      is_active: z.boolean(),
+      is_admin: z.boolean(),
+      is_owner: z.boolean(),
+      permissions: z.array(z.string()),
+      groups: z.array(z.strictObject({ id: z.number().int(), name: z.string() })),
+      sites: z.array(z.strictObject({ uuid: z.string(), name: z.string(), schema_name: z.string(), permissions: z.array(z.string()) })),
+      joined_at: z.string(),
+    })
+    .meta({ id: 'Member' }),
+);
 
 export function memberRecord(detail: MemberDetail) {
   return {

@@ -1,5 +1,6 @@
 // How an organization looks on the wire.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { OrganizationRow } from '#shared/db/platform-schema.ts';
 
 export interface OrganizationRecord {
@@ -12,9 +13,18 @@ export interface OrganizationRecord {
 }
 
 /** The wire shape of OrganizationRecord, for the OpenAPI document and the test-time response check. */
-export const organizationSchema = z
-  .strictObject({ uuid: z.string(), name: z.string(), slug: z.string(), is_active: z.boolean(), created: z.string(), modified: z.string() })
-  .meta({ id: 'Organization' });
+export const organizationSchema = lazySchema(() =>
+  z
+    .strictObject({
+      uuid: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      is_active: z.boolean(),
+      created: z.string(),
+      modified: z.string(),
+    })
+    .meta({ id: 'Organization' }),
+);
 
 export function organizationRecord(organization: OrganizationRow): OrganizationRecord {
   return {

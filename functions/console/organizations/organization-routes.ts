@@ -99,6 +99,6 @@ export const organizationPrivilegesRoute = defineRoute({
   summary: "The caller's effective permissions in the organization, group-inherited included",
   params: organizationParams,
   envelope: 'bare',
-  response: z.strictObject({ permissions: z.array(z.string()) }),
+  response: () => z.strictObject({ permissions: z.array(z.string()) }),
   handler: async (ctx, { params }) => ({ permissions: await organizationPrivileges(ports(ctx), ctx.user, params.org_slug) }),
 });

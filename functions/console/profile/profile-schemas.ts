@@ -1,6 +1,7 @@
 // Request shapes of the profile endpoints. Only the caller's names and email can change here;
 // other members of a body sent back from GET (username, uuid, ...) are ignored.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 
 const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
 
@@ -11,11 +12,13 @@ export const profileChanges = z.object({
 });
 export type ProfileChanges = z.infer<typeof profileChanges>;
 
-export const changePasswordBody = z.object({
-  old_password: z.string().min(1, 'This field may not be blank.').max(128),
-  new_password: z
-    .string()
-    .min(8, 'This password is too short. It must contain at least 8 characters.')
-    .max(128, 'Ensure this field has no more than 128 characters.'),
-});
-export type ChangePasswordBody = z.infer<typeof changePasswordBody>;
+export const changePasswordBody = lazySchema(() =>
+  z.object({
+    old_password: z.string().min(1, 'This field may not be blank.').max(128),
+    new_password: z
+      .string()
+      .min(8, 'This password is too short. It must contain at least 8 characters.')
+      .max(128, 'Ensure this field has no more than 128 characters.'),
+  }),
+);
+export type ChangePasswordBody = z.infer<ReturnType<typeof changePasswordBody>>;

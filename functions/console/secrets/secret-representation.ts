@@ -1,42 +1,49 @@
 // How secret types and secrets look on the wire. A listed secret never carries its value.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { HistoryRow, SecretRow, SecretTypeRow } from './secret-repository.ts';
 
 export const MASKED_VALUE = '***HIDDEN***';
 
 /** The wire shapes of the records below, for the OpenAPI document and the test-time response check. */
-export const secretTypeSchema = z
-  .strictObject({
-    slug: z.string(),
-    name: z.string(),
-    description: z.string(),
-    schema: z.unknown(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'SecretType' });
+export const secretTypeSchema = lazySchema(() =>
+  z
+    .strictObject({
+      slug: z.string(),
+      name: z.string(),
+      description: z.string(),
+      schema: z.unknown(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    })
+    .meta({ id: 'SecretType' }),
+);
 
-export const secretSchema = z
-  .strictObject({
-    key: z.string(),
-    value: z.unknown().meta({ description: 'The value, or the mask where it is not shown' }),
-    secret_type: z.string().nullable(),
-    description: z.string(),
-    app: z.string().nullable(),
-    version: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'Secret' });
+export const secretSchema = lazySchema(() =>
+  z
+    .strictObject({
+      key: z.string(),
+      value: z.unknown().meta({ description: 'The value, or the mask where it is not shown' }),
+      secret_type: z.string().nullable(),
+      description: z.string(),
+      app: z.string().nullable(),
+      version: z.number().int(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    })
+    .meta({ id: 'Secret' }),
+);
 
-export const secretHistorySchema = z
-  .strictObject({
-    version: z.number().int(),
-    action: z.enum(['created', 'updated', 'deleted']),
-    changed_by: z.string().nullable(),
-    changed_at: z.string(),
-  })
-  .meta({ id: 'SecretHistoryEntry' });
+export const secretHistorySchema = lazySchema(() =>
+  z
+    .strictObject({
+      version: z.number().int(),
+      action: z.enum(['created', 'updated', 'deleted']),
+      changed_by: z.string().nullable(),
+      changed_at: z.string(),
+    })
+    .meta({ id: 'SecretHistoryEntry' }),
+);
 
 export function secretTypeRecord(type: SecretTypeRow) {
   return {

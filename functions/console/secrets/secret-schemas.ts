@@ -1,5 +1,6 @@
 // Request shapes of the secret types and secrets endpoints.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
@@ -31,7 +32,7 @@ const jsonValue = z
 
 // ---- secret types ----
 
-export const secretTypeParams = z.object({ slug: z.string().min(1).max(100) });
+export const secretTypeParams = lazySchema(() => z.object({ slug: z.string().min(1).max(100) }));
 
 const secretTypeFields = {
   name: z.string().trim().min(1, 'This field may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'),
@@ -40,47 +41,53 @@ const secretTypeFields = {
   schema: jsonObject('The schema must be a JSON object.').optional(),
 };
 
-export const createSecretTypeBody = z.object({ slug: typeSlug, ...secretTypeFields });
-export type CreateSecretTypeBody = z.infer<typeof createSecretTypeBody>;
+export const createSecretTypeBody = lazySchema(() => z.object({ slug: typeSlug, ...secretTypeFields }));
+export type CreateSecretTypeBody = z.infer<ReturnType<typeof createSecretTypeBody>>;
 
 /** PUT replaces name, description and schema; the slug is the address and does not change. */
-export const replaceSecretTypeBody = z.object(secretTypeFields);
-export type ReplaceSecretTypeBody = z.infer<typeof replaceSecretTypeBody>;
+export const replaceSecretTypeBody = lazySchema(() => z.object(secretTypeFields));
+export type ReplaceSecretTypeBody = z.infer<ReturnType<typeof replaceSecretTypeBody>>;
 
-export const listSecretTypesQuery = z.object({ search: z.string().trim().max(200).optional(), ...pageQuery() });
-export type ListSecretTypesQuery = z.infer<typeof listSecretTypesQuery>;
+export const listSecretTypesQuery = lazySchema(() => z.object({ search: z.string().trim().max(200).optional(), ...pageQuery() }));
+export type ListSecretTypesQuery = z.infer<ReturnType<typeof listSecretTypesQuery>>;
 
 // ---- secrets ----
 
-export const secretParams = z.object({ key: secretKey });
+export const secretParams = lazySchema(() => z.object({ key: secretKey }));
 
 /** `?app=<slug>` picks an app's secret; without it, the site-level one. */
-export const secretScopeQuery = z.object({ app: appSlug.optional() });
+export const secretScopeQuery = lazySchema(() => z.object({ app: appSlug.optional() }));
 
-export const createSecretBody = z.object({
-  key: secretKey,
-  value: jsonValue,
-  secret_type: typeSlug.nullable().optional(),
-  description: description.optional(),
-  app: appSlug.nullable().optional(),
-});
-export type CreateSecretBody = z.infer<typeof createSecretBody>;
+export const createSecretBody = lazySchema(() =>
+  z.object({
+    key: secretKey,
+    value: jsonValue,
+    secret_type: typeSlug.nullable().optional(),
+    description: description.optional(),
+    app: appSlug.nullable().optional(),
+  }),
+);
+export type CreateSecretBody = z.infer<ReturnType<typeof createSecretBody>>;
 
 /** PUT sets a new value; type and description stay as they are unless sent. */
-export const replaceSecretBody = z.object({
-  value: jsonValue,
-  secret_type: typeSlug.nullable().optional(),
-  description: description.optional(),
-});
-export type ReplaceSecretBody = z.infer<typeof replaceSecretBody>;
+export const replaceSecretBody = lazySchema(() =>
+  z.object({
+    value: jsonValue,
+    secret_type: typeSlug.nullable().optional(),
+    description: description.optional(),
+  }),
+);
+export type ReplaceSecretBody = z.infer<ReturnType<typeof replaceSecretBody>>;
 
-export const listSecretsQuery = z.object({
-  app: appSlug.optional(),
-  secret_type: typeSlug.optional(),
-  search: z.string().trim().max(200).optional(),
-  ...pageQuery(),
-});
-export type ListSecretsQuery = z.infer<typeof listSecretsQuery>;
+export const listSecretsQuery = lazySchema(() =>
+  z.object({
+    app: appSlug.optional(),
+    secret_type: typeSlug.optional(),
+    search: z.string().trim().max(200).optional(),
+    ...pageQuery(),
+  }),
+);
+export type ListSecretsQuery = z.infer<ReturnType<typeof listSecretsQuery>>;
 
-export const historyQuery = z.object({ app: appSlug.optional(), ...pageQuery() });
-export type HistoryQuery = z.infer<typeof historyQuery>;
+export const historyQuery = lazySchema(() => z.object({ app: appSlug.optional(), ...pageQuery() }));
+export type HistoryQuery = z.infer<ReturnType<typeof historyQuery>>;

@@ -4,10 +4,10 @@
 // tenant's `$id` cannot clash with another's and dropping a cached validator frees everything.
 // Every `pattern` and `patternProperties` of a schema runs on the linear-time engine of
 // user-patterns.ts (ajv's `code.regExp`), so a tenant's pattern cannot hold the process.
-// ajv and ajv-formats (some 100 KB) load with the first schema checked, not with the console bundle.
+// ajv and ajv-formats (some 100 KB) and the pattern engine (re2js, 147 KB) load with the first schema
+// checked, not with the console bundle: no other console route uses them.
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import { lazyImport } from '#shared/lazy-import.ts';
-import { compileUserPattern, UserPatternError } from '#shared/text/user-patterns.ts';
 
 /** Limits on a schema document: it is compiled to code, so its size bounds the work. */
 export const MAX_SCHEMA_BYTES = 32 * 1024;
@@ -17,6 +17,7 @@ const loadAjv = lazyImport(async () => {
   const [{ Ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
   return { Ajv, addFormats: formats.default.default };
 });
+const loadUserPatterns = lazyImport(() => import('#shared/text/user-patterns.ts'));
 const compiled = new Map<string, ValidateFunction>();
 
 export class InvalidSchemaError extends Error {
@@ -26,16 +27,13 @@ export class InvalidSchemaError extends Error {
   }
 }
 
-/** JSON Schema's `pattern` is a search (unanchored); ajv asks once per pattern, at compile time. */
-const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign(
-  (pattern: string) => compileUserPattern(pattern, { match: 'search' }),
-  {
-    code: 'compileUserPattern',
-  },
-);
-
 async function newAjv(): Promise<Ajv> {
-  const { Ajv, addFormats } = await loadAjv();
+  const [{ Ajv, addFormats }, { compileUserPattern }] = await Promise.all([loadAjv(), loadUserPatterns()]);
+  /** JSON Schema's `pattern` is a search (unanchored); ajv asks once per pattern, at compile time. */
+  const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign(
+    (pattern: string) => compileUserPattern(pattern, { match: 'search' }),
+    { code: 'compileUserPattern' },
+  );
   const ajv = new Ajv({
     strict: true,
     strictTypes: false,
@@ -73,7 +71,7 @@ export async function validatorFor(schema: unknown): Promise<ValidateFunction> {
   try {
     validate = ajv.compile(schema);
   } catch (error) {
-    if (error instanceof UserPatternError) throw new InvalidSchemaError([error.message]);
+    if (error instanceof (await loadUserPatterns()).UserPatternError) throw new InvalidSchemaError([error.message]);
     throw new InvalidSchemaError([error instanceof Error ? error.message : 'The schema cannot be compiled.']);
   }
   if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!);

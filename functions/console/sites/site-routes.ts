@@ -110,7 +110,7 @@ export const sitePrivilegesRoute = defineRoute({
   summary: "The caller's effective permissions on the site",
   params: siteParams,
   envelope: 'bare',
-  response: z.strictObject({ permissions: z.array(z.string()) }),
+  response: () => z.strictObject({ permissions: z.array(z.string()) }),
   handler: async (ctx, { params }) => ({ permissions: await sitePrivileges(sitePorts(ctx), ctx.user, params.site_slug) }),
 });
 

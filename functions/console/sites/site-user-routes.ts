@@ -72,7 +72,7 @@ export const addUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: 'Give a user sites (default view_site), keeping the others',
   message: 'Sites assigned.',
-  response: z.array(userSiteSchema),
+  response: () => z.array(userSiteSchema()),
   params: userSitesParams,
   body: userSitesBody,
   handler: async (ctx, { params, body }) => {
@@ -87,7 +87,7 @@ export const replaceUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: "Replace a user's site assignments atomically (an empty list clears them)",
   message: 'Site assignments replaced.',
-  response: z.array(userSiteSchema),
+  response: () => z.array(userSiteSchema()),
   params: userSitesParams,
   body: userSitesBody,
   handler: async (ctx, { params, body }) => {
@@ -102,7 +102,7 @@ export const removeUserSitesRoute = defineRoute({
   path: USER_SITES_PATH,
   summary: 'Take sites away from a user',
   message: 'Sites removed.',
-  response: z.array(userSiteSchema),
+  response: () => z.array(userSiteSchema()),
   params: userSitesParams,
   body: userSitesDeleteBody,
   handler: async (ctx, { params, body }) => {
@@ -132,7 +132,7 @@ export const addSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: 'Give users a site (default view_site), keeping the others',
   message: 'Users assigned.',
-  response: z.array(siteUserSchema),
+  response: () => z.array(siteUserSchema()),
   params: siteParams,
   body: siteUsersBody,
   handler: async (ctx, { params, body }) => {
@@ -147,7 +147,7 @@ export const replaceSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: "Replace a site's user assignments atomically (an empty list clears them)",
   message: 'User assignments replaced.',
-  response: z.array(siteUserSchema),
+  response: () => z.array(siteUserSchema()),
   params: siteParams,
   body: siteUsersBody,
   handler: async (ctx, { params, body }) => {
@@ -162,7 +162,7 @@ export const removeSiteUsersRoute = defineRoute({
   path: SITE_USERS_PATH,
   summary: 'Take a site away from users',
   message: 'Users removed.',
-  response: z.array(siteUserSchema),
+  response: () => z.array(siteUserSchema()),
   params: siteParams,
   body: siteUsersDeleteBody,
   handler: async (ctx, { params, body }) => {

@@ -1,5 +1,6 @@
 // How a user looks on the wire. The password hash and internal timestamps never leave this module.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { UserRow } from '#shared/db/platform-schema.ts';
 import type { UserDetail } from './user-service.ts';
 
@@ -19,30 +20,34 @@ export interface UserRecord {
 }
 
 /** The wire shape of UserRecord, for the OpenAPI document and the test-time response check. */
-export const userSchema = z
-  .strictObject({
-    id: z.number().int(),
-    uuid: z.string(),
-    username: z.string(),
-    email: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    is_active: z.boolean(),
-    is_staff: z.boolean(),
-    is_superuser: z.boolean(),
-    is_deleted: z.boolean(),
-    date_joined: z.string(),
-    last_login: z.string().nullable(),
-  })
-  .meta({ id: 'User' });
+export const userSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      uuid: z.string(),
+      username: z.string(),
+      email: z.string(),
+      first_name: z.string(),
+      last_name: z.string(),
+      is_active: z.boolean(),
+      is_staff: z.boolean(),
+      is_superuser: z.boolean(),
+      is_deleted: z.boolean(),
+      date_joined: z.string(),
+      last_login: z.string().nullable(),
+    })
+    .meta({ id: 'User' }),
+);
 
 /** A user with the organizations and groups they belong to (userDetailRecord). */
-export const userDetailSchema = userSchema
-  .extend({
-    organizations: z.array(z.strictObject({ slug: z.string(), name: z.string(), role: z.enum(['owner', 'admin', 'member']) })),
-    groups: z.array(z.strictObject({ id: z.number().int(), name: z.string() })),
-  })
-  .meta({ id: 'UserDetail' });
+export const userDetailSchema = lazySchema(() =>
+  userSchema()
+    .extend({
+      organizations: z.array(z.strictObject({ slug: z.string(), name: z.string(), role: z.enum(['owner', 'admin', 'member']) })),
+      groups: z.array(z.strictObject({ id: z.number().int(), name: z.string() })),
+    })
+    .meta({ id: 'UserDetail' }),
+);
 
 export function userRecord(user: UserRow): UserRecord {
   return {

@@ -1,5 +1,6 @@
 // Request shapes of the users endpoints.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -20,17 +21,19 @@ const password = z
   .max(128, 'Ensure this field has no more than 128 characters.');
 const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
 
-export const createUserBody = z.object({
-  username,
-  email,
-  password,
-  first_name: personalName.optional(),
-  last_name: personalName.optional(),
-  is_active: z.boolean().optional(),
-  is_staff: z.boolean().optional(),
-  is_superuser: z.boolean().optional(),
-});
-export type CreateUserBody = z.infer<typeof createUserBody>;
+export const createUserBody = lazySchema(() =>
+  z.object({
+    username,
+    email,
+    password,
+    first_name: personalName.optional(),
+    last_name: personalName.optional(),
+    is_active: z.boolean().optional(),
+    is_staff: z.boolean().optional(),
+    is_superuser: z.boolean().optional(),
+  }),
+);
+export type CreateUserBody = z.infer<ReturnType<typeof createUserBody>>;
 
 const changes = {
   username,
@@ -44,19 +47,21 @@ const changes = {
 };
 
 /** PUT replaces the account's fields: username and email must be sent. */
-export const replaceUserBody = z.object({
-  ...changes,
-  first_name: personalName.optional(),
-  last_name: personalName.optional(),
-  password: password.optional(),
-  is_active: z.boolean().optional(),
-  is_staff: z.boolean().optional(),
-  is_superuser: z.boolean().optional(),
-});
-export const patchUserBody = z.object(changes).partial();
-export type UserChanges = z.infer<typeof patchUserBody>;
+export const replaceUserBody = lazySchema(() =>
+  z.object({
+    ...changes,
+    first_name: personalName.optional(),
+    last_name: personalName.optional(),
+    password: password.optional(),
+    is_active: z.boolean().optional(),
+    is_staff: z.boolean().optional(),
+    is_superuser: z.boolean().optional(),
+  }),
+);
+export const patchUserBody = lazySchema(() => z.object(changes).partial());
+export type UserChanges = z.infer<ReturnType<typeof patchUserBody>>;
 
-export const userParams = z.object({ username: z.string().min(1).max(150) });
+export const userParams = lazySchema(() => z.object({ username: z.string().min(1).max(150) }));
 
 const tristate = z.enum(['true', '1', 'false', '0', 'all', '*']);
 const flag = z.enum(['true', '1', 'false', '0']).transform((value) => value === 'true' || value === '1');
@@ -88,18 +93,20 @@ const ordering = z.string().transform((value, ctx): UserOrdering[] => {
   return parsed;
 });
 
-export const listUsersQuery = z.object({
-  search: z.string().trim().max(200).optional(),
-  is_active: tristate
-    .default('true')
-    .transform((value) => (value === 'all' || value === '*' ? undefined : value === 'true' || value === '1')),
-  is_staff: flag.optional(),
-  organization_slug: z.string().min(1).max(100).optional(),
-  organization_uuid: z.string().regex(UUID_PATTERN, 'Must be a valid UUID.').optional(),
-  ordering: ordering.optional(),
-  ...pageQuery(),
-});
-export type ListUsersQuery = z.infer<typeof listUsersQuery>;
+export const listUsersQuery = lazySchema(() =>
+  z.object({
+    search: z.string().trim().max(200).optional(),
+    is_active: tristate
+      .default('true')
+      .transform((value) => (value === 'all' || value === '*' ? undefined : value === 'true' || value === '1')),
+    is_staff: flag.optional(),
+    organization_slug: z.string().min(1).max(100).optional(),
+    organization_uuid: z.string().regex(UUID_PATTERN, 'Must be a valid UUID.').optional(),
+    ordering: ordering.optional(),
+    ...pageQuery(),
+  }),
+);
+export type ListUsersQuery = z.infer<ReturnType<typeof listUsersQuery>>;
 
 export function looksLikeUuid(value: string): boolean {
   return UUID_PATTERN.test(value);

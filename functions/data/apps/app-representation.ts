@@ -1,95 +1,106 @@
 // The app and datasource bodies of the spec, built from repository rows.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { isoTime } from '#shared/db/row-values.ts';
 import type { AppRow, DatasourceRow } from './app-repository.ts';
 
 // The wire shapes below, for the OpenAPI document and the test-time response check.
-const timestamps = { created_at: z.string().nullable(), updated_at: z.string().nullable() };
-const authors = { created_by: z.number().int().nullable(), modified_by: z.number().int().nullable() };
+const timestamps = () => ({ created_at: z.string().nullable(), updated_at: z.string().nullable() });
+const authors = () => ({ created_by: z.number().int().nullable(), modified_by: z.number().int().nullable() });
 
-export const appListItemSchema = z
-  .strictObject({
-    id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    description: z.string(),
-    datasource_count: z.number().int(),
-    ...timestamps,
-  })
-  .meta({ id: 'AppListItem' });
+export const appListItemSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      name: z.string(),
+      slug: z.string(),
+      description: z.string(),
+      datasource_count: z.number().int(),
+      ...timestamps(),
+    })
+    .meta({ id: 'AppListItem' }),
+);
 
-export const appDetailSchema = z
-  .strictObject({
-    id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    description: z.string(),
-    datasource_count: z.number().int(),
-    table_count: z.number().int(),
-    datasources: z.array(
-      z.strictObject({
-        id: z.number().int(),
-        name: z.string(),
-        slug: z.string(),
-        provider_type: z.string(),
-        table_count: z.number().int(),
-      }),
-    ),
-    ...timestamps,
-    ...authors,
-  })
-  .meta({ id: 'App' });
+export const appDetailSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      name: z.string(),
+      slug: z.string(),
+      description: z.string(),
+      datasource_count: z.number().int(),
+      table_count: z.number().int(),
+      datasources: z.array(
+        z.strictObject({
+          id: z.number().int(),
+          name: z.string(),
+          slug: z.string(),
+          provider_type: z.string(),
+          table_count: z.number().int(),
+        }),
+      ),
+      ...timestamps(),
+      ...authors(),
+    })
+    .meta({ id: 'App' }),
+);
 
-export const datasourceSchema = z
-  .strictObject({
-    id: z.number().int(),
-    app: z.number().int(),
-    app_name: z.string(),
-    app_slug: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    provider_type: z.string(),
-    provider_config: z.record(z.string(), z.unknown()),
-    description: z.string(),
-    is_active: z.boolean(),
-    table_count: z.number().int(),
-    materialized_count: z.number().int(),
-    ...timestamps,
-    ...authors,
-  })
-  .meta({ id: 'Datasource' });
+export const datasourceSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      app: z.number().int(),
+      app_name: z.string(),
+      app_slug: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      provider_type: z.string(),
+      provider_config: z.record(z.string(), z.unknown()),
+      description: z.string(),
+      is_active: z.boolean(),
+      table_count: z.number().int(),
+      materialized_count: z.number().int(),
+      ...timestamps(),
+      ...authors(),
+    })
+    .meta({ id: 'Datasource' }),
+);
 
 /** The wire shape of appStats (app-service.ts). */
-export const appStatsSchema = z
-  .strictObject({
-    app_name: z.string(),
-    app_slug: z.string(),
-    total_datasources: z.number().int(),
-    total_tables: z.number().int(),
-    materialized_tables: z.number().int(),
-    unmaterialized_tables: z.number().int(),
-    datasources: z.array(
-      z.strictObject({
-        name: z.string(),
-        slug: z.string(),
-        provider_type: z.string(),
-        total_tables: z.number().int(),
-        materialized_tables: z.number().int(),
-      }),
-    ),
-  })
-  .meta({ id: 'AppStats' });
+export const appStatsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      app_name: z.string(),
+      app_slug: z.string(),
+      total_datasources: z.number().int(),
+      total_tables: z.number().int(),
+      materialized_tables: z.number().int(),
+      unmaterialized_tables: z.number().int(),
+      datasources: z.array(
+        z.strictObject({
+          name: z.string(),
+          slug: z.string(),
+          provider_type: z.string(),
+          total_tables: z.number().int(),
+          materialized_tables: z.number().int(),
+        }),
+      ),
+    })
+    .meta({ id: 'AppStats' }),
+);
 
 /** The wire shape of datasourceStats (datasource-service.ts). */
-export const datasourceStatsSchema = z
-  .strictObject({
-    total_tables: z.number().int(),
-    materialized_tables: z.number().int(),
-    unmaterialized_tables: z.number().int(),
-    provider_type: z.string(),
-    is_active: z.boolean(),
-  })
-  .meta({ id: 'DatasourceStats' });
+export const datasourceStatsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      total_tables: z.number().int(),
+      materialized_tables: z.number().int(),
+      unmaterialized_tables: z.number().int(),
+      provider_type: z.string(),
+      is_active: z.boolean(),
+    })
+    .meta({ id: 'DatasourceStats' }),
+);
 
 export function appListItem(app: AppRow) {
   return {

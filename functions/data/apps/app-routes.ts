@@ -14,7 +14,7 @@ export const listAppsRoute = defineRoute({
   path: '/api/apps/',
   summary: "List the site's active apps",
   envelope: 'bare',
-  response: z.array(appListItemSchema),
+  response: () => z.array(appListItemSchema()),
   handler: async (ctx) => (await listApps(ctx.runtime.db, ctx.site)).map(appListItem),
 });
 
@@ -54,7 +54,7 @@ function changeAppRoute(method: 'PUT' | 'PATCH') {
     path: '/api/apps/{app_slug}/',
     summary: method === 'PUT' ? "Replace an app's name and description" : "Change an app's name or description",
     params: appParams,
-    body: method === 'PUT' ? replaceAppBody : patchAppBody,
+    body: () => (method === 'PUT' ? replaceAppBody() : patchAppBody()),
     envelope: 'bare',
     response: appDetailSchema,
     handler: async (ctx, { params, body }) => {
@@ -85,7 +85,7 @@ export const restoreAppRoute = defineRoute({
   path: '/api/apps/{app_slug}/restore/',
   summary: 'Restore a soft-deleted app with its datasources and datatables',
   params: appParams,
-  response: z.strictObject({ message: z.string() }),
+  response: () => z.strictObject({ message: z.string() }),
   envelope: 'bare',
   handler: (ctx, { params }) => restoreApp(ctx.runtime.db, ctx.site, ctx.user, params.app_slug),
 });

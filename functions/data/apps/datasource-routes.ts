@@ -24,7 +24,7 @@ export const listDatasourcesRoute = defineRoute({
   summary: "List an app's datasources",
   params: appParams,
   envelope: 'bare',
-  response: z.array(datasourceSchema),
+  response: () => z.array(datasourceSchema()),
   handler: async (ctx, { params }) => (await datasourcesOf(ctx.runtime.db, ctx.site, params.app_slug)).map(datasourceRecord),
 });
 
@@ -61,7 +61,7 @@ function changeDatasourceRoute(method: 'PUT' | 'PATCH') {
     path: ITEM,
     summary: method === 'PUT' ? 'Replace a datasource' : 'Change some fields of a datasource',
     params: datasourceParams,
-    body: method === 'PUT' ? replaceDatasourceBody : patchDatasourceBody,
+    body: () => (method === 'PUT' ? replaceDatasourceBody() : patchDatasourceBody()),
     envelope: 'bare',
     response: datasourceSchema,
     handler: async (ctx, { params, body }) =>

@@ -1,6 +1,7 @@
 // The record endpoints of a materialized table: parse, call the record services, return what they
 // answer (they decide status and shape).
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { noContent } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -30,12 +31,12 @@ import { readTableRecord } from './record-detail.ts';
 import { queryError } from './query/query-error.ts';
 import { asksForRelations, listWithRelations, readWithRelations } from '../relations/relations-service.ts';
 
-const tableParams = z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) });
-const recordParams = tableParams.extend({ id: z.string().min(1).max(200) });
+const tableParams = lazySchema(() => z.object({ app_slug: z.string().min(1).max(100), name: z.string().min(1).max(63) }));
+const recordParams = lazySchema(() => tableParams().extend({ id: z.string().min(1).max(200) }));
 /** One record or an array of them; the record service validates every field against the table. */
 // `jsonObject`, not `z.record`: a record's keys reach the validator as sent, `__proto__` included.
-const recordsBody = z.union([jsonObject(), z.array(z.unknown()).max(10_000)]);
-const patchesBody = z.array(jsonObject()).min(1).max(10_000);
+const recordsBody = lazySchema(() => z.union([jsonObject(), z.array(z.unknown()).max(10_000)]));
+const patchesBody = lazySchema(() => z.array(jsonObject()).min(1).max(10_000));
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true } as const;
 const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
@@ -95,7 +96,7 @@ export const upsertRecordsRoute = defineRoute({
   path: `${TABLE_PATH}upsert/`,
   summary: 'Insert or update by unique_fields: 201 when a record was inserted, else 200',
   params: tableParams,
-  query: z.object({ unique_fields: z.string().min(1).max(500) }),
+  query: () => z.object({ unique_fields: z.string().min(1).max(500) }),
   body: recordsBody,
   response: recordUpsertSchema,
   envelope: 'bare',
@@ -152,7 +153,7 @@ export const patchRecordRoute = defineRoute({
   path: `${TABLE_PATH}{id}/`,
   summary: 'Update some fields of one record',
   params: recordParams,
-  body: jsonObject(),
+  body: jsonObject,
   response: recordWriteSchema,
   envelope: 'bare',
   handler: async (ctx, { params, body }) => ({

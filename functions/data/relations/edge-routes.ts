@@ -1,32 +1,43 @@
 // The edges endpoints of a hierarchy table: list with filters, create a batch, update one, delete by
 // ids. Parse, call the edges service, answer in the data service's shapes.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 import { createEdges, deleteEdges, listEdges, updateEdge } from './edges-service.ts';
 
 /** Both URL forms, as the datatable item routes: with the datasource segment or without it. */
-const tableParams = z.object({
-  app_slug: z.string().min(1).max(100),
-  datasource_slug: z.string().min(1).max(100).optional(),
-  name: z.string().min(1).max(63),
-});
-const edgeParams = tableParams.extend({ edge_id: z.string().min(1).max(40) });
-const listQuery = z
-  .object({
-    from_id: z.string().max(200).optional(),
-    to_id: z.string().max(200).optional(),
-    types: z.string().max(2000).optional(),
-    page: z.string().max(12).optional(),
-    page_size: z.string().max(12).optional(),
-  })
-  .strict();
+const tableParams = lazySchema(() =>
+  z.object({
+    app_slug: z.string().min(1).max(100),
+    datasource_slug: z.string().min(1).max(100).optional(),
+    name: z.string().min(1).max(63),
+  }),
+);
+const edgeParams = lazySchema(() => tableParams().extend({ edge_id: z.string().min(1).max(40) }));
+const listQuery = lazySchema(() =>
+  z
+    .object({
+      from_id: z.string().max(200).optional(),
+      to_id: z.string().max(200).optional(),
+      types: z.string().max(2000).optional(),
+      page: z.string().max(12).optional(),
+      page_size: z.string().max(12).optional(),
+    })
+    .strict(),
+);
 /** An edge (data-service spec): id, from_id, to_id, type, metadata, created_at. */
-const edgeSchema = z.record(z.string(), z.unknown()).meta({ id: 'Edge', description: 'id, from_id, to_id, type, metadata, created_at' });
-const edgeListSchema = z
-  .strictObject({ total: z.number().int(), page: z.number().int(), page_size: z.number().int(), results: z.array(edgeSchema) })
-  .meta({ id: 'EdgeList' });
-const createdEdgesSchema = z.strictObject({ total: z.number().int(), results: z.array(edgeSchema) }).meta({ id: 'EdgesCreated' });
+const edgeSchema = lazySchema(() =>
+  z.record(z.string(), z.unknown()).meta({ id: 'Edge', description: 'id, from_id, to_id, type, metadata, created_at' }),
+);
+const edgeListSchema = lazySchema(() =>
+  z
+    .strictObject({ total: z.number().int(), page: z.number().int(), page_size: z.number().int(), results: z.array(edgeSchema()) })
+    .meta({ id: 'EdgeList' }),
+);
+const createdEdgesSchema = lazySchema(() =>
+  z.strictObject({ total: z.number().int(), results: z.array(edgeSchema()) }).meta({ id: 'EdgesCreated' }),
+);
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'data', exactIntegers: true, envelope: 'bare' } as const;
 
@@ -48,7 +59,7 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       path: edgesPath,
       summary: 'Create edges (all or none)',
       params: tableParams,
-      body: z.array(z.unknown()).max(10_000),
+      body: () => z.array(z.unknown()).max(10_000),
       status: 201,
       response: createdEdgesSchema,
       handler: (ctx, { params, body }) => createEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
@@ -59,8 +70,8 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       path: edgesPath,
       summary: 'Delete edges by {ids}',
       params: tableParams,
-      body: jsonObject(),
-      response: z.strictObject({ deleted: z.number().int() }),
+      body: jsonObject,
+      response: () => z.strictObject({ deleted: z.number().int() }),
       handler: (ctx, { params, body }) => deleteEdges(ctx.runtime.db, ctx.site, ctx.user, params, body),
     }),
     defineRoute({
@@ -69,8 +80,8 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       path: `${edgesPath}{edge_id}/`,
       summary: "Change an edge's metadata (or its ends and type)",
       params: edgeParams,
-      body: jsonObject(),
-      response: z.strictObject({ data: edgeSchema }),
+      body: jsonObject,
+      response: () => z.strictObject({ data: edgeSchema() }),
       handler: (ctx, { params, body }) => updateEdge(ctx.runtime.db, ctx.site, ctx.user, params, params.edge_id, body),
     }),
   ];

@@ -1,5 +1,6 @@
 // POST /api/apps/{target_app_slug}/datatables/import-reference/: one entry (201) or many (207).
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
@@ -7,14 +8,16 @@ import { tableDetailSchema } from '../tables/table-representation.ts';
 import { importReferences } from './reference-service.ts';
 
 /** An array's 207: every entry tried, the references made and each refused entry's reason. */
-const importOutcomeSchema = z
-  .strictObject({
-    created: z.number().int(),
-    failed: z.number().int(),
-    references: z.array(tableDetailSchema),
-    errors: z.array(z.strictObject({ index: z.number().int(), reference: z.unknown(), error: z.string() })),
-  })
-  .meta({ id: 'ReferenceImportOutcome' });
+const importOutcomeSchema = lazySchema(() =>
+  z
+    .strictObject({
+      created: z.number().int(),
+      failed: z.number().int(),
+      references: z.array(tableDetailSchema()),
+      errors: z.array(z.strictObject({ index: z.number().int(), reference: z.unknown(), error: z.string() })),
+    })
+    .meta({ id: 'ReferenceImportOutcome' }),
+);
 
 export const importReferenceRoute = defineRoute({
   host: 'tenant',
@@ -23,9 +26,9 @@ export const importReferenceRoute = defineRoute({
   method: 'POST',
   path: '/api/apps/{app_slug}/datatables/import-reference/',
   summary: "Reference another app's materialized table from this app",
-  params: z.object({ app_slug: z.string().min(1).max(100) }),
-  body: z.union([z.array(z.unknown()).min(1).max(100), jsonObject()]),
-  response: z.union([tableDetailSchema, importOutcomeSchema]),
+  params: () => z.object({ app_slug: z.string().min(1).max(100) }),
+  body: () => z.union([z.array(z.unknown()).min(1).max(100), jsonObject()]),
+  response: () => z.union([tableDetailSchema(), importOutcomeSchema()]),
   envelope: 'bare',
   handler: async (ctx, { params, body }) => {
     const outcome = await importReferences(ctx.runtime.db, ctx.site, ctx.user, params.app_slug, body);

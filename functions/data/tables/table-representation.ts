@@ -1,5 +1,6 @@
 // The datatable bodies of the spec, with the derived fields computed from the compiled schema.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { isoTime } from '#shared/db/row-values.ts';
 import type { DatatableRow, OperationRow, ReferenceRow } from './table-repository.ts';
 import { analyzeTableSchema } from './table-schema.ts';
@@ -20,88 +21,100 @@ function derived(table: DatatableRow) {
 
 // The wire shapes of tableListItem and tableDetail (and of references, which share them), for the
 // OpenAPI document and the test-time response check.
-const sourceInfoSchema = z
-  .strictObject({ id: z.number().int(), app: z.string(), table: z.string(), physical_table_name: z.string() })
-  .meta({ description: 'Where a reference reads through to; null for a table of its own' });
+const sourceInfoSchema = lazySchema(() =>
+  z
+    .strictObject({ id: z.number().int(), app: z.string(), table: z.string(), physical_table_name: z.string() })
+    .meta({ description: 'Where a reference reads through to; null for a table of its own' }),
+);
 
-export const tableListItemSchema = z
-  .strictObject({
-    id: z.number().int(),
-    name: z.string(),
-    datasource_name: z.string(),
-    datasource_slug: z.string(),
-    app_name: z.string(),
-    app_slug: z.string(),
-    physical_table_name: z.string(),
-    is_materialized: z.boolean(),
-    is_active: z.boolean(),
-    field_count: z.number().int(),
-    is_reference: z.boolean(),
-    source_info: sourceInfoSchema.nullable(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-  })
-  .meta({ id: 'DatatableListItem' });
+export const tableListItemSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      name: z.string(),
+      datasource_name: z.string(),
+      datasource_slug: z.string(),
+      app_name: z.string(),
+      app_slug: z.string(),
+      physical_table_name: z.string(),
+      is_materialized: z.boolean(),
+      is_active: z.boolean(),
+      field_count: z.number().int(),
+      is_reference: z.boolean(),
+      source_info: sourceInfoSchema().nullable(),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+    })
+    .meta({ id: 'DatatableListItem' }),
+);
 
-export const tableDetailSchema = z
-  .strictObject({
-    id: z.number().int(),
-    data_source: z.number().int(),
-    datasource_name: z.string(),
-    datasource_slug: z.string(),
-    app_name: z.string(),
-    app_slug: z.string(),
-    name: z.string(),
-    description: z.string(),
-    json_schema: z.unknown().meta({ description: 'The Frictionless Table Schema' }),
-    physical_table_name: z.string(),
-    is_materialized: z.boolean(),
-    is_active: z.boolean(),
-    schema_hash: z.string(),
-    field_count: z.number().int(),
-    field_names: z.array(z.string()),
-    primary_key: z.array(z.string()),
-    provider_type: z.string(),
-    schema_format: z.literal('frictionless'),
-    is_reference: z.boolean(),
-    source_info: sourceInfoSchema.nullable(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-    created_by: z.number().int().nullable(),
-    modified_by: z.number().int().nullable(),
-  })
-  .meta({ id: 'Datatable' });
+export const tableDetailSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      data_source: z.number().int(),
+      datasource_name: z.string(),
+      datasource_slug: z.string(),
+      app_name: z.string(),
+      app_slug: z.string(),
+      name: z.string(),
+      description: z.string(),
+      json_schema: z.unknown().meta({ description: 'The Frictionless Table Schema' }),
+      physical_table_name: z.string(),
+      is_materialized: z.boolean(),
+      is_active: z.boolean(),
+      schema_hash: z.string(),
+      field_count: z.number().int(),
+      field_names: z.array(z.string()),
+      primary_key: z.array(z.string()),
+      provider_type: z.string(),
+      schema_format: z.literal('frictionless'),
+      is_reference: z.boolean(),
+      source_info: sourceInfoSchema().nullable(),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+      created_by: z.number().int().nullable(),
+      modified_by: z.number().int().nullable(),
+    })
+    .meta({ id: 'Datatable' }),
+);
 
 /** The wire shape of tableSchemaBody. */
-export const tableSchemaBodySchema = z
-  .strictObject({
-    name: z.string(),
-    schema: z.unknown().meta({ description: 'The Frictionless Table Schema' }),
-    schema_hash: z.string(),
-    field_count: z.number().int(),
-  })
-  .meta({ id: 'DatatableSchema' });
+export const tableSchemaBodySchema = lazySchema(() =>
+  z
+    .strictObject({
+      name: z.string(),
+      schema: z.unknown().meta({ description: 'The Frictionless Table Schema' }),
+      schema_hash: z.string(),
+      field_count: z.number().int(),
+    })
+    .meta({ id: 'DatatableSchema' }),
+);
 
 /** The wire shape of operationRecord: a schema operation's audit record (data-service spec). */
-export const schemaOperationSchema = z
-  .strictObject({
-    revision_id: z.string(),
-    operation_type: z.enum(['CREATE_TABLE', 'ALTER_TABLE', 'DROP_TABLE']),
-    status: z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILED', 'ROLLED_BACK']),
-    table_name: z.string(),
-    alembic_operations: z.unknown().meta({ description: 'The structured list of the operation steps' }),
-    executed_sql: z.string(),
-    rollback_sql: z.string(),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    duration_ms: z.number().int().nullable(),
-    parent_operation: z.string().nullable(),
-    error_message: z.string().nullable(),
-  })
-  .meta({ id: 'SchemaOperation' });
+export const schemaOperationSchema = lazySchema(() =>
+  z
+    .strictObject({
+      revision_id: z.string(),
+      operation_type: z.enum(['CREATE_TABLE', 'ALTER_TABLE', 'DROP_TABLE']),
+      status: z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILED', 'ROLLED_BACK']),
+      table_name: z.string(),
+      alembic_operations: z.unknown().meta({ description: 'The structured list of the operation steps' }),
+      executed_sql: z.string(),
+      rollback_sql: z.string(),
+      started_at: z.string().nullable(),
+      completed_at: z.string().nullable(),
+      duration_ms: z.number().int().nullable(),
+      parent_operation: z.string().nullable(),
+      error_message: z.string().nullable(),
+    })
+    .meta({ id: 'SchemaOperation' }),
+);
 
 /** A schema change still running past the request budget: 202 with the operation to poll (DECISIONS). */
-export const runningOperationSchema = z.strictObject({ operation: schemaOperationSchema }).meta({ id: 'SchemaOperationRunning' });
+export const runningOperationSchema = lazySchema(() =>
+  z.strictObject({ operation: schemaOperationSchema() }).meta({ id: 'SchemaOperationRunning' }),
+);
 
 export function tableListItem(table: DatatableRow) {
   return {

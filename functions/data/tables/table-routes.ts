@@ -42,7 +42,7 @@ export const datasourceTablesRoute = defineRoute({
   summary: 'The tables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
-  response: z.array(tableListItemSchema),
+  response: () => z.array(tableListItemSchema()),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
@@ -54,7 +54,7 @@ export const listTablesRoute = defineRoute({
   summary: 'List the datatables of a datasource',
   params: datasourceTablesParams,
   envelope: 'bare',
-  response: z.array(tableListItemSchema),
+  response: () => z.array(tableListItemSchema()),
   handler: async (ctx, { params }) =>
     (await tablesOf(ctx.runtime.db, ctx.site, params.app_slug, params.datasource_slug)).map(tableListItem),
 });
@@ -66,7 +66,7 @@ export const appTablesRoute = defineRoute({
   summary: 'Every datatable of an app (all its datasources), then the references it imported (is_reference, source_info)',
   params: appTablesParams,
   envelope: 'bare',
-  response: z.array(tableListItemSchema),
+  response: () => z.array(tableListItemSchema()),
   handler: async (ctx, { params }) => {
     const { tables, references } = await tablesAndReferencesOf(ctx.runtime.db, ctx.site, params.app_slug);
     return [...tables.map(tableListItem), ...references.map(referenceListItem)];
@@ -96,8 +96,8 @@ function itemRoutes(prefix: string): AnyRoute[] {
       path: item,
       summary: method === 'PUT' ? "Replace a datatable's description and schema" : "Change a datatable's description or schema",
       params: tableParams,
-      body: method === 'PUT' ? replaceTableBody : patchTableBody,
-      response: z.union([tableDetailSchema, runningOperationSchema]),
+      body: () => (method === 'PUT' ? replaceTableBody() : patchTableBody()),
+      response: () => z.union([tableDetailSchema(), runningOperationSchema()]),
       envelope: 'bare',
       handler: async (ctx, { params, body }) => {
         const changed = await changeTable(ctx.runtime.db, ctx.site, ctx.user, params, body, ctx.runtime.config.schemaMigrations);
@@ -153,7 +153,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       params: tableParams,
       body: validateDataBody,
       exactIntegers: true,
-      response: z.strictObject({ is_valid: z.boolean(), errors: z.array(z.string()), validated_rows: z.number().int() }),
+      response: () => z.strictObject({ is_valid: z.boolean(), errors: z.array(z.string()), validated_rows: z.number().int() }),
       envelope: 'bare',
       handler: async (ctx, { params, body }) => {
         const table = await existingTable(ctx.runtime.db, ctx.site, params);
@@ -166,7 +166,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       path: `${item}materialize/`,
       summary: 'Create the physical table and record the CREATE_TABLE operation',
       params: tableParams,
-      response: z.strictObject({ message: z.string(), datatable: tableDetailSchema, operation: schemaOperationSchema }),
+      response: () => z.strictObject({ message: z.string(), datatable: tableDetailSchema(), operation: schemaOperationSchema() }),
       envelope: 'bare',
       handler: async (ctx, { params }) => {
         const { table, operation } = await materialize(ctx.runtime.db, ctx.site, ctx.user, params);

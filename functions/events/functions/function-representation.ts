@@ -1,41 +1,46 @@
 // How functions and their invocations look in answers (DECISIONS: Events and functions).
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import type { InvocationRow } from './function-repository.ts';
 import type { OpenedFunction } from './function-service.ts';
 
 /** The wire shape of functionRecord, for the OpenAPI document and the test-time response check. */
-export const functionSchema = z
-  .strictObject({
-    id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    app: z.number().int(),
-    app_slug: z.string(),
-    execution_mode: z.string(),
-    webhook_url: z.string(),
-    signing_secret: z.string().meta({ description: 'Verifies the X-Tessera-Signature of each call' }),
-    timeout_seconds: z.number().int(),
-    is_active: z.boolean(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'Function' });
+export const functionSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      name: z.string(),
+      slug: z.string(),
+      app: z.number().int(),
+      app_slug: z.string(),
+      execution_mode: z.string(),
+      webhook_url: z.string(),
+      signing_secret: z.string().meta({ description: 'Verifies the X-Tessera-Signature of each call' }),
+      timeout_seconds: z.number().int(),
+      is_active: z.boolean(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    })
+    .meta({ id: 'Function' }),
+);
 
 /** The wire shape of invocationRecord. */
-export const invocationSchema = z
-  .strictObject({
-    invocation_id: z.string(),
-    task_id: z.string(),
-    event: z.string(),
-    status: z.string(),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    error: z.string().nullable(),
-  })
-  .meta({ id: 'FunctionInvocation' });
+export const invocationSchema = lazySchema(() =>
+  z
+    .strictObject({
+      invocation_id: z.string(),
+      task_id: z.string(),
+      event: z.string(),
+      status: z.string(),
+      started_at: z.string().nullable(),
+      completed_at: z.string().nullable(),
+      error: z.string().nullable(),
+    })
+    .meta({ id: 'FunctionInvocation' }),
+);
 
 /** What a delete answers: no data. */
-export const noDataSchema = z.strictObject({});
+export const noDataSchema = lazySchema(() => z.strictObject({}));
 
 export function functionRecord(fn: OpenedFunction) {
   return {

@@ -1,6 +1,7 @@
 // The events endpoints (spec, Events; Envelope B): the event list, subscribe and unsubscribe on the
 // site, and an app's subscribers of one event.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { SYSTEM_EVENTS } from '#shared/events/event-names.ts';
 import { outcome } from '#shared/http/answers.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -10,45 +11,49 @@ import { appSubscribers, subscribe, unsubscribe } from './subscription-service.t
 import type { SubscriberRow } from './subscription-repository.ts';
 
 const common = { host: 'tenant', access: 'user', errorStyle: 'success-flag', envelope: 'B' } as const;
-const eventParams = z.object({ event_name: z.string().min(1).max(100) });
-const functionBody = z.object({ function_id: z.number().int().positive().max(2_147_483_647) });
+const eventParams = lazySchema(() => z.object({ event_name: z.string().min(1).max(100) }));
+const functionBody = lazySchema(() => z.object({ function_id: z.number().int().positive().max(2_147_483_647) }));
 
 /** The wire shape of subscriberRecord, for the OpenAPI document and the test-time response check. */
-const subscriberSchema = z
-  .strictObject({
-    id: z.number().int(),
-    event: z.string(),
-    function: z.number().int(),
-    function_name: z.string(),
-    function_slug: z.string(),
-    app_name: z.string(),
-    app_slug: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'EventSubscriber' });
+const subscriberSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      event: z.string(),
+      function: z.number().int(),
+      function_name: z.string(),
+      function_slug: z.string(),
+      app_name: z.string(),
+      app_slug: z.string(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    })
+    .meta({ id: 'EventSubscriber' }),
+);
 
 /** An app's subscribers of one event, as appEventRoute answers. */
-const appEventSchema = z
-  .strictObject({
-    event: z.string(),
-    app: z.strictObject({ id: z.number().int(), name: z.string(), slug: z.string() }),
-    total_subscribers: z.number().int(),
-    subscribers: z.array(
-      z.strictObject({
-        subscriber_id: z.number().int(),
-        event: z.string(),
-        function_id: z.number().int(),
-        function_name: z.string(),
-        function_slug: z.string(),
-        app_id: z.number().int(),
-        app_name: z.string(),
-        app_slug: z.string(),
-        created_at: z.string(),
-      }),
-    ),
-  })
-  .meta({ id: 'AppEventSubscribers' });
+const appEventSchema = lazySchema(() =>
+  z
+    .strictObject({
+      event: z.string(),
+      app: z.strictObject({ id: z.number().int(), name: z.string(), slug: z.string() }),
+      total_subscribers: z.number().int(),
+      subscribers: z.array(
+        z.strictObject({
+          subscriber_id: z.number().int(),
+          event: z.string(),
+          function_id: z.number().int(),
+          function_name: z.string(),
+          function_slug: z.string(),
+          app_id: z.number().int(),
+          app_name: z.string(),
+          app_slug: z.string(),
+          created_at: z.string(),
+        }),
+      ),
+    })
+    .meta({ id: 'AppEventSubscribers' }),
+);
 
 function subscriberRecord(subscriber: SubscriberRow) {
   return {
@@ -72,7 +77,7 @@ export const listEventsRoute = defineRoute({
   consoleAlias: true,
   summary: 'The system events functions may subscribe to',
   message: 'Events retrieved successfully',
-  response: z.strictObject({ events: z.array(z.enum(SYSTEM_EVENTS)) }),
+  response: () => z.strictObject({ events: z.array(z.enum(SYSTEM_EVENTS)) }),
   handler: async () => ({ events: [...SYSTEM_EVENTS] }),
 });
 
@@ -115,7 +120,7 @@ export const appEventRoute = defineRoute({
   summary: "An app's subscribers of one event",
   message: 'Event subscribers retrieved successfully',
   response: appEventSchema,
-  params: z.object({ app_slug: z.string().min(1).max(100), event_name: z.string().min(1).max(100) }),
+  params: () => z.object({ app_slug: z.string().min(1).max(100), event_name: z.string().min(1).max(100) }),
   handler: async (ctx, { params }) => {
     const { event, app, subscribers } = await appSubscribers(functionsEnv(ctx), params.app_slug, params.event_name);
     return {

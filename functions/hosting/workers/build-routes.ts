@@ -15,7 +15,7 @@ export const listBuildsRoute = defineRoute({
   summary: "A worker's builds, newest first, the active one marked",
   params: workerParams,
   message: 'Builds retrieved successfully',
-  response: z.array(buildSchema),
+  response: () => z.array(buildSchema()),
   handler: async (ctx, { params }) => {
     const { worker, builds } = await listWorkerBuilds(await hostingEnv(ctx), params.slug);
     return builds.map((build) => buildRecord(worker, build));

@@ -96,7 +96,7 @@ export const deleteWorkerRoute = defineRoute({
   summary: 'Delete a worker with its builds and files; its subdomain is free again',
   params: workerParams,
   message: 'Frontend worker deleted successfully',
-  response: z.strictObject({}),
+  response: () => z.strictObject({}),
   handler: async (ctx, { params }) => {
     await deleteWorker(await hostingEnv(ctx), params.slug);
     return {};

@@ -1,6 +1,7 @@
 // Input shapes of the frontend worker endpoints: the create form's fields, the PATCH body, list
 // and availability queries, path parameters.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery } from '#shared/http/query-params.ts';
 
@@ -10,9 +11,9 @@ const wholeNumber = z
   .regex(/^\d{1,9}$/, 'A whole number is required.')
   .transform(Number);
 
-export const workerParams = z.object({ slug: z.string().min(1).max(100) });
+export const workerParams = lazySchema(() => z.object({ slug: z.string().min(1).max(100) }));
 
-export const buildParams = z.object({ slug: z.string().min(1).max(100), uuid: z.uuid('Not a valid UUID.') });
+export const buildParams = lazySchema(() => z.object({ slug: z.string().min(1).max(100), uuid: z.uuid('Not a valid UUID.') }));
 
 /** The text fields of the create form (multipart, so every value arrives as text). */
 export const createWorkerFields = z.object({
@@ -24,26 +25,32 @@ export const createWorkerFields = z.object({
   app: wholeNumber.optional(),
 });
 
-export const patchWorkerBody = z.strictObject({
-  name: z.string().trim().min(1).max(255).optional(),
-  subdomain_input: z.string().min(1).max(63).optional(),
-  is_internal: z.boolean().optional(),
-  domain: z.string().max(253).nullable().optional(),
-});
-export type PatchWorkerBody = z.infer<typeof patchWorkerBody>;
+export const patchWorkerBody = lazySchema(() =>
+  z.strictObject({
+    name: z.string().trim().min(1).max(255).optional(),
+    subdomain_input: z.string().min(1).max(63).optional(),
+    is_internal: z.boolean().optional(),
+    domain: z.string().max(253).nullable().optional(),
+  }),
+);
+export type PatchWorkerBody = z.infer<ReturnType<typeof patchWorkerBody>>;
 
-export const listWorkersQuery = z.object({
-  search: z.string().max(255).optional(),
-  ordering: z.enum(['created_at', '-created_at', 'updated_at', '-updated_at']).optional().default('-created_at'),
-  app: wholeNumber.optional(),
-  ...pageQuery(),
-});
-export type ListWorkersQuery = z.infer<typeof listWorkersQuery>;
+export const listWorkersQuery = lazySchema(() =>
+  z.object({
+    search: z.string().max(255).optional(),
+    ordering: z.enum(['created_at', '-created_at', 'updated_at', '-updated_at']).optional().default('-created_at'),
+    app: wholeNumber.optional(),
+    ...pageQuery(),
+  }),
+);
+export type ListWorkersQuery = z.infer<ReturnType<typeof listWorkersQuery>>;
 
-export const availabilityQuery = z.object({
-  subdomain: z.string().max(63),
-  exclude_slug: z.string().max(100).optional(),
-  is_internal: flagQuery.optional().default(true),
-  domain: z.string().max(253).optional(),
-});
-export type AvailabilityQuery = z.infer<typeof availabilityQuery>;
+export const availabilityQuery = lazySchema(() =>
+  z.object({
+    subdomain: z.string().max(63),
+    exclude_slug: z.string().max(100).optional(),
+    is_internal: flagQuery.optional().default(true),
+    domain: z.string().max(253).optional(),
+  }),
+);
+export type AvailabilityQuery = z.infer<ReturnType<typeof availabilityQuery>>;

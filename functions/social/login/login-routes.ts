@@ -2,20 +2,23 @@
 // provider (or 200 {authorization_url, state} to Accept: application/json); POST
 // /api/auth/{provider}/token/ exchanges {code, state, redirect_uri} for {access, refresh, user}.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
 import { socialScope } from '../social-scope.ts';
 import { finishSocialLogin, startSocialLogin } from './login-service.ts';
 
-const providerParams = z.object({ provider: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'Not a provider name.') });
+const providerParams = lazySchema(() => z.object({ provider: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'Not a provider name.') }));
 /** The tokens of a finished sign-in and who they are for. */
-const socialSignInSchema = z
-  .strictObject({
-    access: z.string(),
-    refresh: z.string(),
-    user: z.strictObject({ uuid: z.string(), username: z.string(), email: z.string() }),
-  })
-  .meta({ id: 'SocialSignIn' });
+const socialSignInSchema = lazySchema(() =>
+  z
+    .strictObject({
+      access: z.string(),
+      refresh: z.string(),
+      user: z.strictObject({ uuid: z.string(), username: z.string(), email: z.string() }),
+    })
+    .meta({ id: 'SocialSignIn' }),
+);
 const redirectUri = z.url({ protocol: /^https?$/ }).max(2000);
 
 export const socialRedirectRoute = defineRoute({
@@ -26,10 +29,9 @@ export const socialRedirectRoute = defineRoute({
   host: 'any',
   countsAsLogin: true,
   params: providerParams,
-  query: z.object({ redirect_uri: redirectUri }),
-  response: z
-    .strictObject({ authorization_url: z.string(), state: z.string() })
-    .meta({ description: 'To Accept: application/json; else 302' }),
+  query: () => z.object({ redirect_uri: redirectUri }),
+  response: () =>
+    z.strictObject({ authorization_url: z.string(), state: z.string() }).meta({ description: 'To Accept: application/json; else 302' }),
   envelope: 'bare',
   handler: async (ctx, { params, query }) => {
     const started = await startSocialLogin(ctx.runtime, await socialScope(ctx), params.provider, query.redirect_uri);
@@ -49,12 +51,13 @@ export const socialTokenRoute = defineRoute({
   countsAsLogin: true,
   params: providerParams,
   // `iss` (RFC 9207) is optional: the callback's own, passed on where the client has it.
-  body: z.strictObject({
-    code: z.string().min(1).max(4096),
-    state: z.string().min(1).max(128),
-    redirect_uri: redirectUri,
-    iss: z.string().max(2000).optional(),
-  }),
+  body: () =>
+    z.strictObject({
+      code: z.string().min(1).max(4096),
+      state: z.string().min(1).max(128),
+      redirect_uri: redirectUri,
+      iss: z.string().max(2000).optional(),
+    }),
   response: socialSignInSchema,
   envelope: 'bare',
   handler: async (ctx, { params, body }) => {

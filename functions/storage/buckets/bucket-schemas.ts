@@ -1,5 +1,6 @@
 // Request shapes of the bucket endpoints.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { orderingQuery } from '#shared/http/query-params.ts';
 import { isMimePattern } from '../mime-rules.ts';
@@ -15,9 +16,9 @@ export type StorageProvider = (typeof STORAGE_PROVIDERS)[number];
 export const DEFAULT_FILE_SIZE_LIMIT = 52_428_800;
 const MAX_MIME_PATTERNS = 100;
 
-export const appParams = z.object({ app_slug: z.string().min(1).max(100) });
-export const bucketParams = appParams.extend({ bucket_slug: z.string().min(1).max(100) });
-export type BucketParams = z.infer<typeof bucketParams>;
+export const appParams = lazySchema(() => z.object({ app_slug: z.string().min(1).max(100) }));
+export const bucketParams = lazySchema(() => appParams().extend({ bucket_slug: z.string().min(1).max(100) }));
+export type BucketParams = z.infer<ReturnType<typeof bucketParams>>;
 
 /** One of fixed values; a missing one still reads "This field is required.". */
 export function choice<const T extends readonly [string, ...string[]]>(values: T) {
@@ -48,33 +49,37 @@ const allowedMimeTypes = z
   // Stored lowercase and once each: matching ignores case, and duplicates mean nothing.
   .transform((patterns) => [...new Set(patterns.map((pattern) => pattern.toLowerCase()))]);
 
-export const createBucketBody = z.object({
-  name,
-  app_category: appCategory,
-  visibility: visibility.default('private'),
-  file_size_limit: fileSizeLimit.default(DEFAULT_FILE_SIZE_LIMIT),
-  allowed_mime_types: allowedMimeTypes.default([]),
-  storage_provider: choice(STORAGE_PROVIDERS).default('object_store'),
-});
-export type CreateBucketBody = z.infer<typeof createBucketBody>;
+export const createBucketBody = lazySchema(() =>
+  z.object({
+    name,
+    app_category: appCategory,
+    visibility: visibility.default('private'),
+    file_size_limit: fileSizeLimit.default(DEFAULT_FILE_SIZE_LIMIT),
+    allowed_mime_types: allowedMimeTypes.default([]),
+    storage_provider: choice(STORAGE_PROVIDERS).default('object_store'),
+  }),
+);
+export type CreateBucketBody = z.infer<ReturnType<typeof createBucketBody>>;
 
 const immutable = z.unknown().refine(() => false, 'This field cannot be changed.');
 
 /** Any of the changeable fields; `slug`, `app`, `uuid` and `id` are named as immutable, others unknown. */
-export const patchBucketBody = z.strictObject({
-  name: name.optional(),
-  app_category: appCategory.optional(),
-  visibility: visibility.optional(),
-  file_size_limit: fileSizeLimit.optional(),
-  allowed_mime_types: allowedMimeTypes.optional(),
-  slug: immutable.optional(),
-  app: immutable.optional(),
-  // Moving a bucket between providers would strand the bytes it already has.
-  storage_provider: immutable.optional(),
-  uuid: immutable.optional(),
-  id: immutable.optional(),
-});
-export type PatchBucketBody = z.infer<typeof patchBucketBody>;
+export const patchBucketBody = lazySchema(() =>
+  z.strictObject({
+    name: name.optional(),
+    app_category: appCategory.optional(),
+    visibility: visibility.optional(),
+    file_size_limit: fileSizeLimit.optional(),
+    allowed_mime_types: allowedMimeTypes.optional(),
+    slug: immutable.optional(),
+    app: immutable.optional(),
+    // Moving a bucket between providers would strand the bytes it already has.
+    storage_provider: immutable.optional(),
+    uuid: immutable.optional(),
+    id: immutable.optional(),
+  }),
+);
+export type PatchBucketBody = z.infer<ReturnType<typeof patchBucketBody>>;
 
 export const BUCKET_ORDERING_FIELDS = [
   'name',
@@ -89,11 +94,13 @@ export const BUCKET_ORDERING_FIELDS = [
 ] as const;
 export type BucketOrderingField = (typeof BUCKET_ORDERING_FIELDS)[number];
 
-export const listBucketsQuery = z.strictObject({
-  search: z.string().trim().max(200).optional(),
-  ordering: orderingQuery(BUCKET_ORDERING_FIELDS).optional(),
-  visibility: visibility.optional(),
-  app_category: appCategory.optional(),
-  ...pageQuery(),
-});
-export type ListBucketsQuery = z.infer<typeof listBucketsQuery>;
+export const listBucketsQuery = lazySchema(() =>
+  z.strictObject({
+    search: z.string().trim().max(200).optional(),
+    ordering: orderingQuery(BUCKET_ORDERING_FIELDS).optional(),
+    visibility: visibility.optional(),
+    app_category: appCategory.optional(),
+    ...pageQuery(),
+  }),
+);
+export type ListBucketsQuery = z.infer<ReturnType<typeof listBucketsQuery>>;

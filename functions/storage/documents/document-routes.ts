@@ -3,6 +3,7 @@
 // objects); edit needs a signed-in caller. The loader routes are public and host-independent: the
 // ticket names the site.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { outcome, type Outcome } from '#shared/http/answers.ts';
 import { reply } from '#shared/http/reply.ts';
 import { defineRoute } from '#shared/http/route.ts';
@@ -18,7 +19,9 @@ import { loaderPage } from './loader-page.ts';
 const OBJECT = '/api/apps/{app_slug}/storage/buckets/{bucket_slug}/objects/{key+}';
 
 /** The wire shape of a DocumentLink: the URL to open the document at, and what it allows. */
-const documentLinkSchema = z.strictObject({ url: z.string(), mode: z.enum(['view', 'edit']) }).meta({ id: 'DocumentLink' });
+const documentLinkSchema = lazySchema(() =>
+  z.strictObject({ url: z.string(), mode: z.enum(['view', 'edit']) }).meta({ id: 'DocumentLink' }),
+);
 
 /** The route's Envelope A around the link, with a message saying what was granted. */
 function grantAnswer({ link, anonymous }: GrantedDocument): Outcome<DocumentLink> {
@@ -39,7 +42,7 @@ export const viewDocumentRoute = defineRoute({
   host: 'tenant',
   access: 'optional',
   errorStyle: 'generic',
-  params: objectParams,
+  params: () => objectParams,
   envelope: 'A',
   response: documentLinkSchema,
   message: 'View access granted.',
@@ -53,7 +56,7 @@ export const editDocumentRoute = defineRoute({
   host: 'tenant',
   access: 'user',
   errorStyle: 'generic',
-  params: objectParams,
+  params: () => objectParams,
   envelope: 'A',
   response: documentLinkSchema,
   message: 'Edit access granted.',
@@ -78,7 +81,7 @@ export const redeemTicketRoute = defineRoute({
   host: 'any',
   access: 'public',
   errorStyle: 'generic',
-  body: z.strictObject({ ticket: z.string().min(1).max(8192) }),
+  body: () => z.strictObject({ ticket: z.string().min(1).max(8192) }),
   envelope: 'A',
   response: documentLinkSchema,
   message: 'View access granted.',

@@ -1,5 +1,6 @@
 // The object body of the spec, built from a repository row and its bucket.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { isoTime } from '#shared/db/row-values.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { isOfficeEditable } from '../mime-rules.ts';
@@ -12,42 +13,46 @@ export function objectUrl(origin: string, bucket: Pick<BucketRow, 'app_slug' | '
 }
 
 /** The wire shape of objectRecord, for the OpenAPI document and the test-time response check. */
-export const objectSchema = z
-  .strictObject({
-    id: z.number().int(),
-    uuid: z.string(),
-    bucket: z.number().int(),
-    bucket_slug: z.string(),
-    bucket_name: z.string(),
-    filename: z.string(),
-    file_path: z.string(),
-    file_url: z.string(),
-    size: z.number(),
-    mimetype: z.string(),
-    etag: z.string(),
-    metadata: z.record(z.string(), z.unknown()),
-    visibility: z.string().nullable(),
-    is_office_editable: z.boolean(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-    created_by: z.number().int().nullable(),
-    modified_by: z.number().int().nullable(),
-  })
-  .meta({ id: 'StorageObject' });
+export const objectSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      uuid: z.string(),
+      bucket: z.number().int(),
+      bucket_slug: z.string(),
+      bucket_name: z.string(),
+      filename: z.string(),
+      file_path: z.string(),
+      file_url: z.string(),
+      size: z.number(),
+      mimetype: z.string(),
+      etag: z.string(),
+      metadata: z.record(z.string(), z.unknown()),
+      visibility: z.string().nullable(),
+      is_office_editable: z.boolean(),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+      created_by: z.number().int().nullable(),
+      modified_by: z.number().int().nullable(),
+    })
+    .meta({ id: 'StorageObject' }),
+);
 
 /** The wire shape of searchItem. */
-export const objectSearchItemSchema = z
-  .strictObject({
-    id: z.number().int(),
-    uuid: z.string(),
-    filename: z.string(),
-    file: z.string(),
-    size: z.number(),
-    mimetype: z.string(),
-    created_at: z.string().nullable(),
-    updated_at: z.string().nullable(),
-  })
-  .meta({ id: 'StorageObjectSearchItem' });
+export const objectSearchItemSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.number().int(),
+      uuid: z.string(),
+      filename: z.string(),
+      file: z.string(),
+      size: z.number(),
+      mimetype: z.string(),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+    })
+    .meta({ id: 'StorageObjectSearchItem' }),
+);
 
 export function objectRecord(object: ObjectRow, bucket: BucketRow, origin: string) {
   return {

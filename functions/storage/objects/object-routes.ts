@@ -45,7 +45,7 @@ export const downloadObjectRoute = defineRoute({
   method: 'GET',
   path: OBJECT,
   summary: 'Download an object (Range, If-None-Match), or its record with ?metadata=true',
-  params: objectParams,
+  params: () => objectParams,
   query: downloadQuery,
   // The bytes go out as they are; only the record (`?metadata=true`) is wrapped.
   envelope: 'B',
@@ -62,7 +62,7 @@ export const patchObjectRoute = defineRoute({
   method: 'PATCH',
   path: OBJECT,
   summary: "Change an object's metadata (merged; null removes a key), visibility or file name",
-  params: objectParams,
+  params: () => objectParams,
   body: patchObjectBody,
   envelope: 'B',
   response: objectSchema,
@@ -79,7 +79,7 @@ export const deleteObjectRoute = defineRoute({
   method: 'DELETE',
   path: OBJECT,
   summary: 'Delete an object and its bytes',
-  params: objectParams,
+  params: () => objectParams,
   envelope: 'B',
   response: objectSchema,
   message: 'Object deleted successfully',
@@ -98,7 +98,7 @@ export const batchDeleteRoute = defineRoute({
   params: bucketParams,
   body: batchDeleteBody,
   envelope: 'B',
-  response: z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()) }),
+  response: () => z.strictObject({ deleted: z.array(z.string()), not_found: z.array(z.string()) }),
   message: 'Objects deleted',
   handler: async (ctx, { params, body }) => {
     const result = await deleteObjects(storageEnv(ctx), params, body);
@@ -114,7 +114,7 @@ export const searchObjectsRoute = defineRoute({
   params: bucketParams,
   body: searchBody,
   envelope: 'B',
-  response: z.strictObject({ objects: z.array(objectSearchItemSchema), count: z.number().int(), bucket: z.string() }),
+  response: () => z.strictObject({ objects: z.array(objectSearchItemSchema()), count: z.number().int(), bucket: z.string() }),
   message: 'Search completed successfully',
   handler: async (ctx, { params, body }) => {
     const { bucket, rows, total } = await searchObjects(storageEnv(ctx), params, body);

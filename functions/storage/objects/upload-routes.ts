@@ -25,7 +25,7 @@ function uploadByPathRoute(method: 'PUT' | 'POST') {
     method,
     path: OBJECT,
     summary: 'Upload or replace the object at a path: raw bytes (Content-Type is the file type) or multipart `file`; X-Metadata-* headers',
-    params: objectParams,
+    params: () => objectParams,
     envelope: 'B',
     response: objectSchema,
     message: 'File uploaded successfully',
@@ -60,10 +60,11 @@ export const batchUploadRoute = defineStreamingRoute({
   summary: 'Upload up to 10 files (`files`, with optional `paths` and `metadata`): 201 all, 207 some, 400 none',
   params: bucketParams,
   envelope: 'B',
-  response: z.strictObject({
-    uploaded: z.array(objectSchema),
-    failed: z.array(z.strictObject({ filename: z.string(), error: z.string() })),
-  }),
+  response: () =>
+    z.strictObject({
+      uploaded: z.array(objectSchema()),
+      failed: z.array(z.strictObject({ filename: z.string(), error: z.string() })),
+    }),
   message: 'Files uploaded',
   handler: async (ctx, { params, body }) => {
     const env = storageEnv(ctx);

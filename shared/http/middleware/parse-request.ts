@@ -59,12 +59,12 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
         assertRequestBodySize(size);
       }
       state.input = {
-        params: route.params ? parseOrThrow(route.params, match.params) : match.params,
-        query: route.query ? parseOrThrow(route.query, query) : query,
+        params: route.params ? parseOrThrow(route.params(), match.params) : match.params,
+        query: route.query ? parseOrThrow(route.query(), query) : query,
         body: route.streamBody
           ? streamedBodyOf(request.event, rawBodyOf(request.event), headers)
           : route.body
-            ? parseOrThrow(route.body, jsonBodyOf(bodyTextOf(request.event), headers['content-type'], route.exactIntegers === true))
+            ? parseOrThrow(route.body(), jsonBodyOf(bodyTextOf(request.event), headers['content-type'], route.exactIntegers === true))
             : undefined,
       };
     },

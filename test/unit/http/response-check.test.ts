@@ -14,7 +14,7 @@ const route: AnyRoute = defineRoute({
   access: 'public',
   host: 'any',
   envelope: 'A',
-  response: z.strictObject({ id: z.number().int() }),
+  response: () => z.strictObject({ id: z.number().int() }),
   handler: async () => ({ id: 1 }),
 });
 

@@ -100,7 +100,7 @@ describe('route envelopes', () => {
   it.each(routes)('%s %s %s declares an envelope the chain renders, with a message where it has one', (_group, _method, _path, route) => {
     expect(Object.keys(shapes)).toContain(route.envelope);
     if (route.envelope === 'A' || route.envelope === 'B') expect(route.message).toMatch(/\S/);
-    if (route.envelope === 'C') expect(route.query?.safeParse({ page: '2', page_size: '1' }).success).toBe(true);
+    if (route.envelope === 'C') expect(route.query?.().safeParse({ page: '2', page_size: '1' }).success).toBe(true);
   });
 
   it.each(routes)('%s %s %s answers every kind of result in its declared envelope or refuses it', (_group, _method, _path, route) => {

@@ -100,7 +100,7 @@ describe('Router', () => {
       summary: 'x',
       access: 'public',
       host: 'any',
-      params: z.object({ id: z.coerce.number() }),
+      params: () => z.object({ id: z.coerce.number() }),
       envelope: 'bare',
       handler: async (_ctx, { params }) => params.id + 1,
     });
