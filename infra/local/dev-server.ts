@@ -14,7 +14,7 @@ import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';
 import { systemLog, describeError } from '#shared/logger.ts';
 import { getRuntime } from '#shared/runtime/runtime.ts';
-import { admission, type Admission } from './admission.ts';
+import { concurrencyLimit, type ConcurrencyLimit } from '#shared/concurrency-limit.ts';
 import { gatewayEvent, lambdaContext } from './gateway-event.ts';
 import { hostedHostOf, serveHostedBuild } from './hosted-builds.ts';
 
@@ -33,8 +33,13 @@ export interface DevServer {
 const NO_BODY = Buffer.alloc(0);
 
 /**
- * Requests served at once (admission.ts): enough to keep the database pool and the cores busy, few
- * enough that a request's statements are not queued behind hundreds of others.
+ * Requests worked on at once; the rest wait for a place in arrival order. Deployed, every Lambda
+ * invocation is served alone and API Gateway queues or throttles the rest; one process serving
+ * everything has no such bound. Without one, under 1,000 connections every request started at once
+ * and each statement waited behind the statements of all the others in the database pool's queue,
+ * so a request of several statements in a row (an upload: bucket, object, bytes, record) waited that
+ * long for each and ran out of its 29 s (load benchmark: about 1,000 uploads answered 503 in 60 s).
+ * 64 keeps the pool and the cores busy, and a request's time limit counts from its admission.
  */
 const REQUESTS_IN_FLIGHT = 64;
 
@@ -124,7 +129,7 @@ function groupFor(groups: LoadedGroup[], path: string): LoadedGroup {
   return groups.find((candidate) => candidate.router.handles(canonical) || candidate.router.handles(cloudForm)) ?? groups[0]!;
 }
 
-async function serve(groups: LoadedGroup[], places: Admission, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(groups: LoadedGroup[], places: ConcurrencyLimit, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = request.url ?? '/';
   const path = url.split('?', 1)[0]!;
   // A worker's host serves its build, as CloudFront does deployed; its /api/ paths stay the API's.
@@ -186,7 +191,7 @@ export async function startDevServer(port: number, host = '127.0.0.1'): Promise<
       handler: await group.loadHandler(),
     })),
   );
-  const places = admission(REQUESTS_IN_FLIGHT);
+  const places = concurrencyLimit(REQUESTS_IN_FLIGHT);
   const answer = (request: IncomingMessage, response: ServerResponse) => {
     serve(groups, places, request, response).catch((error: unknown) => {
       systemLog.error('dev server failed to answer', describeError(error));

@@ -1,6 +1,7 @@
 // Password hashing with scrypt, a memory-hard KDF from node:crypto. The stored form carries its own
 // cost parameters, so raising the cost later keeps old hashes verifiable.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { concurrencyLimit } from '#shared/concurrency-limit.ts';
 
 const KEY_LENGTH = 64;
 const BLOCK_SIZE = 8;
@@ -12,25 +13,10 @@ const PARALLELISM = 1;
  * (the dev server) must not take every thread and leave uploads and downloads waiting behind it, so
  * at most half the pool derives keys at once; further sign-ins wait their turn here instead.
  */
-const HASHING_SLOTS = Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE || 4) / 2));
-let hashing = 0;
-const waitingForSlot: Array<() => void> = [];
-
-async function inHashingSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (hashing >= HASHING_SLOTS) await new Promise<void>((resolve) => waitingForSlot.push(resolve));
-  else hashing += 1;
-  try {
-    return await work();
-  } finally {
-    const next = waitingForSlot.shift();
-    // The slot passes straight to the next in line, so the count stays as it is.
-    if (next !== undefined) next();
-    else hashing -= 1;
-  }
-}
+const hashing = concurrencyLimit(Math.max(1, Math.floor(Number(process.env.UV_THREADPOOL_SIZE || 4) / 2)));
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return inHashingSlot(
+  return hashing.run(
     () =>
       new Promise((resolve, reject) => {
         scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => {

@@ -35,10 +35,11 @@ export type ServerAnswer = { type: 'marked'; rss: number } | { type: 'peak'; rss
 
 const SAMPLE_MS = 5;
 
-async function call(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Record<string, any>> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are read field by field
+type Answer = Record<string, any>; // `any`: bodies are read field by field
+
+async function call(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Answer> {
   const response = await fetch(url, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const answer = (await response.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
+  const answer = (await response.json()) as Answer;
   if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(answer)}`);
   return answer;
 }

@@ -12,7 +12,7 @@ export interface BinaryResponse {
   headers: Headers;
   bytes: Buffer;
   /** The body parsed as JSON when it is JSON, else undefined. */
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are read field by field
+  json: any; // `any`: test bodies are read field by field
 }
 
 export interface BinaryRequest {

@@ -8,7 +8,6 @@ import { ValidationError } from '#shared/errors.ts';
 export const MAX_PATH_LENGTH = 1024;
 export const MAX_FILENAME_LENGTH = 255;
 
-// eslint-disable-next-line no-control-regex -- control characters are what this looks for
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 

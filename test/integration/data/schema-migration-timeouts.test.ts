@@ -30,7 +30,7 @@ interface Held {
   columns: string[];
 }
 
-type Answer = { status: number; headers: Headers; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- a response body
+type Answer = { status: number; headers: Headers; body: any }; // `any`: a response body
 type Operation = { status: string; error_code: string | null; error_message: string | null };
 
 function timeoutSuite(

@@ -8,7 +8,7 @@ import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-ap
 import { createSite } from '#test/support/sites.ts';
 import { seedBlog } from '#test/support/relation-tables.ts';
 
-type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+type Rec = Record<string, any>; // `any`: answers are read field by field
 
 describe('relations never reach what the caller may not read', () => {
   let app: TestApp;

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { seedBlog } from '#test/support/relation-tables.ts';
 
-type Rec = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+type Rec = Record<string, any>; // `any`: answers are read field by field
 
 describe('relations: related filters, sorting and populate', () => {
   let app: TestApp;

@@ -1,11 +1,11 @@
-// The dev server's admission (infra/local/admission.ts): at most `limit` requests are worked on at
-// once, the rest start in arrival order, and a request that fails gives its place back.
+// shared/concurrency-limit.ts (the dev server's admission, password hashing): at most `limit` pieces
+// of work at once, the rest start in arrival order, and work that fails gives its place back.
 import { describe, expect, it } from 'vitest';
-import { admission } from '#infra/local/admission.ts';
+import { concurrencyLimit } from '#shared/concurrency-limit.ts';
 
-describe('dev server admission', () => {
+describe('a concurrency limit', () => {
   it('works on at most the limit at once and starts the waiting in arrival order', async () => {
-    const places = admission(3);
+    const places = concurrencyLimit(3);
     let running = 0;
     let mostRunning = 0;
     const started: number[] = [];
@@ -34,7 +34,7 @@ describe('dev server admission', () => {
   });
 
   it('gives the place back when the work fails', async () => {
-    const places = admission(1);
+    const places = concurrencyLimit(1);
     await expect(places.run(() => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
     expect(await places.run(async () => 'next')).toBe('next');
   });
