@@ -40,8 +40,18 @@ const NO_BODY = Buffer.alloc(0);
  * so a request of several statements in a row (an upload: bucket, object, bytes, record) waited that
  * long for each and ran out of its 29 s (load benchmark: about 1,000 uploads answered 503 in 60 s).
  * 64 keeps the pool and the cores busy, and a request's time limit counts from its admission.
+ * Requests whose body streams in (uploads) have places of their own: a handler reading a body holds
+ * its place as long as the client takes to send it, and a signed-in client trickling bytes into 64
+ * uploads must not stall every other request for the 29 s their handlers wait.
  */
 const REQUESTS_IN_FLIGHT = 64;
+
+interface Places {
+  /** Requests whose body, if any, was read before the handler ran. */
+  buffered: ConcurrencyLimit;
+  /** Requests whose body streams to the handler. */
+  streamed: ConcurrencyLimit;
+}
 
 /** Content-Length when the client sent a well-formed one. */
 function announcedLength(request: IncomingMessage): number | undefined {
@@ -129,7 +139,7 @@ function groupFor(groups: LoadedGroup[], path: string): LoadedGroup {
   return groups.find((candidate) => candidate.router.handles(canonical) || candidate.router.handles(cloudForm)) ?? groups[0]!;
 }
 
-async function serve(groups: LoadedGroup[], places: ConcurrencyLimit, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(groups: LoadedGroup[], places: Places, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = request.url ?? '/';
   const path = url.split('?', 1)[0]!;
   // A worker's host serves its build, as CloudFront does deployed; its /api/ paths stay the API's.
@@ -150,7 +160,8 @@ async function serve(groups: LoadedGroup[], places: ConcurrencyLimit, request: I
   });
   openStreamingChannel(event, requestStream);
   // The place is held while the handler works, not while a reply streams out to a slow client.
-  const result = await places.run(() => group.handler(event, lambdaContext(group.name)));
+  const place = requestStream === undefined ? places.buffered : places.streamed;
+  const result = await place.run(() => group.handler(event, lambdaContext(group.name)));
   if (requestStream === undefined && !request.complete) {
     // A body over the limit, refused by the chain (413) before it was read to the end: the
     // connection closes after the answer, the rest of the body is dropped as it comes.
@@ -191,7 +202,7 @@ export async function startDevServer(port: number, host = '127.0.0.1'): Promise<
       handler: await group.loadHandler(),
     })),
   );
-  const places = concurrencyLimit(REQUESTS_IN_FLIGHT);
+  const places: Places = { buffered: concurrencyLimit(REQUESTS_IN_FLIGHT), streamed: concurrencyLimit(REQUESTS_IN_FLIGHT) };
   const answer = (request: IncomingMessage, response: ServerResponse) => {
     serve(groups, places, request, response).catch((error: unknown) => {
       systemLog.error('dev server failed to answer', describeError(error));
