@@ -38,6 +38,14 @@ export interface Queryable {
 export interface Database extends Queryable {
   readonly driver: DriverName;
   /**
+   * Sends the statements at once on one connection and answers each one's rows, or its error, on its
+   * own: outside a transaction a failed statement leaves the others be. On PostgreSQL they leave in
+   * one write and wake one backend, where statements sent to separate connections of the pool cost a
+   * write, a wake-up and a reply to read each; the backend runs them in turn. PGlite, one connection,
+   * runs them in turn too.
+   */
+  rowsTogether(statements: readonly SQL[]): Array<Promise<Row[]>>;
+  /**
    * Runs one statement that PostgreSQL refuses inside a transaction (CREATE or DROP INDEX
    * CONCURRENTLY) on a connection of its own, with session-level timeouts that are reset before the
    * connection goes back to the pool: SET LOCAL has no transaction to live in there.
@@ -150,7 +158,7 @@ const PREPARED_STATEMENT_LIMIT = 500;
  * driver, which runs them as named prepared statements within the budget.
  */
 abstract class RenderingQueryable extends OrmQueryable {
-  private readonly dialect = new PgDialect();
+  protected readonly dialect = new PgDialect();
 
   protected abstract send(query: RenderedStatement): Promise<unknown>;
 
@@ -178,9 +186,22 @@ class PostgresQueryable extends RenderingQueryable {
     super(orm);
   }
 
-  protected send(query: RenderedStatement): Promise<unknown> {
+  protected send(query: RenderedStatement, connection: Sql = this.client): Promise<unknown> {
     const prepare = this.budget?.admit(query.sql) ?? false;
-    return this.client.unsafe(query.sql, query.params as never[], { prepare });
+    return connection.unsafe(query.sql, query.params as never[], { prepare });
+  }
+
+  rowsTogether(statements: readonly SQL[]): Array<Promise<Row[]>> {
+    const queries = statements.map((statement) => renderStatement(statement, this.dialect));
+    // postgres.js writes what a connection was given in one tick as one write; a reserved connection
+    // is the way to give it all of them.
+    const reserved = this.client.reserve();
+    const answers = queries.map((query) => mapped(async () => rowsOf(await this.send(query, await reserved))));
+    // Back to the pool once every statement has answered, either way; a failed reserve holds nothing.
+    void Promise.allSettled(answers)
+      .then(async () => (await reserved).release())
+      .catch(() => undefined);
+    return answers;
   }
 }
 
@@ -207,11 +228,15 @@ class PgliteQueryable extends RenderingQueryable {
     if (this.budget.admit(query.sql)) return this.prepared.run(query.sql, query.params, this.options);
     return this.client.query(query.sql, query.params, this.options);
   }
+
+  rowsTogether(statements: readonly SQL[]): Array<Promise<Row[]>> {
+    return statements.map((statement) => this.rows(statement));
+  }
 }
 
 class DrizzleDatabase implements Database {
   constructor(
-    private readonly top: Queryable,
+    private readonly top: PostgresQueryable | PgliteQueryable,
     readonly driver: DriverName,
     private readonly migrationRunner: MigrationRunner,
     private readonly sessionRunner: SessionStatementRunner,
@@ -232,6 +257,10 @@ class DrizzleDatabase implements Database {
 
   run(statement: SQL): Promise<number> {
     return this.top.run(statement);
+  }
+
+  rowsTogether(statements: readonly SQL[]): Array<Promise<Row[]>> {
+    return this.top.rowsTogether(statements);
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {

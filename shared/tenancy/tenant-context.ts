@@ -5,12 +5,13 @@
 // On a route that names an app, what the caller's roles grant there rides along too when the site's
 // schema can be guessed (the one the same host resolved to before); the guess is used only when the
 // site the statement resolved has that schema, so a wrong guess costs the ordinary second read.
-// On PostgreSQL a route's read goes as a statement of its own, sent at the same time on another
-// connection of the pool: fused in, it made every request's statement one that PostgreSQL plans
-// anew (a custom plan for the read's filters), paying about a millisecond of planning for the
-// caller-and-site part as well, which on its own runs on a cached generic plan. Nothing the read
-// finds is returned before the caller's checks pass, either way. PGlite has one connection, so
-// there the read stays fused and the request keeps its single round trip.
+// On PostgreSQL a route's read goes as a statement of its own, sent with the caller-and-site
+// statement on one connection (Database.rowsTogether): fused in, it made every request's statement
+// one that PostgreSQL plans anew (a custom plan for the read's filters), paying about a millisecond
+// of planning for the caller-and-site part as well, which on its own runs on a cached generic plan.
+// Sent on two connections, each statement cost the process a write and the database a wake-up. Nothing
+// the read finds is returned before the caller's checks pass, either way. PGlite has one connection,
+// so there the read stays fused into a single statement.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/auth/authenticate.ts';
@@ -85,13 +86,21 @@ export async function signedInTenantContext(
   roles?: RolesGuess,
 ): Promise<SignedInTenantContext> {
   const countingSql = counting?.sqlFor(claims.subject);
-  const separateRead = fused !== undefined && db.driver === 'postgres' ? readAlone(db, fused) : undefined;
-  const inlineRead = separateRead === undefined ? fused : undefined;
+  const [contextSent, readSent] =
+    fused !== undefined && db.driver === 'postgres'
+      ? db.rowsTogether([contextStatement(claims, hint, undefined, countingSql, roles), sql`select (${fused}) as fused`])
+      : [];
+  // The read on its own answers its value, or undefined when it failed (the route then reads the ordinary way).
+  const separateRead = readSent?.then(
+    ([read]) => read?.fused,
+    () => undefined,
+  );
+  const inlineRead = readSent === undefined ? fused : undefined;
   let row: ContextRow | undefined;
   let fusedValue: unknown;
   let rolesRead = roles;
   try {
-    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, inlineRead, countingSql, roles));
+    [row] = (await (contextSent ?? db.rows(contextStatement(claims, hint, inlineRead, countingSql, roles)))) as ContextRow[];
     fusedValue = row?.fused;
   } catch (error) {
     // A failed statement counted nothing (it rolled back as a whole), so the retry counts once. A
@@ -110,12 +119,4 @@ export async function signedInTenantContext(
   const rolePermissions =
     rolesRead !== undefined && rolesRead.site.schemaName === tenant.schemaName ? (row!.app_role_permissions ?? []) : undefined;
   return { principal, lookup: { found: tenant }, fused: fusedValue, rolePermissions };
-}
-
-/** A route's read on its own statement: its value, or undefined when it failed (the route then reads the ordinary way). */
-function readAlone(db: Database, read: SQL): Promise<unknown> {
-  return db.rows<{ fused: unknown }>(sql`select (${read}) as fused`).then(
-    ([row]) => row?.fused,
-    () => undefined,
-  );
 }

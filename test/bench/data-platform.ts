@@ -117,6 +117,10 @@ function tracingDatabase(inner: Database): { db: Database; recorder: { on: boole
     applyMigrations: (folder) => inner.applyMigrations(folder),
     runOutsideTransaction: (statement, options) => inner.runOutsideTransaction(statement, options),
     close: () => inner.close(),
+    rowsTogether: (statements) => {
+      const entries = statements.map((statement) => record('rows', () => `${textOf(statement)} (sent together)`));
+      return inner.rowsTogether(statements).map((answer, index) => timed(entries[index], () => answer));
+    },
   };
   return { db, recorder };
 }

@@ -33,6 +33,7 @@ const DATA = '/api/apps/shop/datatables/items/data/';
 
 interface PlanNode {
   'Node Type': string;
+  'Actual Loops'?: number;
   'Index Name'?: string;
   'Parent Relationship'?: string;
   'Subplan Name'?: string;
@@ -110,6 +111,39 @@ describe('record lists: page and total apart, _count, one answer shape', () => {
     expect(prices).toEqual([...prices].sort((a, b) => b - a));
     const exact = await call(`${DATA}?category=c3&price__gt=9000&_sort=-price&page_size=5&_count=exact`);
     expect(exact.body).toEqual(plain.body);
+  });
+
+  it('counts the matches only when the page cannot tell the total, and answers it exactly either way', async () => {
+    const physical = `"${descriptor.schemaName}"."${descriptor.tableName}"`;
+    const counted = async (where: string) =>
+      Number((await app.runtime.db.rows<{ n: string }>(sql.raw(`select count(*) as n from ${physical} where ${where}`)))[0]!.n);
+    const few = await counted(`category = 'c3' and price > 9950`);
+    expect(few).toBeGreaterThan(2);
+    expect(few).toBeLessThan(20);
+    const SMALL = 'category=c3&price__gt=9950';
+    // [query, total, whether the count had to run]
+    const cases: Array<[string, number, boolean]> = [
+      [SMALL, few, false],
+      [`${SMALL}&page_size=${few}`, few, false],
+      [`${SMALL}&page_size=${few - 1}`, few, true],
+      [`${SMALL}&page=2&page_size=${few - 1}`, few, false],
+      [`${SMALL}&page=2&page_size=${few}`, few, true],
+      [`${SMALL}&offset=${few - 2}&limit=5`, few, false],
+      ['category=none', 0, false],
+      ['category=c3&price__gt=9000&page_size=5', await counted(`category = 'c3' and price > 9000`), true],
+      ['_aggregate=count(*)&_group_by=category', 10, false],
+    ];
+    for (const [query, total, countRuns] of cases) {
+      const answer = await call(`${DATA}?${query}`);
+      expect(answer.status, query).toBe(200);
+      expect(answer.body.total, query).toBe(total);
+      const statement = listSql(descriptor, parseListQuery(descriptor, new URLSearchParams(query)));
+      const [row] = await app.runtime.db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (analyze, format json) ${statement}`);
+      const explained = row!['QUERY PLAN'];
+      const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Array<{ Plan: PlanNode }>;
+      const count = nodesOf(top!.Plan).find((node) => node['Parent Relationship'] === 'InitPlan' && node['Node Type'] === 'Aggregate');
+      expect((count?.['Actual Loops'] ?? 0) > 0, `count ran for ${query}`).toBe(countRuns);
+    }
   });
 
   it('answers _count=planned with the planner estimate, flagged, and exact when the page shows the end', async () => {

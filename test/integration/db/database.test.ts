@@ -117,6 +117,19 @@ describe(`database API on ${testDriver}`, () => {
     await test.db.run(sql`drop table public.shape_check`);
   });
 
+  it('sends statements together on one connection, each answering or failing on its own', async () => {
+    const backend = sql`select pg_backend_pid() as pid`;
+    const [first, failing, last] = test.db.rowsTogether([backend, sql`select 1 / ${0}::int as n`, backend]);
+    await expect(failing).rejects.toThrow();
+    const [[before], [after]] = await Promise.all([first!, last!]);
+    expect(before!.pid).toBe(after!.pid);
+    // Each batch's connection goes back to the pool: three times the pool's batches all answer.
+    const batches = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => Promise.all(test.db.rowsTogether([sql`select ${index}::int as n`, backend]))),
+    );
+    expect(batches.map(([numbered]) => numbered![0]!.n)).toEqual([...Array(12).keys()]);
+  });
+
   it('leaves the connection usable after a statement fails', async () => {
     await expect(test.db.rows(sql`select 1 / ${0}::int as n`)).rejects.toThrow();
     await expect(test.db.rows(sql`select 1 / ${0}::int as n`)).rejects.toThrow();

@@ -94,11 +94,14 @@ describe('roles in access decisions', () => {
     const dialect = new PgDialect();
     const texts: string[] = [];
     const rows = vi.spyOn(app.runtime.db, 'rows');
+    const together = vi.spyOn(app.runtime.db, 'rowsTogether');
     try {
       expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(200);
-      for (const [statement] of rows.mock.calls) texts.push(dialect.sqlToQuery(statement).sql);
+      const statements = [...rows.mock.calls.map(([statement]) => statement), ...together.mock.calls.flatMap(([sent]) => sent)];
+      for (const statement of statements) texts.push(dialect.sqlToQuery(statement).sql);
     } finally {
       rows.mockRestore();
+      together.mockRestore();
     }
     const roleReads = texts.filter((text) => text.includes('role_memberships'));
     expect(roleReads).toHaveLength(1);

@@ -204,11 +204,24 @@ export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
  * on the sort column and stop, where a window count beside it would need every match first.
  */
 export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const total = plan.count === 'exact' ? sql`(${countSql(table, plan)})::text` : sql`'null'`;
   const size = pageSizeLiteral(plan.pageSize);
+  const total = plan.count === 'exact' ? exactTotalSql(table, plan, size) : sql`'null'`;
   return sql`select ${total} || ',' || count(*)::text || ',['
       || coalesce(array_to_string((array_agg(p.record))[1:${size}], ','), '') || ']' as answer
     from (${pageSql(table, plan)}) p`;
+}
+
+/**
+ * The exact total, counted only when the page cannot tell it. A page that is not full and not past
+ * the end (it found rows, or it is the first) holds the last of the matches, so the total is its
+ * offset plus its rows: the rule `_count=planned` follows too (shared/db/counted-page.ts). The count
+ * is an InitPlan, which PostgreSQL runs only when the CASE reaches it, so a list whose matches fit on
+ * its page reads them once rather than twice (an expensive filter, a related one or an aggregation
+ * with a few groups costs half). `count(*)` is over the page's rows, look-ahead row included.
+ */
+function exactTotalSql(table: TableDescriptor, plan: ListPlan, size: SQL): SQL {
+  return sql`(case when count(*) <= ${size} and (count(*) > 0 or ${plan.offset}::bigint = 0)
+      then ${plan.offset}::bigint + count(*) else (${countSql(table, plan)}) end)::text`;
 }
 
 /**

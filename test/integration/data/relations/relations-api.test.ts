@@ -174,31 +174,41 @@ describe('relations: related filters, sorting and populate', () => {
     expect(first.body.data).toEqual([{ 'author.company_id.name': 'Acme', count: 1 }]);
     const db = app.runtime.db;
     const realRows = db.rows.bind(db);
+    const realTogether = db.rowsTogether.bind(db);
     let statements = 0;
     let inFlight = 0;
     let mostInFlight = 0;
-    const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+    let batches = 0;
+    const counted = <T>(answer: Promise<T>): Promise<T> => {
       statements += 1;
       inFlight += 1;
       mostInFlight = Math.max(mostInFlight, inFlight);
-      return realRows(statement).finally(() => {
+      return answer.finally(() => {
         inFlight -= 1;
       });
-    }) as typeof db.rows);
-    // On PostgreSQL the caller-and-site read and the list go as two statements sent together (each
-    // on a connection of the pool); PGlite has one connection, so there they are one statement.
+    };
+    const spies = [
+      vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => counted(realRows(statement))) as typeof db.rows),
+      vi.spyOn(db, 'rowsTogether').mockImplementation((sent) => {
+        batches += 1;
+        return realTogether(sent).map(counted);
+      }),
+    ];
+    // On PostgreSQL the caller-and-site read and the list go as two statements sent together on one
+    // connection; PGlite has one connection, so there they are one statement.
     const oneRoundTrip = db.driver === 'postgres' ? 2 : 1;
     try {
       expect((await list('posts', 'comments.body=great&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([10]);
       expect(statements).toBe(oneRoundTrip);
       expect(mostInFlight).toBe(oneRoundTrip);
+      expect(batches).toBe(db.driver === 'postgres' ? 1 : 0);
       statements = 0;
       const tree = await call('GET', '/api/apps/blog/datatables/posts/data/10/?populate=author');
       expect(tree.body.data.author_id.name).toBe('Ann');
       // The record and caller in one round trip, then the one populate statement.
       expect(statements).toBe(oneRoundTrip + 1);
     } finally {
-      spy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
     // A related table that becomes soft-deleting (not the listed one) makes the remembered relations
     // stale: a soft-deleted comment must stop matching at once, never be found through the old schema.
