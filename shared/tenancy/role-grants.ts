@@ -52,10 +52,18 @@ export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite
   return row?.permissions ?? [];
 }
 
+/**
+ * Whether `userId` holds any unexpired membership of the site, of either kind, as a boolean
+ * expression: without one, their roles grant nothing anywhere on the site.
+ */
+export function holdsAnyRoleSql(site: SchemaScopedSite, userId: SQL | number): SQL {
+  return sql`exists(
+    select 1 from ${tenantTable(site, 'role_memberships')} where user_id = ${userId} and (expires_at is null or expires_at > now())
+  )`;
+}
+
 /** Whether `userId` holds any unexpired membership of the site, of either kind. */
 export async function holdsAnyRole(db: Queryable, site: SchemaScopedSite, userId: number): Promise<boolean> {
-  const [row] = await db.rows<{ holds: boolean }>(sql`select exists(
-    select 1 from ${tenantTable(site, 'role_memberships')} where user_id = ${userId} and (expires_at is null or expires_at > now())
-  ) as holds`);
+  const [row] = await db.rows<{ holds: boolean }>(sql`select ${holdsAnyRoleSql(site, userId)} as holds`);
   return row?.holds === true;
 }

@@ -2,9 +2,12 @@
 // site the Host or X-Tenant names, and the caller's standing on that site. A route may fuse a read
 // of its own into the same statement: it gets the value back when the statement succeeds, and
 // undefined when it failed (the context is then read alone, so a fused read can only cost a retry).
-// On a route that names an app, what the caller's roles grant there rides along too when the site's
-// schema can be guessed (the one the same host resolved to before); the guess is used only when the
-// site the statement resolved has that schema, so a wrong guess costs the ordinary second read.
+// On a route that names an app, whether the caller holds any role on the site rides along when the
+// site's schema can be guessed (the one the same host resolved to before), and for a caller who held
+// one when last seen, what their roles grant in that app too: that read is as costly as the rest of
+// the statement, and most callers hold no role. Either is used only when the site the statement
+// resolved has that schema, so a wrong guess costs the ordinary second read; so does a caller who
+// has come to hold a role since.
 // On PostgreSQL a route's read goes as a statement of its own, sent with the caller-and-site
 // statement on one connection (Database.rowsTogether): fused in, it made every request's statement
 // one that PostgreSQL plans anew (a custom plan for the read's filters), paying about a millisecond
@@ -23,7 +26,7 @@ import { missingTenant, tenantFromRow, tenantMatchSql, type TenantHint, type Ten
 import { rememberStanding, standingColumns, standingFromRow } from './site-access.ts';
 import type { Tenant } from './tenant.ts';
 import type { SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
-import { rolePermissionsSql } from './role-grants.ts';
+import { holdsAnyRoleSql, rolePermissionsSql } from './role-grants.ts';
 
 type ContextRow = PrincipalRow &
   Partial<TenantRow> & {
@@ -32,6 +35,7 @@ type ContextRow = PrincipalRow &
     member_permissions: string[] | null;
     site_permissions: string[];
     fused?: unknown;
+    holds_roles?: boolean | null;
     app_role_permissions?: string[] | null;
   };
 
@@ -45,12 +49,16 @@ export interface SignedInTenantContext {
    * the resolved site's; undefined otherwise (the caller then reads them itself).
    */
   rolePermissions?: string[];
+  /** Whether the caller holds any role on the site, when `roles` was asked for and its schema is the resolved site's. */
+  holdsRoles?: boolean;
 }
 
 /** The roles read to fuse: the app a route names, in the schema its host resolved to before. */
 export interface RolesGuess {
   site: SchemaScopedSite;
   appSlug: string;
+  /** Read what the roles grant in the app too, not only whether any is held (the caller held one before). */
+  grants: boolean;
 }
 
 function contextStatement(
@@ -60,8 +68,8 @@ function contextStatement(
   counting: CountingSql | undefined,
   roles: RolesGuess | undefined,
 ): SQL {
-  const rolesColumn =
-    roles === undefined ? sql`` : sql`, (${rolePermissionsSql(roles.site, sql`u.id`, roles.appSlug)}) as app_role_permissions`;
+  const grantsColumn = roles?.grants ? sql`, (${rolePermissionsSql(roles.site, sql`u.id`, roles.appSlug)}) as app_role_permissions` : sql``;
+  const rolesColumn = roles === undefined ? sql`` : sql`, ${holdsAnyRoleSql(roles.site, sql`u.id`)} as holds_roles${grantsColumn}`;
   return sql`${counting === undefined ? sql`` : counting.withClause} select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
       ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}${rolesColumn}${
         counting === undefined ? sql`` : sql`, ${counting.column}`
@@ -115,8 +123,11 @@ export async function signedInTenantContext(
   if (row!.site_id === null || row!.site_id === undefined) return { principal, lookup: missingTenant(hint), fused: undefined };
   const tenant: Tenant = tenantFromRow(row as ContextRow & TenantRow);
   rememberStanding(tenant, principal.id, standingFromRow(row));
-  // Only the resolved site's own schema answers for its roles.
-  const rolePermissions =
-    rolesRead !== undefined && rolesRead.site.schemaName === tenant.schemaName ? (row!.app_role_permissions ?? []) : undefined;
-  return { principal, lookup: { found: tenant }, fused: fusedValue, rolePermissions };
+  // Only the resolved site's own schema answers for its roles. A caller holding none is granted
+  // nothing by them; one holding some whose grants were not read reads them the ordinary way.
+  if (rolesRead === undefined || rolesRead.site.schemaName !== tenant.schemaName)
+    return { principal, lookup: { found: tenant }, fused: fusedValue };
+  const holdsRoles = row!.holds_roles === true;
+  const rolePermissions = !holdsRoles ? [] : rolesRead.grants ? (row!.app_role_permissions ?? []) : undefined;
+  return { principal, lookup: { found: tenant }, fused: fusedValue, rolePermissions, holdsRoles };
 }

@@ -77,11 +77,34 @@ function rememberSchema(hint: TenantHint, tenant: Tenant): void {
   schemaGuesses.set(key, tenant.schemaName);
 }
 
-/** The roles read to fuse into the context statement, when the route names an app and the schema can be guessed. */
-function rolesGuess(hint: TenantHint, route: AnyRoute, params: unknown): RolesGuess | undefined {
+/** Bounded like the schema guesses. */
+const HOLDER_GUESS_LIMIT = 10_000;
+/**
+ * Whether a caller held any role on a site's schema when last seen, by subject and schema: only a
+ * guess of whether to fuse the read of their grants, whose answer is checked on every request.
+ */
+const roleHolderGuesses = new Map<string, boolean>();
+
+function holderKey(subject: string, schemaName: string): string {
+  return `${subject}\n${schemaName}`;
+}
+
+function rememberHolder(subject: string, schemaName: string, holds: boolean): void {
+  const key = holderKey(subject, schemaName);
+  if (roleHolderGuesses.get(key) === holds) return;
+  if (roleHolderGuesses.size >= HOLDER_GUESS_LIMIT) roleHolderGuesses.clear();
+  roleHolderGuesses.set(key, holds);
+}
+
+/**
+ * The roles read to fuse into the context statement, when the route names an app and the schema can
+ * be guessed: their grants in the app for a caller not known to hold none, else only whether any is held.
+ */
+function rolesGuess(hint: TenantHint, route: AnyRoute, params: unknown, subject: string): RolesGuess | undefined {
   const appSlug = appSlugOfRoute(route.path, params);
   const schemaName = appSlug === undefined ? undefined : schemaGuesses.get(guessKey(hint));
-  return schemaName === undefined ? undefined : { site: { schemaName }, appSlug: appSlug! };
+  if (schemaName === undefined) return undefined;
+  return { site: { schemaName }, appSlug: appSlug!, grants: roleHolderGuesses.get(holderKey(subject, schemaName)) !== false };
 }
 
 interface Counting {
@@ -106,7 +129,7 @@ async function establishSignedIn(
   const { db } = ctx.runtime;
   let context: Awaited<ReturnType<typeof signedInTenantContext>>;
   try {
-    context = await signedInTenantContext(db, claims, hint, fused, limits.counting, rolesGuess(hint, route, params));
+    context = await signedInTenantContext(db, claims, hint, fused, limits.counting, rolesGuess(hint, route, params, claims.subject));
   } catch (error) {
     limits.enforce();
     // As on platform routes: where a caller is optional, a token that no longer counts makes them anonymous.
@@ -120,6 +143,7 @@ async function establishSignedIn(
   assertRouteAccess(principal, route.access);
   const tenant = foundTenant(context.lookup);
   rememberSchema(hint, tenant);
+  if (context.holdsRoles !== undefined) rememberHolder(claims.subject, tenant.schemaName, context.holdsRoles);
   ctx.hasSiteAccess = await reachesSite(ctx, tenant, route, params, context.rolePermissions);
   if (!ctx.hasSiteAccess && route.access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
   ctx.tenant = tenant;

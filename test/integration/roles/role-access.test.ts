@@ -85,24 +85,49 @@ describe('roles in access decisions', () => {
     expect(await readsShop('holder')).toBe(403);
   });
 
+  /** The texts of the statements the platform runs while `work` runs. */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const dialect = new PgDialect();
+    const rows = vi.spyOn(app.runtime.db, 'rows');
+    const together = vi.spyOn(app.runtime.db, 'rowsTogether');
+    try {
+      await work();
+      const statements = [...rows.mock.calls.map(([statement]) => statement), ...together.mock.calls.flatMap(([sent]) => sent)];
+      return statements.map((statement) => dialect.sqlToQuery(statement).sql);
+    } finally {
+      rows.mockRestore();
+      together.mockRestore();
+    }
+  }
+
+  it('reads only whether a role is held for a caller who held none, and counts a role given since at once', async () => {
+    await app.createUser('late-holder');
+    const token = (await app.login('late-holder', USER_PASSWORD)).access;
+    const reads = async (status: number) =>
+      statementsOf(async () => expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(status));
+    await reads(403);
+    // Known to hold none: the caller statement asks only whether one is held, and nothing reads grants.
+    const without = await reads(403);
+    expect(without.filter((text) => text.includes('from platform.users u') && text.includes('role_memberships'))).toHaveLength(1);
+    expect(without.filter((text) => text.includes('with recursive held'))).toEqual([]);
+    // Given a role, the next request counts it, reading the grants after the caller statement said one is held...
+    expect((await assign(['shop-reader'], ['late-holder'])).status).toBe(200);
+    const given = await reads(200);
+    expect(given.filter((text) => text.includes('with recursive held'))).toEqual([expect.not.stringContaining('from platform.users u')]);
+    // ...and the one after reads them in the caller statement again.
+    const held = await reads(200);
+    expect(held.filter((text) => text.includes('with recursive held'))).toEqual([expect.stringContaining('from platform.users u')]);
+    expect((await call('DELETE', '/api/revoke/roles', { roles: ['shop-reader'], usernames: ['late-holder'] })).status).toBe(200);
+    await reads(403);
+  });
+
   it("reads a role holder's grants in the caller-and-site statement once the host's site is known", async () => {
     await app.createUser('fused-holder');
     const token = (await app.login('fused-holder', USER_PASSWORD)).access;
     expect((await assign(['shop-reader'], ['fused-holder'])).status).toBe(200);
     expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(200);
     // The next request from the same host: one statement reads caller, site and role grants.
-    const dialect = new PgDialect();
-    const texts: string[] = [];
-    const rows = vi.spyOn(app.runtime.db, 'rows');
-    const together = vi.spyOn(app.runtime.db, 'rowsTogether');
-    try {
-      expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(200);
-      const statements = [...rows.mock.calls.map(([statement]) => statement), ...together.mock.calls.flatMap(([sent]) => sent)];
-      for (const statement of statements) texts.push(dialect.sqlToQuery(statement).sql);
-    } finally {
-      rows.mockRestore();
-      together.mockRestore();
-    }
+    const texts = await statementsOf(async () => expect((await on(site, 'GET', '/api/apps/shop/datasources/', token)).status).toBe(200));
     const roleReads = texts.filter((text) => text.includes('role_memberships'));
     expect(roleReads).toHaveLength(1);
     expect(roleReads[0]).toContain('from platform.users u');
