@@ -61,39 +61,33 @@ async function reachesSite(
   return route.roleHoldersReach === true && (await holdsAnyRole(db, tenant, principal.id));
 }
 
-/** Bounded: a process serving many hosts starts over rather than grow without limit. */
-const SCHEMA_GUESS_LIMIT = 2_000;
+/**
+ * Sets a guess, bounded: a process serving many hosts or callers starts over rather than grow
+ * without limit (the guesses are only hints, each checked where it is used).
+ */
+function rememberGuess<V>(guesses: Map<string, V>, limit: number, key: string, value: V): void {
+  if (guesses.get(key) === value) return;
+  if (guesses.size >= limit) guesses.clear();
+  guesses.set(key, value);
+}
+
 /** The schema each host (and X-Tenant) resolved to last: only a guess, checked on every use. */
 const schemaGuesses = new Map<string, string>();
+const SCHEMA_GUESS_LIMIT = 2_000;
 
 function guessKey(hint: TenantHint): string {
   return `${hint.host}\n${hint.tenantHeader ?? ''}`;
 }
 
-function rememberSchema(hint: TenantHint, tenant: Tenant): void {
-  const key = guessKey(hint);
-  if (schemaGuesses.get(key) === tenant.schemaName) return;
-  if (schemaGuesses.size >= SCHEMA_GUESS_LIMIT) schemaGuesses.clear();
-  schemaGuesses.set(key, tenant.schemaName);
-}
-
-/** Bounded like the schema guesses. */
-const HOLDER_GUESS_LIMIT = 10_000;
 /**
  * Whether a caller held any role on a site's schema when last seen, by subject and schema: only a
  * guess of whether to fuse the read of their grants, whose answer is checked on every request.
  */
 const roleHolderGuesses = new Map<string, boolean>();
+const HOLDER_GUESS_LIMIT = 10_000;
 
 function holderKey(subject: string, schemaName: string): string {
   return `${subject}\n${schemaName}`;
-}
-
-function rememberHolder(subject: string, schemaName: string, holds: boolean): void {
-  const key = holderKey(subject, schemaName);
-  if (roleHolderGuesses.get(key) === holds) return;
-  if (roleHolderGuesses.size >= HOLDER_GUESS_LIMIT) roleHolderGuesses.clear();
-  roleHolderGuesses.set(key, holds);
 }
 
 /**
@@ -142,8 +136,9 @@ async function establishSignedIn(
   ctx.principal = principal;
   assertRouteAccess(principal, route.access);
   const tenant = foundTenant(context.lookup);
-  rememberSchema(hint, tenant);
-  if (context.holdsRoles !== undefined) rememberHolder(claims.subject, tenant.schemaName, context.holdsRoles);
+  rememberGuess(schemaGuesses, SCHEMA_GUESS_LIMIT, guessKey(hint), tenant.schemaName);
+  if (context.holdsRoles !== undefined)
+    rememberGuess(roleHolderGuesses, HOLDER_GUESS_LIMIT, holderKey(claims.subject, tenant.schemaName), context.holdsRoles);
   ctx.hasSiteAccess = await reachesSite(ctx, tenant, route, params, context.rolePermissions);
   if (!ctx.hasSiteAccess && route.access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
   ctx.tenant = tenant;
