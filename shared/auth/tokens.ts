@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import { InvalidTokenError } from '#shared/errors.ts';
 import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 export type TokenType = 'access' | 'refresh';
 
@@ -78,7 +79,7 @@ function issuedAtOf(payload: PlatformPayload): Date {
 const VERIFIED_LIMIT = 10_000;
 
 export class TokenIssuer {
-  private readonly verifiedTokens = new Map<string, TokenClaims>();
+  private readonly verifiedTokens = new BoundedMap<string, TokenClaims>(VERIFIED_LIMIT);
 
   constructor(
     private readonly keys: SigningKeys,
@@ -143,7 +144,6 @@ export class TokenIssuer {
     const known = this.verifiedTokens.get(token);
     if (known !== undefined && known.expiresAt.getTime() > this.now().getTime()) return checkedType(known, expectedType);
     const claims = await this.verifiedClaims(token);
-    if (this.verifiedTokens.size >= VERIFIED_LIMIT) this.verifiedTokens.clear();
     this.verifiedTokens.set(token, claims);
     return checkedType(claims, expectedType);
   }

@@ -5,6 +5,7 @@
 // the same mapping to the CloudFront KeyValueStore instead.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 const KEEP_MS = 5_000;
 
@@ -13,7 +14,7 @@ interface Remembered {
   until: number;
 }
 
-const remembered = new Map<string, Remembered>();
+const remembered = new BoundedMap<string, Remembered>(10_000);
 
 /** The active build's prefix in the builds store, or undefined when the host serves no build. */
 export async function activeBuildPrefix(db: Queryable, host: string): Promise<string | undefined> {
@@ -21,7 +22,6 @@ export async function activeBuildPrefix(db: Queryable, host: string): Promise<st
   const known = remembered.get(host);
   if (known !== undefined && known.until > now) return known.buildPrefix;
   const buildPrefix = await registeredBuildPrefix(db, host);
-  if (remembered.size > 10_000) remembered.clear();
   remembered.set(host, { buildPrefix, until: now + KEEP_MS });
   return buildPrefix;
 }

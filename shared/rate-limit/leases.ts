@@ -9,6 +9,7 @@
 // the default limits (DECISIONS) count every request singly; they only grow for limits set high
 // enough for a caller to send hundreds of requests a second.
 import type { Counter } from './limits.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 /** `[key, window_start, hits]`: a counter as a request saw it, hits being the request's own number. */
 export type CountRow = [string, number, number];
@@ -47,12 +48,12 @@ export interface CountPlan {
 }
 
 /** One table of leases per database, so test apps sharing a process do not share counts. */
-const leasesByDatabase = new WeakMap<object, Map<string, Lease>>();
+const leasesByDatabase = new WeakMap<object, BoundedMap<string, Lease>>();
 
-function leasesOf(database: object): Map<string, Lease> {
+function leasesOf(database: object): BoundedMap<string, Lease> {
   let leases = leasesByDatabase.get(database);
   if (leases === undefined) {
-    leases = new Map();
+    leases = new BoundedMap(LEASE_LIMIT);
     leasesByDatabase.set(database, leases);
   }
   return leases;
@@ -99,7 +100,6 @@ function keepReserved(
     lease.reservedAtMs = nowMs;
     return;
   }
-  if (lease === undefined && leases.size >= LEASE_LIMIT) leases.clear();
   leases.set(counter.key, { windowStart, windowEnd: windowStart + counter.windowSeconds, ranges, blockSize: hits, reservedAtMs: nowMs });
 }
 

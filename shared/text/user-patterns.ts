@@ -7,6 +7,7 @@
 // through `compileUserPattern`, which also caches compiled patterns.
 import { RE2JS } from 're2js';
 import { translateXsdPattern, XsdPatternError } from './xsd-patterns.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 /**
  * How a pattern is written. `ecmascript`: JavaScript's syntax with the `u` flag (JSON Schema's),
@@ -64,7 +65,7 @@ export class UserPatternError extends Error {
   }
 }
 
-const cache = new Map<string, UserPattern>();
+const cache = new BoundedMap<string, UserPattern>(CACHE_LIMIT, 'drop-oldest');
 
 /**
  * The reason a JavaScript pattern needs backtracking (a backreference), or undefined. RE2 refuses
@@ -205,7 +206,6 @@ export function compileUserPattern(source: string, options: PatternOptions): Use
   if (cached !== undefined) return cached;
   if (source.length > MAX_PATTERN_LENGTH) throw new UserPatternError(source, `it is longer than ${MAX_PATTERN_LENGTH} characters`);
   const compiled = dialect === 'xsd' ? compileXsd(source, options.match) : compileEcmascript(source, options.match);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;
 }

@@ -8,6 +8,7 @@
 // checked, not with the console bundle: no other console route uses them.
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import { lazyImport } from '#shared/lazy-import.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 /** Limits on a schema document: it is compiled to code, so its size bounds the work. */
 export const MAX_SCHEMA_BYTES = 32 * 1024;
@@ -18,7 +19,7 @@ const loadAjv = lazyImport(async () => {
   return { Ajv, addFormats: formats.default.default };
 });
 const loadUserPatterns = lazyImport(() => import('#shared/text/user-patterns.ts'));
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new BoundedMap<string, ValidateFunction>(CACHE_LIMIT, 'drop-oldest');
 
 export class InvalidSchemaError extends Error {
   constructor(readonly problems: string[]) {
@@ -74,7 +75,6 @@ export async function validatorFor(schema: unknown): Promise<ValidateFunction> {
     if (error instanceof (await loadUserPatterns()).UserPatternError) throw new InvalidSchemaError([error.message]);
     throw new InvalidSchemaError([error instanceof Error ? error.message : 'The schema cannot be compiled.']);
   }
-  if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!);
   compiled.set(text, validate);
   return validate;
 }

@@ -12,6 +12,7 @@ import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
 import { guardedReadSql } from './fused-read-sql.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 export interface TableAddress {
   app_slug: string;
@@ -27,7 +28,7 @@ interface TableHint {
 
 /** Bounded: a process serving many hosts and tables starts over rather than grow without limit. */
 const HINT_LIMIT = 2_000;
-const hints = new Map<string, TableHint>();
+const hints = new BoundedMap<string, TableHint>(HINT_LIMIT);
 
 /** Where a guess about a table is remembered: the host (and tenant header) it was made through and the address. */
 export function hintKey(ctx: RequestContext, address: TableAddress): string {
@@ -36,7 +37,6 @@ export function hintKey(ctx: RequestContext, address: TableAddress): string {
 
 /** Called after a read found the table the ordinary way. */
 export function rememberTable(ctx: RequestContext, address: TableAddress, table: DatatableRow, descriptor: TableDescriptor): void {
-  if (hints.size >= HINT_LIMIT) hints.clear();
   hints.set(hintKey(ctx, address), { schemaName: ctx.site.schemaName, tableId: table.id, schemaHash: table.schema_hash, descriptor });
 }
 

@@ -9,6 +9,7 @@ import type { RequestContext } from '#shared/http/request-context.ts';
 import { hintKey, type TableAddress } from '../records/fused-reads.ts';
 import { guardedReadSql } from '../records/fused-read-sql.ts';
 import type { AppRelations, RelationTable } from './relation-graph.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 export interface FoundRelations {
   relations: AppRelations;
@@ -27,12 +28,11 @@ interface RelationsHint {
 
 /** Bounded as fused-reads.ts's hints are. */
 const HINT_LIMIT = 2_000;
-const hints = new Map<string, RelationsHint>();
+const hints = new BoundedMap<string, RelationsHint>(HINT_LIMIT);
 
 /** Called after a read found the relations the ordinary way; a reference's are not remembered. */
 export function rememberRelations(ctx: RequestContext, address: TableAddress, found: FoundRelations): void {
   if (found.own === undefined) return;
-  if (hints.size >= HINT_LIMIT) hints.clear();
   hints.set(hintKey(ctx, address), { schemaName: ctx.site.schemaName, ...found.own, found });
 }
 

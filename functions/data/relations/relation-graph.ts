@@ -11,6 +11,7 @@ import { compileTable, type ForeignKeySpec } from '../tables/table-schema.ts';
 import type { HierarchySpec } from '../tables/hierarchy-schema.ts';
 import { compileTarget } from '../tables/table-lookup.ts';
 import { queryError } from '../records/query/query-error.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 export interface RelationTable {
   name: string;
@@ -172,8 +173,8 @@ function fieldOf(table: TableDescriptor, name: string): FieldDescriptor {
  * Compiled graphs, keyed by everything they are computed from (the schema and the id, hash and
  * materialization of every table of the app), so an entry is never stale; the cap bounds memory.
  */
-const graphCache = new Map<string, AppRelations>();
 const GRAPH_CACHE_LIMIT = 200;
+const graphCache = new BoundedMap<string, AppRelations>(GRAPH_CACHE_LIMIT);
 
 /** The relations of the app a table belongs to: one query for the app's tables, compiled once per version. */
 export async function loadAppRelations(db: Queryable, site: Tenant, appId: number): Promise<AppRelations> {
@@ -190,7 +191,6 @@ export function appRelations(site: Tenant, appRows: DatatableRow[]): AppRelation
   const cached = graphCache.get(key);
   if (cached !== undefined) return cached;
   const graph = new AppRelations(new Map(rows.map((row) => [row.name, relationTable(site, row, rows)])));
-  if (graphCache.size >= GRAPH_CACHE_LIMIT) graphCache.clear();
   graphCache.set(key, graph);
   return graph;
 }

@@ -11,6 +11,7 @@ import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
 import { findReferencedTable, findTable, findTableOfActiveApp, tablesOfApp, type DatatableRow } from './table-repository.ts';
 import { analyzeTableSchema, compileTable, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import type { TableAddress } from './table-schemas.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 /** How a table's schema compiles, with the app's other tables available to its foreign keys. */
 export function compileTarget(
@@ -66,8 +67,8 @@ export async function existingTable(db: Queryable, site: Tenant, address: TableA
  * table, provider, the schema's hash and its pattern dialect): equal keys give equal descriptors, so an entry can never
  * be stale, even for a site deleted and made again under the same slug. The cap bounds memory.
  */
-const descriptorCache = new Map<string, TableDescriptor>();
 const DESCRIPTOR_CACHE_LIMIT = 500;
+const descriptorCache = new BoundedMap<string, TableDescriptor>(DESCRIPTOR_CACHE_LIMIT);
 
 /**
  * For the record endpoints, on every request: the materialized table's row and descriptor. One
@@ -90,7 +91,6 @@ export async function loadTableDescriptor(
   let descriptor = descriptorCache.get(key);
   if (descriptor === undefined) {
     descriptor = (await compiledTable(db, site, table)).descriptor;
-    if (descriptorCache.size >= DESCRIPTOR_CACHE_LIMIT) descriptorCache.clear();
     descriptorCache.set(key, descriptor);
   }
   return { table, descriptor };

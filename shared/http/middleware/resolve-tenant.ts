@@ -23,6 +23,7 @@ import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
 import type { CallerCounting } from '#shared/rate-limit/counters.ts';
 import { callerCounting, enforceRateLimit } from './rate-limit.ts';
+import { BoundedMap } from '#shared/bounded-map.ts';
 
 function foundTenant(lookup: TenantLookup): Tenant {
   if ('found' in lookup) return lookup.found;
@@ -61,19 +62,9 @@ async function reachesSite(
   return route.roleHoldersReach === true && (await holdsAnyRole(db, tenant, principal.id));
 }
 
-/**
- * Sets a guess, bounded: a process serving many hosts or callers starts over rather than grow
- * without limit (the guesses are only hints, each checked where it is used).
- */
-function rememberGuess<V>(guesses: Map<string, V>, limit: number, key: string, value: V): void {
-  if (guesses.get(key) === value) return;
-  if (guesses.size >= limit) guesses.clear();
-  guesses.set(key, value);
-}
-
 /** The schema each host (and X-Tenant) resolved to last: only a guess, checked on every use. */
-const schemaGuesses = new Map<string, string>();
 const SCHEMA_GUESS_LIMIT = 2_000;
+const schemaGuesses = new BoundedMap<string, string>(SCHEMA_GUESS_LIMIT);
 
 function guessKey(hint: TenantHint): string {
   return `${hint.host}\n${hint.tenantHeader ?? ''}`;
@@ -83,8 +74,8 @@ function guessKey(hint: TenantHint): string {
  * Whether a caller held any role on a site's schema when last seen, by subject and schema: only a
  * guess of whether to fuse the read of their grants, whose answer is checked on every request.
  */
-const roleHolderGuesses = new Map<string, boolean>();
 const HOLDER_GUESS_LIMIT = 10_000;
+const roleHolderGuesses = new BoundedMap<string, boolean>(HOLDER_GUESS_LIMIT);
 
 function holderKey(subject: string, schemaName: string): string {
   return `${subject}\n${schemaName}`;
@@ -136,9 +127,8 @@ async function establishSignedIn(
   ctx.principal = principal;
   assertRouteAccess(principal, route.access);
   const tenant = foundTenant(context.lookup);
-  rememberGuess(schemaGuesses, SCHEMA_GUESS_LIMIT, guessKey(hint), tenant.schemaName);
-  if (context.holdsRoles !== undefined)
-    rememberGuess(roleHolderGuesses, HOLDER_GUESS_LIMIT, holderKey(claims.subject, tenant.schemaName), context.holdsRoles);
+  schemaGuesses.set(guessKey(hint), tenant.schemaName);
+  if (context.holdsRoles !== undefined) roleHolderGuesses.set(holderKey(claims.subject, tenant.schemaName), context.holdsRoles);
   ctx.hasSiteAccess = await reachesSite(ctx, tenant, route, params, context.rolePermissions);
   if (!ctx.hasSiteAccess && route.access !== 'optional') throw new ForbiddenError('You do not have access to this site.');
   ctx.tenant = tenant;
