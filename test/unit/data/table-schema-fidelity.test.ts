@@ -102,6 +102,26 @@ describe('exact JSON integers', () => {
     expect(parseExactJson('["\\u00009007199254740993", 9007199254740993]')).toEqual(['\u00009007199254740993', 9007199254740992]);
   });
 
+  it('finds a big integer among long digit runs inside strings, and only outside them', () => {
+    const text = '{"code":"12345678901234567890","n":-12345678901234567890,"small":1234567890123456,"f":12345678901234567.5}';
+    expect(parseExactJson(text)).toEqual({
+      code: '12345678901234567890',
+      n: -12345678901234567890n,
+      small: 1234567890123456,
+      f: Number('12345678901234567.5'),
+    });
+    expect(parseExactJson('{"code":"12345678901234567890"}')).toEqual({ code: '12345678901234567890' });
+  });
+
+  it('writes values without bigints as JSON.stringify does, and still refuses a cycle', () => {
+    const value = { a: [1, 'two', null, { b: 2.5 }], c: new Date(0) };
+    expect(stringifyExactJson(value)).toBe(JSON.stringify(value));
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => stringifyExactJson(cycle)).toThrow(TypeError);
+    expect(stringifyExactJson({ deep: [{ n: 2n ** 64n }] })).toBe('{"deep":[{"n":18446744073709551616}]}');
+  });
+
   it('keeps prototype keys as plain data', () => {
     const parsed = parseExactJson('{"__proto__": {"polluted": 12345678901234567890}}') as Record<string, unknown>;
     expect(Object.hasOwn(parsed, '__proto__')).toBe(true);
