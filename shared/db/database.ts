@@ -7,6 +7,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import type { PGlite, QueryOptions } from '@electric-sql/pglite';
 import type { Sql } from 'postgres';
 import { mapDatabaseError } from './database-errors.ts';
+import { ServiceUnavailableError } from '#shared/errors.ts';
 import type { PglitePreparedStatements } from './pglite-prepared.ts';
 import { renderStatement, type RenderedStatement } from './render-sql.ts';
 import * as platformSchema from './platform-schema.ts';
@@ -196,10 +197,33 @@ class PostgresQueryable extends RenderingQueryable {
     // postgres.js writes what a connection was given in one tick as one write; a reserved connection
     // is the way to give it all of them.
     const reserved = this.client.reserve();
-    const answers = queries.map((query) => mapped(async () => rowsOf(await this.send(query, await reserved))));
+    // When the connection is lost under the batch (the server ended it, the socket broke: answered
+    // 503), a statement still waiting its turn in the reserved connection's own queue (behind one
+    // that first asks the server for its parameter types) is never answered by postgres.js: every
+    // statement of the batch is answered with the loss instead.
+    let connectionLost: (reason: unknown) => void = () => undefined;
+    const lost = new Promise<never>((_resolve, reject) => {
+      connectionLost = reject;
+    });
+    lost.catch(() => undefined);
+    const answers = queries.map((query) => {
+      const answer = mapped(async () => rowsOf(await this.send(query, await reserved)));
+      answer.catch((error: unknown) => {
+        if (error instanceof ServiceUnavailableError) connectionLost(error);
+      });
+      return Promise.race([answer, lost]);
+    });
     // Back to the pool once every statement has answered, either way; a failed reserve holds nothing.
+    // A lost connection is not given back: postgres.js has moved it to its closed connections
+    // already, to be made anew, and release would list the dead one as open, where the next statement
+    // fails on it and the pool never gets the place back (a few server restarts left every request
+    // waiting).
     void Promise.allSettled(answers)
-      .then(async () => (await reserved).release())
+      .then(async (settled) => {
+        const connection = await reserved;
+        if (settled.some((answer) => answer.status === 'rejected' && answer.reason instanceof ServiceUnavailableError)) return;
+        connection.release();
+      })
       .catch(() => undefined);
     return answers;
   }

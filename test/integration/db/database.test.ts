@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectPostgres } from '#shared/db/database.ts';
 import { LockTimeoutError, UniqueViolationError } from '#shared/db/database-errors.ts';
+import { ServiceUnavailableError } from '#shared/errors.ts';
 import { groups, permissions } from '#shared/db/platform-schema.ts';
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
 
@@ -128,6 +130,36 @@ describe(`database API on ${testDriver}`, () => {
       Array.from({ length: 12 }, (_, index) => Promise.all(test.db.rowsTogether([sql`select ${index}::int as n`, backend]))),
     );
     expect(batches.map(([numbered]) => numbered![0]!.n)).toEqual([...Array(12).keys()]);
+  });
+
+  it.skipIf(testDriver !== 'postgres')('makes a connection ended under a batch anew instead of handing it out again', async () => {
+    // A pool of two, so a connection lost to it would leave half the pool.
+    const small = await connectPostgres({ url: test.url!, poolMax: 2 });
+    const admin = await connectPostgres({ url: test.url!, poolMax: 1 });
+    try {
+      const marker = `batch-${Date.now()}`;
+      const batch = small.rowsTogether([sql`select pg_sleep(5), ${marker}::text as marker`, sql`select 1 as n`]);
+      // What a server restart sends every session (57P01), here to the batch's backend mid-statement.
+      let ended = 0;
+      for (let attempt = 0; attempt < 200 && ended === 0; attempt += 1) {
+        ended = (
+          await admin.rows(sql`select pg_terminate_backend(pid) from pg_stat_activity
+            where query like ${'%pg_sleep(5)%'} and query not like ${'%pg_stat_activity%'} and pid <> pg_backend_pid()`)
+        ).length;
+        if (ended === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(ended).toBe(1);
+      for (const answer of batch) await expect(answer).rejects.toBeInstanceOf(ServiceUnavailableError);
+      // Every statement after it is answered: more than the pool holds, one after another and at once.
+      for (let index = 0; index < 5; index += 1) expect(await small.rows(sql`select ${index}::int as n`)).toEqual([{ n: index }]);
+      const together = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => Promise.all(small.rowsTogether([sql`select ${index}::int as n`]))),
+      );
+      expect(together.map(([rows]) => rows![0]!.n)).toEqual([...Array(6).keys()]);
+    } finally {
+      await small.close();
+      await admin.close();
+    }
   });
 
   it('leaves the connection usable after a statement fails', async () => {
