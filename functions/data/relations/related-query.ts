@@ -1,6 +1,8 @@
 // Filters and sorting on related records: `fk.field__op=value` (and longer paths, `a.b.field`) and
-// `_sort=fk.field`. A related filter compiles to an EXISTS subquery per hop; a related sort to a
-// scalar subquery over a chain of to-one relations. The far field is read exactly as on its own
+// `_sort=fk.field`. A related filter compiles to an EXISTS subquery per hop; a related value (sort,
+// group, aggregate) over a chain of to-one relations to a LEFT JOIN of the chain where every hop
+// meets a unique key (compile.ts joins each dotted name once), else to a scalar subquery per hop.
+// The far field is read exactly as on its own
 // table (same field list, same operators, same soft-delete visibility), so a relation reaches
 // nothing a direct query of that table would not.
 import type { SQL } from 'drizzle-orm';
@@ -10,6 +12,7 @@ import { ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { compileCondition, parseFilterKey, type FilterCondition } from '../records/query/filters.ts';
 import type { RelatedValue, SortTerm } from '../records/query/list-query.ts';
 import { queryError } from '../records/query/query-error.ts';
+import type { FieldDescriptor, TableDescriptor } from '../tables/table-descriptor.ts';
 import { isToOne, type AppRelations, type Relation, type RelationHop, type RelationTable } from './relation-graph.ts';
 
 /** The derived table's alias: inside it `t` is the related table, outside it `t` is the near row again. */
@@ -99,14 +102,48 @@ export function relatedValue(
   const far = path[path.length - 1]!.target;
   const field = far.descriptor.fields.find((candidate) => candidate.name === rest);
   if (field === undefined) throw queryError(parameter, `unknown field "${rest}" of table "${far.name}"`);
+  const hops = hopsOf(path);
   let value = typedValue(far.descriptor, field);
-  for (const hop of hopsOf(path).reverse()) {
+  for (const hop of [...hops].reverse()) {
     const target = hop.target.descriptor;
     value = sql`(select ${NEAR}.v from (select ${typedValue(target, hop.targetField)} as k, ${value} as v from ${tableSql(target)} as ${ROW}
         where ${visibleRows(hop.target)}) as ${NEAR}
       where ${NEAR}.k = ${typedValue(hop.near.descriptor, hop.baseField)})`;
   }
-  return { field, expression: value };
+  if (!hops.every((hop) => isUniqueKey(hop.target.descriptor, hop.targetField))) return { field, expression: value };
+  return { field, expression: value, joined: { path: name, as: (alias) => joinedValue(hops, far.descriptor, field, alias) } };
+}
+
+/** A field no two rows share: the whole primary key, or declared unique. */
+function isUniqueKey(table: TableDescriptor, field: FieldDescriptor): boolean {
+  return field.constraints.unique === true || (table.primaryKey.length === 1 && table.primaryKey[0] === field.name);
+}
+
+/**
+ * The far field over a chain of to-one hops as one LEFT JOIN of nested derived tables, each keyed by
+ * the field the hop before it meets (`alias_1`, `alias_2`, … inside). Soft-deleted related records
+ * are left out of each derived table, so they give null, as the scalar form does.
+ */
+function joinedValue(hops: RelationHop[], far: TableDescriptor, field: FieldDescriptor, alias: SQL): { join: SQL; value: SQL } {
+  let inner: { derived: SQL; hop: RelationHop; alias: SQL } | undefined;
+  for (let index = hops.length - 1; index >= 0; index -= 1) {
+    const hop = hops[index]!;
+    const target = hop.target.descriptor;
+    const derived =
+      inner === undefined
+        ? sql`select ${typedValue(target, hop.targetField)} as k, ${typedValue(far, field)} as v
+            from ${tableSql(target)} as ${ROW} where ${visibleRows(hop.target)}`
+        : sql`select ${typedValue(target, hop.targetField)} as k, ${inner.alias}.v as v
+            from ${tableSql(target)} as ${ROW}
+            left join (${inner.derived}) as ${inner.alias} on ${inner.alias}.k = ${typedValue(target, inner.hop.baseField)}
+            where ${visibleRows(hop.target)}`;
+    inner = { derived, hop, alias: index === 0 ? alias : sql`${alias}_${sql.raw(String(index))}` };
+  }
+  const first = inner!;
+  return {
+    join: sql`left join (${first.derived}) as ${alias} on ${alias}.k = ${typedValue(first.hop.near.descriptor, first.hop.baseField)}`,
+    value: sql`${alias}.v`,
+  };
 }
 
 /** The far table's own error names its part of the key; the client sent the whole key. */

@@ -12,7 +12,7 @@ import {
 import { identifier, identifierLiteral, isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { answeredValue, ROW, tableSql, typedValue } from './field-sql.ts';
 import { compileCondition, type FilterCondition } from './filters.ts';
-import { MAX_PAGE_SIZE, type Aggregate, type GroupTerm, type ListPlan, type SortTerm } from './list-query.ts';
+import { MAX_PAGE_SIZE, type Aggregate, type GroupTerm, type ListPlan, type RelatedJoin, type SortTerm } from './list-query.ts';
 
 /** jsonb_build_object takes at most 100 arguments: build wide records from chunks of 50 fields. */
 const FIELDS_PER_OBJECT = 50;
@@ -138,9 +138,36 @@ function direction(term: SortTerm): SQL {
   return term.descending ? sql`desc` : sql`asc`;
 }
 
+/**
+ * The related values one statement reads through joins (RelatedJoin), one join per dotted name, so
+ * a group, its sort and its aggregates name the very same value. Ask for every value first; the
+ * joins come after.
+ */
+class RelatedJoins {
+  private readonly made = new Map<string, { join: SQL; value: SQL }>();
+
+  /** A term's value when it is related (else undefined): through its join, or its scalar subquery. */
+  valueOf(term: { expression?: SQL; joined?: RelatedJoin }): SQL | undefined {
+    if (term.joined === undefined) return term.expression;
+    let made = this.made.get(term.joined.path);
+    if (made === undefined) {
+      made = term.joined.as(sql.raw(`related_${this.made.size}`));
+      this.made.set(term.joined.path, made);
+    }
+    return made.value;
+  }
+
+  sql(): SQL {
+    return sql.join(
+      [...this.made.values()].map((made) => made.join),
+      sql` `,
+    );
+  }
+}
+
 /** Sort terms, then the primary key so pages never overlap. */
-function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const terms = plan.sort.map((term) => sql`${term.expression ?? typedValue(table, term.field!)} ${direction(term)}`);
+function orderSql(table: TableDescriptor, plan: ListPlan, joins: RelatedJoins): SQL {
+  const terms = plan.sort.map((term) => sql`${joins.valueOf(term) ?? typedValue(table, term.field!)} ${direction(term)}`);
   if (plan.search !== undefined && plan.sort.length === 0) terms.push(sql`rank desc`);
   for (const key of table.primaryKey) {
     const field = table.fields.find((candidate) => candidate.name === key);
@@ -156,9 +183,11 @@ function orderSql(table: TableDescriptor, plan: ListPlan): SQL {
 export function matchesSql(table: TableDescriptor, plan: ListPlan): SQL {
   // Aggregates without groups answer one row, whatever matches.
   if (plan.aggregates && (plan.groupBy ?? []).length === 0) return sql`select 1`;
-  return sql`select 1 from ${tableSql(table)} as ${ROW}
+  const joins = new RelatedJoins();
+  const groups = groupClause(table, plan, joins);
+  return sql`select 1 from ${tableSql(table)} as ${ROW} ${joins.sql()}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
-    ${groupClause(table, plan)}`;
+    ${groups}`;
 }
 
 /** The exact number of matches (or groups), as `total`. */
@@ -172,26 +201,31 @@ export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
  */
 export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
   const limit = pageSizeLiteral(plan.pageSize + 1);
+  const joins = new RelatedJoins();
   if (plan.aggregates) {
-    return sql`select (${groupJson(table, plan)})::text as record
-      from ${tableSql(table)} as ${ROW}
+    const group = groupJson(table, plan, joins);
+    const groups = groupClause(table, plan, joins);
+    const order = groupOrderSql(table, plan, joins);
+    return sql`select (${group})::text as record
+      from ${tableSql(table)} as ${ROW} ${joins.sql()}
       where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
-      ${groupClause(table, plan)}
-      ${groupOrderSql(table, plan)}
+      ${groups}
+      ${order}
       limit ${limit} offset ${plan.offset}`;
   }
+  const order = orderSql(table, plan, joins);
   if (plan.search === undefined) {
     return sql`select (${recordJson(table)})::text as record
-      from ${tableSql(table)} as ${ROW}
+      from ${tableSql(table)} as ${ROW} ${joins.sql()}
       where ${whereSql(table, plan.filters, plan.deleted)}
-      ${orderSql(table, plan)}
+      ${order}
       limit ${limit} offset ${plan.offset}`;
   }
   const rank = sql`ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8`;
   return sql`select (${buildRecordJson(table, ROW, [sql`'rank'::text, ${rank}`])})::text as record, ${rank} as rank
-    from ${tableSql(table)} as ${ROW}
+    from ${tableSql(table)} as ${ROW} ${joins.sql()}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
-    ${orderSql(table, plan)}
+    ${order}
     limit ${limit} offset ${plan.offset}`;
 }
 
@@ -236,9 +270,9 @@ function pageSizeLiteral(size: number): SQL {
   return sql.raw(String(size));
 }
 
-function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL {
+function aggregateExpression(table: TableDescriptor, aggregate: Aggregate, joins: RelatedJoins): SQL {
   if (!aggregate.field) return sql`count(*)::int`;
-  const value = aggregate.expression ?? typedValue(table, aggregate.field);
+  const value = joins.valueOf(aggregate) ?? typedValue(table, aggregate.field);
   switch (aggregate.fn) {
     case 'count':
       return sql`count(${value})::int`;
@@ -256,37 +290,37 @@ function aggregateExpression(table: TableDescriptor, aggregate: Aggregate): SQL 
 }
 
 /** A group's value for each row: its own field's, or a related field's compiled elsewhere. */
-function groupValue(table: TableDescriptor, group: GroupTerm): SQL {
-  return group.expression ?? typedValue(table, group.field);
+function groupValue(table: TableDescriptor, group: GroupTerm, joins: RelatedJoins): SQL {
+  return joins.valueOf(group) ?? typedValue(table, group.field);
 }
 
-function groupClause(table: TableDescriptor, plan: ListPlan): SQL {
+function groupClause(table: TableDescriptor, plan: ListPlan, joins: RelatedJoins): SQL {
   const groups = plan.aggregates ? (plan.groupBy ?? []) : [];
   return groups.length === 0
     ? sql``
     : sql`group by ${sql.join(
-        groups.map((group) => groupValue(table, group)),
+        groups.map((group) => groupValue(table, group, joins)),
         sql`, `,
       )}`;
 }
 
 /** One group of an aggregation (or the one row without `_group_by`) as a jsonb object. */
-function groupJson(table: TableDescriptor, plan: ListPlan): SQL {
+function groupJson(table: TableDescriptor, plan: ListPlan, joins: RelatedJoins): SQL {
   const members = [
     // The key as a bound text: a related group's name has dots.
-    ...(plan.groupBy ?? []).map((group) => sql`${group.name}::text, ${answeredValue(group.field, groupValue(table, group))}`),
-    ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate)}`),
+    ...(plan.groupBy ?? []).map((group) => sql`${group.name}::text, ${answeredValue(group.field, groupValue(table, group, joins))}`),
+    ...plan.aggregates!.map((aggregate) => sql`${aggregate.alias}::text, ${aggregateExpression(table, aggregate, joins)}`),
   ];
   return sql`jsonb_build_object(${sql.join(members, sql`, `)})`;
 }
 
-function groupOrderSql(table: TableDescriptor, plan: ListPlan): SQL {
+function groupOrderSql(table: TableDescriptor, plan: ListPlan, joins: RelatedJoins): SQL {
   const order =
     plan.sort.length > 0
       ? plan.sort.map(
           (term) =>
-            sql`${term.expression ?? (term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!))} ${direction(term)}`,
+            sql`${joins.valueOf(term) ?? (term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!, joins))} ${direction(term)}`,
         )
-      : (plan.groupBy ?? []).map((group) => sql`${groupValue(table, group)} asc`);
+      : (plan.groupBy ?? []).map((group) => sql`${groupValue(table, group, joins)} asc`);
   return order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
 }

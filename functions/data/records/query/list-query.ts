@@ -19,6 +19,7 @@ export interface Aggregate {
   alias: string;
   /** Already compiled elsewhere: the value of a related field (functions/data/relations). */
   expression?: SQL;
+  joined?: RelatedJoin;
 }
 
 /** A field of `_group_by`: the table's own, or a related one (`author.name`) compiled elsewhere. */
@@ -27,12 +28,28 @@ export interface GroupTerm {
   name: string;
   field: FieldDescriptor;
   expression?: SQL;
+  joined?: RelatedJoin;
 }
 
 /** A related field's value for each row (a chain of to-one relations, then a field), compiled elsewhere. */
 export interface RelatedValue {
   field: FieldDescriptor;
+  /** The value as a scalar subquery: usable anywhere, run once per row. */
   expression: SQL;
+  /** The same value through a join, when the chain can be joined. */
+  joined?: RelatedJoin;
+}
+
+/**
+ * A related value through a LEFT JOIN, possible when every hop meets a unique key (so the join never
+ * repeats a row): the planner can then hash the related table once instead of looking it up for every
+ * row, which a sort or a grouping over many rows needs.
+ */
+export interface RelatedJoin {
+  /** The dotted name (`author.name`): the terms of one statement naming it share one join. */
+  path: string;
+  /** The join under `alias`, and the value it gives. */
+  as(alias: SQL): { join: SQL; value: SQL };
 }
 
 export interface SortTerm {
@@ -42,6 +59,8 @@ export interface SortTerm {
   descending: boolean;
   /** Already compiled elsewhere: a related field (functions/data/relations). */
   expression?: SQL;
+  /** The related field through a join, when it can be joined. */
+  joined?: RelatedJoin;
 }
 
 /**
@@ -150,7 +169,7 @@ function parseAggregates(table: TableDescriptor, raw: string, extensions?: Query
       if (fn !== 'count') throw queryError('_aggregate', `${fn}(*) is not an aggregate; only count(*) takes "*"`);
       return { fn, alias: 'count' };
     }
-    const { name, field, expression } = valueNamed(table, '_aggregate', match[2]!, extensions);
+    const { name, field, expression, joined } = valueNamed(table, '_aggregate', match[2]!, extensions);
     if ((fn === 'sum' || fn === 'avg') && !NUMERIC_TYPES.has(field.type)) {
       throw queryError('_aggregate', `${fn}(${field.name}) needs a number or integer field`);
     }
@@ -160,7 +179,13 @@ function parseAggregates(table: TableDescriptor, raw: string, extensions?: Query
         `${fn}(${field.name}) needs a field with an order (text, number, date or time); "${field.name}" is ${orderlessKind(field)}`,
       );
     }
-    return { fn, field, alias: `${fn}_${name}`, ...(expression === undefined ? {} : { expression }) };
+    return {
+      fn,
+      field,
+      alias: `${fn}_${name}`,
+      ...(expression === undefined ? {} : { expression }),
+      ...(joined === undefined ? {} : { joined }),
+    };
   });
 }
 
@@ -174,7 +199,13 @@ function parseSort(table: TableDescriptor, parameter: string, raw: string, plan:
       if (group === undefined && !plan.aggregates.some((aggregate) => aggregate.alias === name))
         throw queryError(parameter, `"${name}" is neither a group field nor an aggregate of this query`);
       if (group === undefined) return { name, descending };
-      return { name, field: group.field, descending, ...(group.expression === undefined ? {} : { expression: group.expression }) };
+      return {
+        name,
+        field: group.field,
+        descending,
+        ...(group.expression === undefined ? {} : { expression: group.expression }),
+        ...(group.joined === undefined ? {} : { joined: group.joined }),
+      };
     }
     if (name.includes('.') && extensions !== undefined) return extensions.relatedSort(parameter, name, descending);
     return { name, field: fieldNamed(table, parameter, name), descending };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import { renderStatement } from '#shared/db/render-sql.ts';
+import { sql } from '#shared/db/sql.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { seedBlog } from '#test/support/relation-tables.ts';
@@ -52,6 +53,74 @@ describe('relations: related filters, sorting and populate', () => {
     const toMany = await list('posts', '_sort=comments.rating');
     expect(toMany.status).toBe(400);
     expect(toMany.body.errors ?? toMany.body.details).toHaveProperty('_sort');
+    // Two hops, and two related terms at once: Zed is hidden, so his company is too.
+    expect(ids(await list('posts', '_sort=author.company_id.name,-id'))).toEqual([10, 11, 13, 12]);
+    expect(ids(await list('posts', '_sort=-author.company_id.name,author.name,id'))).toEqual([12, 13, 11, 10]);
+  });
+
+  /** The plan of the one list statement a request on posts sends (the one naming companies). */
+  async function planOfPostsList(query: string): Promise<{ body: Rec; plan: string[] }> {
+    const db = app.runtime.db;
+    const seen: SQL[] = [];
+    const dialect = new PgDialect();
+    const keep = (statement: SQL) => {
+      if (renderStatement(statement, dialect).sql.includes('"blog_companies"')) seen.push(statement);
+    };
+    const realRows = db.rows.bind(db);
+    const realTogether = db.rowsTogether.bind(db);
+    const spies = [
+      vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+        keep(statement);
+        return realRows(statement);
+      }) as typeof db.rows),
+      vi.spyOn(db, 'rowsTogether').mockImplementation((sent) => {
+        sent.forEach(keep);
+        return realTogether(sent);
+      }),
+    ];
+    let body: Rec;
+    try {
+      const answer = await list('posts', query);
+      expect(answer.status).toBe(200);
+      body = answer.body;
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(seen).toHaveLength(1);
+    const plan = (await db.rows<{ 'QUERY PLAN': string }>(sql`explain (costs off) ${seen[0]!}`)).map((row) => row['QUERY PLAN']);
+    return { body, plan };
+  }
+
+  /** The lines of a plan that read authors or companies inside a sub-plan (run per row). */
+  function relatedReadsInSubPlans(plan: string[]): string[] {
+    const readsRelated = (line: string) => / on blog_(authors|companies)\b/.test(line);
+    expect(plan.some(readsRelated)).toBe(true);
+    return plan
+      .flatMap((line, index) => {
+        if (!/SubPlan/.test(line)) return [];
+        const depth = line.search(/\S/);
+        const end = plan.findIndex((next, after) => after > index && next.search(/\S/) <= depth);
+        return plan.slice(index, end === -1 ? undefined : end);
+      })
+      .filter(readsRelated);
+  }
+
+  it('sorts and groups by a related field through a join, not a lookup per row', async () => {
+    // A scalar subquery in ORDER BY or GROUP BY runs once per matching row: 100,000 index lookups
+    // over 100,000 posts, where a join reads the related table once (bench: relations, related sort).
+    const sorted = await planOfPostsList('_sort=author.company_id.name,-id');
+    expect(ids({ body: sorted.body as { data: Rec[] } })).toEqual([10, 11, 13, 12]);
+    expect(relatedReadsInSubPlans(sorted.plan)).toEqual([]);
+    // The group, its sort and an aggregate over the same chain share one join.
+    const grouped = await planOfPostsList(
+      '_aggregate=count(*),max(author.company_id.name),max(author.name)&_group_by=author.company_id.name&_sort=-author.company_id.name',
+    );
+    expect(grouped.body.data).toEqual([
+      { 'author.company_id.name': null, count: 2, 'max_author.company_id.name': null, 'max_author.name': null },
+      { 'author.company_id.name': 'Globex', count: 1, 'max_author.company_id.name': 'Globex', 'max_author.name': 'Bob' },
+      { 'author.company_id.name': 'Acme', count: 1, 'max_author.company_id.name': 'Acme', 'max_author.name': 'Ann' },
+    ]);
+    expect(relatedReadsInSubPlans(grouped.plan)).toEqual([]);
   });
 
   it('groups and aggregates by related fields over to-one relations', async () => {
@@ -142,30 +211,55 @@ describe('relations: related filters, sorting and populate', () => {
     expect(single.body.details).toHaveProperty('title');
   });
 
-  it('issues exactly one statement per populated level for 1,000 parents', async () => {
+  it('issues exactly one statement per populated level for 1,000 parents, a to-one chain in one batch', async () => {
     const rows = Array.from({ length: 1000 }, (_, i) => ({ id: 1000 + i, post_id: 10 + (i % 3), body: `c${i}`, rating: i % 5 }));
     expect((await call('POST', '/api/apps/blog/datatables/comments/data/', rows)).status).toBe(201);
     const dialect = new PgDialect();
-    const texts: string[] = [];
-    // Counted, not replaced: every statement still runs on the real database.
+    /** Each statement's text, with the batch it went in (undefined when sent alone). */
+    const sent: Array<{ text: string; batch?: number }> = [];
+    let batches = 0;
+    let inBatch = false;
+    // Counted, not replaced: every statement still runs on the real database. PGlite's rowsTogether
+    // runs its statements through rows, which must not count them twice.
     const db = app.runtime.db;
     const realRows = db.rows.bind(db);
-    const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
-      texts.push(renderStatement(statement, dialect).sql);
-      return realRows(statement);
-    }) as typeof db.rows);
+    const realTogether = db.rowsTogether.bind(db);
+    const spies = [
+      vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+        if (!inBatch) sent.push({ text: renderStatement(statement, dialect).sql });
+        return realRows(statement);
+      }) as typeof db.rows),
+      vi.spyOn(db, 'rowsTogether').mockImplementation((statements) => {
+        batches += 1;
+        for (const statement of statements) sent.push({ text: renderStatement(statement, dialect).sql, batch: batches });
+        inBatch = true;
+        try {
+          return realTogether(statements);
+        } finally {
+          inBatch = false;
+        }
+      }),
+    ];
     try {
       const answer = await list('comments', 'id__gte=1000&page_size=1000&populate=post.author.company_id');
       expect(answer.status).toBe(200);
       expect(answer.body.data).toHaveLength(1000);
       expect(answer.body.data.every((c: Rec) => typeof c.post_id === 'object')).toBe(true);
+      // Every comment's post, its author and the author's company, as three separate reads would give.
+      const ann = answer.body.data.find((c: Rec) => c.post_id.id === 10);
+      expect(ann.post_id.author_id).toMatchObject({ id: 1, name: 'Ann', company_id: { id: 1, name: 'Acme' } });
+      const ghost = answer.body.data.find((c: Rec) => c.post_id.id === 12);
+      expect(ghost.post_id.author_id).toBeNull();
     } finally {
-      spy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
-    const populateStatements = texts.filter(
-      (text) => text.includes('= any(') && /"blog_(posts|authors|companies)"/.test(text) && !text.includes('"blog_comments"'),
+    const populateStatements = sent.filter(
+      ({ text }) => /"blog_(posts|authors|companies)"/.test(text) && !text.includes('"blog_comments"'),
     );
     expect(populateStatements).toHaveLength(3);
+    // post → author → company: each level's keys a subquery of the level above, all in one batch.
+    expect(new Set(populateStatements.map(({ batch }) => batch)).size).toBe(1);
+    expect(populateStatements[0]!.batch).toBeDefined();
   });
 
   it('runs a warm related list in one round trip, and reads again when a related table changed', async () => {
