@@ -3,43 +3,23 @@
 // mixed traffic (three requests each), then a steady rate (ten each over 20): no 5xx, no dropped
 // connection, and once the clients are gone the server holds no more descriptors than it did before
 // them (no leaked sockets, files or streams). Counts only; timings belong to the benchmarks.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LOAD_SERVER_ENV,
-  prepareLoadFixture,
-  runMixedLoad,
-  startServerProcess,
-  type LoadFixture,
-  type ServerProcess,
-} from '#test/support/mixed-load.ts';
-import { createEmptyTestDatabase, type TestDatabase } from '#test/support/test-database.ts';
+import { runMixedLoad, startLoadServer, type LoadServer } from '#test/support/mixed-load.ts';
 
 /** Sockets the server may still be closing, and its database pool growing, once clients are gone. */
 const DESCRIPTOR_SLACK = 16;
 
 describe('npm start under mixed load', () => {
-  let dataDir: string;
-  let database: TestDatabase | undefined;
-  let server: ServerProcess;
-  let fixture: LoadFixture;
+  let load: LoadServer | undefined;
+  let server: LoadServer['server'];
+  let fixture: LoadServer['fixture'];
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-load-'));
-    const env: Record<string, string> = { ...LOAD_SERVER_ENV, DATA_DIR: dataDir };
-    if (process.env.DATABASE_URL) {
-      database = await createEmptyTestDatabase();
-      env.DATABASE_URL = database.url!;
-    }
-    server = await startServerProcess(env);
-    fixture = await prepareLoadFixture(server.url);
+    load = await startLoadServer('load');
+    ({ server, fixture } = load);
   }, 120_000);
   afterAll(async () => {
-    await server?.stop();
-    await database?.dispose();
-    await rm(dataDir, { recursive: true, force: true });
+    await load?.close();
   });
 
   /** The server's descriptors once it has closed what the clients left: waits for it, up to a point. */

@@ -4,39 +4,21 @@
 // server's other requests must still be answered meanwhile (this file's time limit is under that),
 // and once the client goes the uploads leave no object behind.
 import { request as httpRequest, type ClientRequest } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LOAD_ADMIN,
-  LOAD_SERVER_ENV,
-  prepareLoadFixture,
-  startServerProcess,
-  type LoadFixture,
-  type ServerProcess,
-} from '#test/support/mixed-load.ts';
-import { createEmptyTestDatabase, type TestDatabase } from '#test/support/test-database.ts';
+import { LOAD_ADMIN, startLoadServer, type LoadServer } from '#test/support/mixed-load.ts';
 
 /** More than the 64 places the dev server has for each kind of request. */
 const STALLED_UPLOADS = 80;
 
 describe('uploads that stall do not hold up the rest', () => {
-  let dataDir: string;
-  let database: TestDatabase | undefined;
-  let server: ServerProcess;
-  let fixture: LoadFixture;
+  let load: LoadServer | undefined;
+  let server: LoadServer['server'];
+  let fixture: LoadServer['fixture'];
   let token: string;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'tessera-stall-'));
-    const env: Record<string, string> = { ...LOAD_SERVER_ENV, DATA_DIR: dataDir };
-    if (process.env.DATABASE_URL) {
-      database = await createEmptyTestDatabase();
-      env.DATABASE_URL = database.url!;
-    }
-    server = await startServerProcess(env);
-    fixture = await prepareLoadFixture(server.url);
+    load = await startLoadServer('stall');
+    ({ server, fixture } = load);
     const login = await fetch(`${server.url}/api/auth/jwt/token/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -45,9 +27,7 @@ describe('uploads that stall do not hold up the rest', () => {
     token = ((await login.json()) as { access: string }).access;
   }, 150_000);
   afterAll(async () => {
-    await server?.stop();
-    await database?.dispose();
-    await rm(dataDir, { recursive: true, force: true });
+    await load?.close();
   });
 
   it('answers lists and record writes while 80 uploads wait for bytes that never come', { timeout: 20_000 }, async () => {

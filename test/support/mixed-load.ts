@@ -4,9 +4,11 @@
 // in CI (test/e2e/load.test.ts) all drive it; it measures, the caller decides what fails.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createEmptyTestDatabase, type TestDatabase } from './test-database.ts';
 
 /** The platform's settings for a server under load: rate limits on but out of reach, quick hashes. */
 export const LOAD_SERVER_ENV = {
@@ -121,6 +123,40 @@ async function json(agent: Agent, url: string, method: string, route: string, to
   const answer = await send(agent, url, method, route, headers, body === undefined ? undefined : JSON.stringify(body));
   if (answer.status >= 300) throw new Error(`${method} ${route}: ${answer.status} ${answer.body.toString().slice(0, 300)}`);
   return answer.body.length === 0 ? undefined : JSON.parse(answer.body.toString());
+}
+
+/** A load server of a test: the process, its fixture, and the one call that removes them all. */
+export interface LoadServer {
+  server: ServerProcess;
+  fixture: LoadFixture;
+  close(): Promise<void>;
+}
+
+/**
+ * `npm start` in a child process for an e2e test, with the load settings, a data directory of its
+ * own and, when DATABASE_URL is set, a fresh PostgreSQL database (else PGlite); the fixture made.
+ */
+export async function startLoadServer(name: string): Promise<LoadServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), `tessera-${name}-`));
+  let database: TestDatabase | undefined;
+  let server: ServerProcess | undefined;
+  const close = async () => {
+    await server?.stop();
+    await database?.dispose();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const env: Record<string, string> = { ...LOAD_SERVER_ENV, DATA_DIR: dataDir };
+    if (process.env.DATABASE_URL) {
+      database = await createEmptyTestDatabase();
+      env.DATABASE_URL = database.url!;
+    }
+    server = await startServerProcess(env);
+    return { server, fixture: await prepareLoadFixture(server.url), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** What the traffic works on: a site with an app, a materialized table and a bucket with an object. */
