@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
+    // Each test file's database is a copy of one made here once per run.
+    globalSetup: ['test/support/database-templates.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -369,14 +369,17 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
   );
 }
 
-/** Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database). */
-export async function connectPglite(dataDir: string): Promise<Database> {
+/**
+ * Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database); a new one starts
+ * from `template` (a `dumpDataDir` tarball) when given, instead of a cluster made anew.
+ */
+export async function connectPglite(dataDir: string, template?: Blob): Promise<Database> {
   // Imported lazily so Lambda bundles, which never use it, do not carry its 27 MB.
   const { PGlite } = await import('@electric-sql/pglite');
   const { PglitePreparedStatements } = await import('./pglite-prepared.ts');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  const client = await PGlite.create(dataDir, template === undefined ? {} : { loadDataDir: template });
   const orm = drizzle(client, { schema: platformSchema });
   // PGlite is one connection in one process: nothing else can migrate at the same time.
   const runMigrations: MigrationRunner = async (folder) => {
