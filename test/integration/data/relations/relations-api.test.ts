@@ -6,6 +6,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import { renderStatement } from '#shared/db/render-sql.ts';
 import { sql } from '#shared/db/sql.ts';
+import { parseExactJson } from '#shared/json/exact-json.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { seedBlog } from '#test/support/relation-tables.ts';
@@ -176,6 +177,52 @@ describe('relations: related filters, sorting and populate', () => {
     expect(post!.tags.map((t: Rec) => t.label).sort()).toEqual(['blue', 'red']);
     const offset = await list('posts', 'id=10&populate=comments&comments_sort=rating&comments_offset=1');
     expect(offset.body.data[0].comments.map((c: Rec) => c.id)).toEqual([100]);
+  });
+
+  it('populates many related records exactly: integers past 2^53 and hostile text stay whole', async () => {
+    const schemas = {
+      ledgers: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'balance', type: 'integer' },
+          { name: 'memo', type: 'string' },
+        ],
+        primaryKey: ['id'],
+      },
+      entries: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'ledger_id', type: 'integer' },
+        ],
+        primaryKey: ['id'],
+        foreignKeys: [{ fields: ['ledger_id'], reference: { resource: 'ledgers', fields: ['id'] } }],
+      },
+    };
+    for (const [name, schema] of Object.entries(schemas)) {
+      expect((await call('POST', '/api/apps/blog/datasources/main/datatables/', { name, json_schema: schema })).status).toBe(201);
+      expect((await call('POST', `/api/apps/blog/datatables/${name}/materialize/`)).status).toBe(200);
+    }
+    // Texts that would end or split a record if records were joined as text: brackets, commas, quotes.
+    const memos = ['},{"id":1}', '"],[', '\\"', 'plain'];
+    const ledgers = memos.map((memo, at) => `{"id": 900719925474099${3 + at}, "balance": -922337203685477580${at}, "memo": ${JSON.stringify(memo)}}`);
+    expect((await call('POST', '/api/apps/blog/datatables/ledgers/data/', `[${ledgers.join(',')}]`)).status).toBe(201);
+    const entries = Array.from({ length: 40 }, (_, at) => `{"id": ${at + 1}, "ledger_id": 900719925474099${3 + (at % 4)}}`);
+    expect((await call('POST', '/api/apps/blog/datatables/entries/data/', `[${entries.join(',')}]`)).status).toBe(201);
+
+    // Read as text: JSON.parse would round the integers itself.
+    const response = await fetch(`${app.url}/api/apps/blog/datatables/entries/data/?_sort=id&page_size=40&populate=ledger`, {
+      headers: { authorization: `Bearer ${admin}`, ...tenant },
+    });
+    expect(response.status).toBe(200);
+    const { data } = parseExactJson(await response.text()) as { data: Rec[] };
+    expect(data).toHaveLength(40);
+    data.forEach((entry, at) => {
+      expect(entry.ledger_id).toEqual({
+        id: 9007199254740993n + BigInt(at % 4),
+        balance: -9223372036854775800n - BigInt(at % 4),
+        memo: memos[at % 4],
+      });
+    });
   });
 
   it('populates nested relations with dots and everything with *', async () => {
