@@ -204,7 +204,9 @@ describe('relations: related filters, sorting and populate', () => {
     }
     // Texts that would end or split a record if records were joined as text: brackets, commas, quotes.
     const memos = ['},{"id":1}', '"],[', '\\"', 'plain'];
-    const ledgers = memos.map((memo, at) => `{"id": 900719925474099${3 + at}, "balance": -922337203685477580${at}, "memo": ${JSON.stringify(memo)}}`);
+    const ledgers = memos.map(
+      (memo, at) => `{"id": 900719925474099${3 + at}, "balance": -922337203685477580${at}, "memo": ${JSON.stringify(memo)}}`,
+    );
     expect((await call('POST', '/api/apps/blog/datatables/ledgers/data/', `[${ledgers.join(',')}]`)).status).toBe(201);
     const entries = Array.from({ length: 40 }, (_, at) => `{"id": ${at + 1}, "ledger_id": 900719925474099${3 + (at % 4)}}`);
     expect((await call('POST', '/api/apps/blog/datatables/entries/data/', `[${entries.join(',')}]`)).status).toBe(201);
