@@ -43,7 +43,7 @@ export interface Database extends Queryable {
    * own: outside a transaction a failed statement leaves the others be. On PostgreSQL they leave in
    * one write and wake one backend, where statements sent to separate connections of the pool cost a
    * write, a wake-up and a reply to read each; the backend runs them in turn. PGlite, one connection,
-   * runs them in turn too.
+   * runs them in turn too. A lone statement is sent the ordinary way, on no reserved connection.
    */
   rowsTogether(statements: readonly SQL[]): Array<Promise<Row[]>>;
   /**
@@ -193,6 +193,9 @@ class PostgresQueryable extends RenderingQueryable {
   }
 
   rowsTogether(statements: readonly SQL[]): Array<Promise<Row[]>> {
+    // One statement (or none) goes the ordinary way: a reserved connection only pays for itself when
+    // it carries more.
+    if (statements.length <= 1) return statements.map((statement) => this.rows(statement));
     const queries = statements.map((statement) => renderStatement(statement, this.dialect));
     // postgres.js writes what a connection was given in one tick as one write; a reserved connection
     // is the way to give it all of them.

@@ -129,9 +129,7 @@ export async function populateRecords(
     const distinct = [...new Set(keysByNode[index]!.filter((key): key is string => key !== undefined))];
     if (!fetched.has(node) && distinct.length > 0) levelStatements(node, { list: distinct }, statements);
   });
-  const texts = statements.map(([, statement]) => statement);
-  // One statement goes alone: a batch reserves a connection, which it only pays back when it carries more.
-  const answers = texts.length === 1 ? [db.rows(texts[0]!)] : texts.length === 0 ? [] : db.rowsTogether(texts);
+  const answers = db.rowsTogether(statements.map(([, statement]) => statement));
   statements.forEach(([node], index) => {
     // Awaited below in turn; one failing first must not leave the others' failures unhandled.
     answers[index]!.catch(() => undefined);

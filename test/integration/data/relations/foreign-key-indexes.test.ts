@@ -183,16 +183,23 @@ describe('the index of every foreign key', () => {
       const seen: SQL[] = [];
       // Counted, not replaced: every statement still runs on the real database.
       const realRows = db.rows.bind(db);
-      const spy = vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
-        seen.push(statement);
-        return realRows(statement);
-      }) as typeof db.rows);
+      const realTogether = db.rowsTogether.bind(db);
+      const spies = [
+        vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
+          seen.push(statement);
+          return realRows(statement);
+        }) as typeof db.rows),
+        vi.spyOn(db, 'rowsTogether').mockImplementation((statements) => {
+          seen.push(...statements);
+          return realTogether(statements);
+        }),
+      ];
       try {
         const answer = await call('GET', `${T}posts/data/?id=1007&populate=notes`);
         expect(answer.status).toBe(200);
         expect(answer.body.data[0].notes).toHaveLength(10);
       } finally {
-        spy.mockRestore();
+        for (const spy of spies) spy.mockRestore();
       }
       const populate = seen.filter((s) => JSON.stringify(s).includes('blog_notes') && !JSON.stringify(s).includes('blog_posts'));
       expect(populate.length).toBeGreaterThan(0);
