@@ -1,11 +1,27 @@
 import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectPostgres } from '#shared/db/database.ts';
+import { connectPostgres, type Database } from '#shared/db/database.ts';
 import { LockTimeoutError, UniqueViolationError } from '#shared/db/database-errors.ts';
 import { ServiceUnavailableError } from '#shared/errors.ts';
 import { groups, permissions } from '#shared/db/platform-schema.ts';
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
+
+/**
+ * Ends the backend running `pg_sleep(5)` once it runs, as a server restart ends every session (57P01);
+ * answers how many it ended.
+ */
+async function endSleepingBackend(admin: Database): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const ended = (
+      await admin.rows(sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where query like ${'%pg_sleep(5)%'} and query not like ${'%pg_stat_activity%'} and pid <> pg_backend_pid()`)
+    ).length;
+    if (ended > 0) return ended;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return 0;
+}
 
 describe(`database API on ${testDriver}`, () => {
   let test: TestDatabase;
@@ -139,16 +155,7 @@ describe(`database API on ${testDriver}`, () => {
     try {
       const marker = `batch-${Date.now()}`;
       const batch = small.rowsTogether([sql`select pg_sleep(5), ${marker}::text as marker`, sql`select 1 as n`]);
-      // What a server restart sends every session (57P01), here to the batch's backend mid-statement.
-      let ended = 0;
-      for (let attempt = 0; attempt < 200 && ended === 0; attempt += 1) {
-        ended = (
-          await admin.rows(sql`select pg_terminate_backend(pid) from pg_stat_activity
-            where query like ${'%pg_sleep(5)%'} and query not like ${'%pg_stat_activity%'} and pid <> pg_backend_pid()`)
-        ).length;
-        if (ended === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      expect(ended).toBe(1);
+      expect(await endSleepingBackend(admin)).toBe(1);
       for (const answer of batch) await expect(answer).rejects.toBeInstanceOf(ServiceUnavailableError);
       // Every statement after it is answered: more than the pool holds, one after another and at once.
       for (let index = 0; index < 5; index += 1) expect(await small.rows(sql`select ${index}::int as n`)).toEqual([{ n: index }]);
@@ -173,15 +180,7 @@ describe(`database API on ${testDriver}`, () => {
       for (let round = 0; round < 3; round += 1) {
         const marker = `lone-${round}-${Date.now()}`;
         const lost = single.rows(sql`select pg_sleep(5), ${marker}::text as marker`);
-        let ended = 0;
-        for (let attempt = 0; attempt < 200 && ended === 0; attempt += 1) {
-          ended = (
-            await admin.rows(sql`select pg_terminate_backend(pid) from pg_stat_activity
-              where query like ${'%pg_sleep(5)%'} and query not like ${'%pg_stat_activity%'} and pid <> pg_backend_pid()`)
-          ).length;
-          if (ended === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        expect(ended).toBe(1);
+        expect(await endSleepingBackend(admin)).toBe(1);
         await expect(lost).rejects.toBeInstanceOf(ServiceUnavailableError);
         expect(await single.rows(sql`select ${round}::int as n`)).toEqual([{ n: round }]);
       }
