@@ -101,8 +101,8 @@ function levelStatements(node: PopulateNode, keys: KeySource, into: Array<[Popul
 type RelatedRow = Row & { k: string; record: string | DataRecord };
 
 /**
- * The rows' records. One parse of them all as an array: a JSON.parse per record costs about three
- * times as much for a page's worth of small records (a profile of populate put it at 7% of a request).
+ * The rows' records. One parse of them all as an array: a JSON.parse per record costs half as much
+ * again for a page's worth of small records (100 of them: 92 µs against 62).
  */
 function recordsOf(rows: RelatedRow[]): DataRecord[] {
   if (!rows.every((row) => typeof row.record === 'string')) {
