@@ -29,6 +29,20 @@ export interface PageWindow {
   offset: number;
 }
 
+/**
+ * A page's OFFSET for a prepared statement: the first page's (0) as a literal, any other as a
+ * parameter. With `offset $n` PostgreSQL prices the generic plan as if a tenth of the matches were
+ * wanted (an OFFSET it cannot read), so it never prefers it and plans the statement anew on every
+ * run: about 0.2 ms of planning beside a list that takes 0.1 ms to read. With the literal, the first
+ * page (what most requests ask for) keeps a generic plan once five runs show it no dearer. Deeper
+ * pages keep the parameter, planned per run as before: a literal per offset would make a prepared
+ * statement per page on every connection.
+ */
+export function offsetSql(offset: number): SQL {
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new Error(`page offset ${offset} out of range`);
+  return offset === 0 ? sql.raw('0') : sql`${offset}`;
+}
+
 /** The planner's row estimate of a statement's rows, from `EXPLAIN (FORMAT JSON)`: nothing is read. */
 export async function plannedRows(db: Queryable, matches: SQL): Promise<number> {
   const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (format json) ${matches}`);

@@ -3,6 +3,7 @@
 // answer shape that plain lists, searches and aggregations share, over HTTP on a real table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { tenantBySlug } from '#shared/tenancy/resolve-tenant.ts';
@@ -30,6 +31,7 @@ const ITEMS = {
   ],
 };
 const DATA = '/api/apps/shop/datatables/items/data/';
+const dialect = new PgDialect();
 
 interface PlanNode {
   'Node Type': string;
@@ -144,6 +146,31 @@ describe('record lists: page and total apart, _count, one answer shape', () => {
       const count = nodesOf(top!.Plan).find((node) => node['Parent Relationship'] === 'InitPlan' && node['Node Type'] === 'Aggregate');
       expect((count?.['Actual Loops'] ?? 0) > 0, `count ran for ${query}`).toBe(countRuns);
     }
+  });
+
+  it('keeps a generic plan for the prepared statement of a first page', async () => {
+    // Prepared as the drivers prepare it (one connection, run after run): with `offset $n` PostgreSQL
+    // prices the generic plan as if a tenth of the matches were wanted and plans every run anew.
+    const plansOf = (query: string) =>
+      app.runtime.db.transaction(async (tx) => {
+        const { sql: text, params } = dialect.sqlToQuery(listSql(descriptor, parseListQuery(descriptor, new URLSearchParams(query))));
+        await tx.run(sql.raw(`prepare list_probe as ${text}`));
+        // Untyped literals, which take the types PostgreSQL inferred for the prepared statement.
+        const values = params.map((param) => `'${String(param).replaceAll("'", "''")}'`).join(', ');
+        for (let run = 0; run < 8; run += 1) await tx.rows(sql.raw(`execute list_probe(${values})`));
+        const [plans] = await tx.rows<{ generic: number; custom: number }>(
+          sql`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where name = 'list_probe'`,
+        );
+        await tx.run(sql.raw('deallocate list_probe'));
+        return { text, plans: plans! };
+      });
+    for (const query of ['category=c3&status=open&_sort=-created', 'category=c3&price__gt=9000&_sort=-price']) {
+      const { text, plans } = await plansOf(query);
+      expect(text, query).toMatch(/offset 0\b/);
+      expect(plans.generic, query).toBeGreaterThan(0);
+    }
+    // Deeper pages keep the offset a parameter: a literal per page would prepare a text per page.
+    expect((await plansOf('category=c3&status=open&_sort=-created&page=3')).text).toMatch(/offset \$\d+/);
   });
 
   it('answers _count=planned with the planner estimate, flagged, and exact when the page shows the end', async () => {

@@ -3,6 +3,7 @@
 // shared by every statement that returns records.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
+import { offsetSql } from '#shared/db/counted-page.ts';
 import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,
@@ -211,7 +212,7 @@ export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
       where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
       ${groups}
       ${order}
-      limit ${limit} offset ${plan.offset}`;
+      limit ${limit} offset ${offsetSql(plan.offset)}`;
   }
   const order = orderSql(table, plan, joins);
   if (plan.search === undefined) {
@@ -219,14 +220,14 @@ export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
       from ${tableSql(table)} as ${ROW} ${joins.sql()}
       where ${whereSql(table, plan.filters, plan.deleted)}
       ${order}
-      limit ${limit} offset ${plan.offset}`;
+      limit ${limit} offset ${offsetSql(plan.offset)}`;
   }
   const rank = sql`ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8`;
   return sql`select (${buildRecordJson(table, ROW, [sql`'rank'::text, ${rank}`])})::text as record, ${rank} as rank
     from ${tableSql(table)} as ${ROW} ${joins.sql()}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${order}
-    limit ${limit} offset ${plan.offset}`;
+    limit ${limit} offset ${offsetSql(plan.offset)}`;
 }
 
 /**
@@ -254,8 +255,9 @@ export function listSql(table: TableDescriptor, plan: ListPlan): SQL {
  * with a few groups costs half). `count(*)` is over the page's rows, look-ahead row included.
  */
 function exactTotalSql(table: TableDescriptor, plan: ListPlan, size: SQL): SQL {
-  return sql`(case when count(*) <= ${size} and (count(*) > 0 or ${plan.offset}::bigint = 0)
-      then ${plan.offset}::bigint + count(*) else (${countSql(table, plan)}) end)::text`;
+  const offset = offsetSql(plan.offset);
+  return sql`(case when count(*) <= ${size} and (count(*) > 0 or ${offset}::bigint = 0)
+      then ${offset}::bigint + count(*) else (${countSql(table, plan)}) end)::text`;
 }
 
 /**
