@@ -1,6 +1,6 @@
 // SQL of role memberships: which platform users hold which of a site's roles, until when. The
 // membership table is in the site's schema (through `tenantTable`); users are platform rows.
-import { countedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -127,7 +127,7 @@ export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, fi
     (limit) =>
       db.rows<RoleUserRow>(sql`select u.username, u.email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
     order by ${sql.raw(`${column} ${filter.ordering.descending ? 'desc' : 'asc'}, m.id asc`)}
-    limit ${limit} offset ${pageOffset(filter.page)}`),
+    ${pageWindowSql(limit, pageOffset(filter.page))}`),
     sql`select 1 ${from} where ${where}`,
   );
 }
@@ -187,7 +187,7 @@ export async function listUserRoles(db: Queryable, site: Site, userId: number, f
     (limit) =>
       db.rows<UserRoleRow>(sql`select x.* from (${all}) x where ${where}
     order by ${sql.raw(`x.${column} ${descending ? 'desc' : 'asc'} nulls last, x.membership_id asc`)}
-    limit ${limit} offset ${pageOffset(filter.page)}`),
+    ${pageWindowSql(limit, pageOffset(filter.page))}`),
     sql`select 1 from (${all}) x where ${where}`,
   );
 }

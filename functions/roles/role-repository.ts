@@ -1,7 +1,7 @@
 // SQL of a site's app roles and site roles. Every table is named through `tenantTable`, so the
 // schema comes from the resolved site record only; every value is a bound parameter, and ordering
 // columns come from fixed lists.
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -87,7 +87,7 @@ export async function listAppRoles(db: Queryable, site: Site, appId: number, fil
     filter.page,
     (limit) =>
       db.rows<AppRoleRow>(
-        sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} limit ${limit} offset ${pageOffset(filter.page)}`,
+        sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} ${pageWindowSql(limit, pageOffset(filter.page))}`,
       ),
     sql`select 1 from ${tenantTable(site, 'app_roles')} r where ${where}`,
   );
@@ -190,7 +190,7 @@ export async function listSiteRoles(db: Queryable, site: Site, filter: ListFilte
     filter.page,
     (limit) =>
       db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where ${where}
-    order by ${orderBy('s', filter.ordering)} limit ${limit} offset ${pageOffset(filter.page)}`),
+    order by ${orderBy('s', filter.ordering)} ${pageWindowSql(limit, pageOffset(filter.page))}`),
     sql`select 1 from ${tenantTable(site, 'site_roles')} s where ${where}`,
   );
 }

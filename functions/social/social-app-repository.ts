@@ -1,7 +1,7 @@
 // SQL of social apps in one scope (the platform's tables or a site's): tables are named from code and
 // the scope's resolved site record only; values are bound parameters.
 import type { SQL } from 'drizzle-orm';
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import { sql } from '#shared/db/sql.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
@@ -70,7 +70,7 @@ export async function listSocialApps(db: Queryable, scope: SocialScope, filter: 
     filter.page,
     (limit) =>
       db.rows<SocialAppRow>(
-        sql`select ${columns} from ${socialAppsTable(scope)} where ${where} order by ${order} limit ${limit} offset ${pageOffset(filter.page)}`,
+        sql`select ${columns} from ${socialAppsTable(scope)} where ${where} order by ${order} ${pageWindowSql(limit, pageOffset(filter.page))}`,
       ),
     sql`select 1 from ${socialAppsTable(scope)} where ${where}`,
   );

@@ -43,6 +43,17 @@ export function offsetSql(offset: number): SQL {
   return offset === 0 ? sql.raw('0') : sql`${offset}`;
 }
 
+/**
+ * `limit <n> offset <m>` for a page read by a prepared statement: the limit (a validated page size
+ * plus the look-ahead row) as a literal, the offset as `offsetSql` gives it. A parameter in either
+ * place makes PostgreSQL price the generic plan as if a tenth of the rows were wanted, so it plans
+ * every run anew; page sizes are few, so the literal keeps the texts few.
+ */
+export function pageWindowSql(limit: number, offset: number): SQL {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`page limit ${limit} out of range`);
+  return sql`limit ${sql.raw(String(limit))} offset ${offsetSql(offset)}`;
+}
+
 /** The planner's row estimate of a statement's rows, from `EXPLAIN (FORMAT JSON)`: nothing is read. */
 export async function plannedRows(db: Queryable, matches: SQL): Promise<number> {
   const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (format json) ${matches}`);

@@ -12,6 +12,7 @@ import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts
 import { listSql } from '#functions/data/records/query/compile.ts';
 import { parseListQuery } from '#functions/data/records/query/list-query.ts';
 import { userPageStatement } from '#functions/console/users/user-repository.ts';
+import { pageWindowSql } from '#shared/db/counted-page.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /**
@@ -95,5 +96,26 @@ describe('list statements', () => {
     const text = dialect.sqlToQuery(userPageStatement({ search: 'ann', ordering: [], page: { page: 2, pageSize: 20 } })).sql;
     expect(text).not.toMatch(/\bover\b/i);
     expect(text).toMatch(/\(select count\(\*\)::int as total from platform\.users u where/);
+  });
+
+  it('writes a first page window as literals and a deeper offset as a parameter', () => {
+    // A parameter in LIMIT or OFFSET makes PostgreSQL price the generic plan as if a tenth of the
+    // rows were wanted, so a prepared list is planned anew on every run (record-lists.test.ts).
+    expect(dialect.sqlToQuery(pageWindowSql(21, 0))).toMatchObject({ sql: 'limit 21 offset 0', params: [] });
+    expect(dialect.sqlToQuery(pageWindowSql(21, 40))).toMatchObject({ sql: 'limit 21 offset $1', params: [40] });
+    for (const [limit, offset] of [
+      [0, 0],
+      [1.5, 0],
+      [Number.NaN, 0],
+      [21, -20],
+      [21, 2 ** 60],
+    ]) {
+      expect(() => pageWindowSql(limit!, offset!), `${limit} ${offset}`).toThrow(/out of range/);
+    }
+    const first = dialect.sqlToQuery(userPageStatement({ search: 'ann', ordering: [], page: { page: 1, pageSize: 20 } }));
+    expect(first.sql).toMatch(/limit 20 offset 0$/);
+    const third = dialect.sqlToQuery(userPageStatement({ search: 'ann', ordering: [], page: { page: 3, pageSize: 20 } }));
+    expect(third.sql).toMatch(/limit 20 offset \$\d+$/);
+    expect(third.params.at(-1)).toBe(40);
   });
 });

@@ -5,7 +5,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -88,7 +88,7 @@ export async function listSecretTypes(
     db,
     filter.page,
     async (limit) =>
-      (await db.rows(sql`select * from ${table} ${where} order by slug limit ${limit} offset ${pageOffset(filter.page)}`)).map(
+      (await db.rows(sql`select * from ${table} ${where} order by slug ${pageWindowSql(limit, pageOffset(filter.page))}`)).map(
         secretTypeOf,
       ),
     sql`select 1 from ${table} ${where}`,
@@ -184,7 +184,7 @@ export async function listSecrets(db: Queryable, site: Site, filter: SecretListF
   return countedPage(
     db,
     filter.page,
-    (limit) => selectSecrets(db, site, where, sql`order by s.key, a.slug nulls first limit ${limit} offset ${pageOffset(filter.page)}`),
+    (limit) => selectSecrets(db, site, where, sql`order by s.key, a.slug nulls first ${pageWindowSql(limit, pageOffset(filter.page))}`),
     sql`select 1 from ${tenantTable(site, 'secrets')} s ${where}`,
   );
 }
@@ -288,7 +288,7 @@ export async function secretHistory(
   const readPage = async (limit: number) => {
     const rows = await db.rows(sql`
       select version, action, changed_by, changed_at from ${table} ${where}
-      order by version desc, id desc limit ${limit} offset ${pageOffset(page)}`);
+      order by version desc, id desc ${pageWindowSql(limit, pageOffset(page))}`);
     return rows.map(
       (row): HistoryRow => ({
         version: Number(row.version),

@@ -4,7 +4,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, organizations, users, type NewUserRow, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { countedPage, offsetSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import { looksLikeUuid, type UserOrdering, type UserOrderingField } from './user-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -60,7 +60,7 @@ function listWhere(filter: UserListFilter): SQL {
  * builder, whose selection building and row mapping were a sixth of the CPU time of a users-list
  * request. The total is `userCountStatement` as a scalar subquery, planned apart from the page (an
  * InitPlan run once; a window count would need every match before the first row). The page size is
- * a literal, and so is the first page's offset (`offsetSql`), so PostgreSQL keeps a generic plan for
+ * a literal, and so is the first page's offset (`pageWindowSql`), so PostgreSQL keeps a generic plan for
  * the prepared text of a first page. `withTotal: false` leaves the total out: the benchmarks' bare
  * servers send page and count as two statements.
  */
@@ -77,7 +77,7 @@ export function userPageStatement(filter: UserListFilter, options: { withTotal: 
   return sql`select u.id, u.uuid, u.username, u.email, u.password_hash, u.first_name, u.last_name, u.is_active, u.is_staff,
       u.is_superuser, u.is_deleted, u.date_joined, u.last_login, u.deleted_at, u.tokens_valid_after${total}
     from platform.users u ${listWhere(filter)}
-    order by ${sql.raw(orderBy)} limit ${sql.raw(String(pageSize))} offset ${offsetSql(pageOffset(filter.page))}`;
+    order by ${sql.raw(orderBy)} ${pageWindowSql(pageSize, pageOffset(filter.page))}`;
 }
 
 /** The number of users a list filter matches. */

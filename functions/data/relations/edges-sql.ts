@@ -9,6 +9,7 @@ import { answeredValue, castTo, ROW, tableSql, typedValue } from '../records/que
 import { softDeleteCondition } from '../records/query/compile.ts';
 import type { FieldDescriptor, TableDescriptor } from '../tables/table-descriptor.ts';
 import { edgesTableName } from '../tables/hierarchy-schema.ts';
+import { pageWindowSql } from '#shared/db/counted-page.ts';
 
 export function edgesSql(nodes: TableDescriptor): SQL {
   return tenantTable(nodes, edgesTableName(nodes.tableName));
@@ -42,7 +43,7 @@ function edgeConditions(nodes: TableDescriptor, filter: EdgeFilter): SQL {
 export function listEdgesSql(nodes: TableDescriptor, filter: EdgeFilter, limit: number, offset: number): SQL {
   // The total is its own sub-plan (issue 15): a window count would read every match before the page.
   return sql`select ${edgeText()} as edge, (${countEdgesSql(nodes, filter)}) as total from ${edgesSql(nodes)} as e
-    where ${edgeConditions(nodes, filter)} order by e.id limit ${limit} offset ${offset}`;
+    where ${edgeConditions(nodes, filter)} order by e.id ${pageWindowSql(limit, offset)}`;
 }
 
 export function countEdgesSql(nodes: TableDescriptor, filter: EdgeFilter): SQL {

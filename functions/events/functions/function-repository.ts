@@ -1,5 +1,5 @@
 // SQL of an app's functions and their invocation records (tenant schema).
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
@@ -79,7 +79,7 @@ export async function listFunctions(db: Queryable, site: Site, appId: number, pa
   const readPage = async (limit: number) =>
     (
       await db.rows(
-        sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id limit ${limit} offset ${pageOffset(page)}`,
+        sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id ${pageWindowSql(limit, pageOffset(page))}`,
       )
     ).map(functionOf);
   return countedPage(db, page, readPage, sql`select 1 from ${tenantTable(site, 'functions')} where app_id = ${appId}`);
@@ -153,7 +153,7 @@ export async function listInvocations(
 ): Promise<CountedPage<InvocationRow>> {
   const readPage = async (limit: number) => {
     const rows = await db.rows<Record<string, unknown>>(sql`select * from ${tenantTable(site, 'function_invocations')}
-    where function_id = ${functionId} order by created_at desc, id desc limit ${limit} offset ${pageOffset(page)}`);
+    where function_id = ${functionId} order by created_at desc, id desc ${pageWindowSql(limit, pageOffset(page))}`);
     return rows.map(
       (row): InvocationRow => ({
         invocationId: String(row.invocation_id),

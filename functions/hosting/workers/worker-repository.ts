@@ -1,6 +1,6 @@
 // SQL of frontend workers and their builds (tenant schema) and of the platform's hosted domain
 // registry. Tenant tables are named through `tenantTable`; every value is a bound parameter.
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -94,7 +94,7 @@ export async function listWorkers(
   if (filter.appId !== undefined) conditions.push(sql`w.app_id = ${filter.appId}`);
   const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
   const readPage = async (limit: number) =>
-    (await db.rows(sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} limit ${limit} offset ${pageOffset(filter.page)}`)).map(
+    (await db.rows(sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} ${pageWindowSql(limit, pageOffset(filter.page))}`)).map(
       workerOf,
     );
   return countedPage(db, filter.page, readPage, sql`select 1 from ${tenantTable(site, 'frontend_workers')} w ${where}`);

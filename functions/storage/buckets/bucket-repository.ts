@@ -1,6 +1,6 @@
 // SQL of a site's buckets. Tables are named through `tenantTable` (the schema comes from the
 // resolved site only); every value is a bound parameter.
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -106,7 +106,7 @@ export async function listBuckets(
     page,
     (limit) =>
       db.rows<BucketRow>(sql`select * from (${bucketSelect(site)} where ${where}) listed
-      order by ${orderBy} limit ${limit} offset ${pageOffset(page)}`),
+      order by ${orderBy} ${pageWindowSql(limit, pageOffset(page))}`),
     sql`select 1 from ${tenantTable(site, 'buckets')} b where ${where}`,
   );
 }

@@ -1,7 +1,7 @@
 // SQL of a site's object records. Tables are named through `tenantTable` (the schema comes from
 // the resolved site only); every value is a bound parameter. Only `complete` uploads are objects to
 // readers; `pending` rows belong to uploads still on their way.
-import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -253,7 +253,7 @@ function objectQuerySql(site: Site, query: ObjectQuery) {
   const where = sql.join([sql`o.bucket_id = ${query.bucketId}`, sql`o.upload_status = 'complete'`, ...query.conditions], sql` and `);
   return {
     window: (limit: number, offset: number) => sql`select ${COLUMNS} from ${objects(site)} where ${where}
-      order by ${query.orderBy} limit ${limit} offset ${offset}`,
+      order by ${query.orderBy} ${pageWindowSql(limit, offset)}`,
     matches: sql`select 1 from ${objects(site)} where ${where}`,
   };
 }

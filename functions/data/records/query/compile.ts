@@ -3,7 +3,7 @@
 // shared by every statement that returns records.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
-import { offsetSql } from '#shared/db/counted-page.ts';
+import { offsetSql, pageWindowSql } from '#shared/db/counted-page.ts';
 import {
   JSONB_DATA_COLUMN,
   SEARCH_CONFIGURATION,
@@ -201,7 +201,9 @@ export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
  * row's record as JSON text, with its rank when searching, or an aggregation's group.
  */
 export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
-  const limit = pageSizeLiteral(plan.pageSize + 1);
+  // Checked here as the literal `pageSizeLiteral` writes: one row more than the page shows.
+  pageSizeLiteral(plan.pageSize + 1);
+  const window = pageWindowSql(plan.pageSize + 1, plan.offset);
   const joins = new RelatedJoins();
   if (plan.aggregates) {
     const group = groupJson(table, plan, joins);
@@ -212,7 +214,7 @@ export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
       where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
       ${groups}
       ${order}
-      limit ${limit} offset ${offsetSql(plan.offset)}`;
+      ${window}`;
   }
   const order = orderSql(table, plan, joins);
   if (plan.search === undefined) {
@@ -220,14 +222,14 @@ export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
       from ${tableSql(table)} as ${ROW} ${joins.sql()}
       where ${whereSql(table, plan.filters, plan.deleted)}
       ${order}
-      limit ${limit} offset ${offsetSql(plan.offset)}`;
+      ${window}`;
   }
   const rank = sql`ts_rank(${searchVector()}, ${searchQuery(plan.search)})::float8`;
   return sql`select (${buildRecordJson(table, ROW, [sql`'rank'::text, ${rank}`])})::text as record, ${rank} as rank
     from ${tableSql(table)} as ${ROW} ${joins.sql()}
     where ${whereSql(table, plan.filters, plan.deleted, plan.search)}
     ${order}
-    limit ${limit} offset ${offsetSql(plan.offset)}`;
+    ${window}`;
 }
 
 /**

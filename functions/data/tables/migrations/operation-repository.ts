@@ -7,6 +7,7 @@ import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-ident
 import type { PatternDialect } from '#shared/text/user-patterns.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
+import { pageWindowSql } from '#shared/db/counted-page.ts';
 
 export type MigrationRow = OperationRow & {
   datatable_id: number | null;
@@ -119,7 +120,7 @@ export async function operationPage(
     sql`select count(*)::int as n from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`,
   );
   const rows = await db.rows<MigrationRow>(sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')}
-    where datatable_id = ${tableId} order by id desc limit ${limit} offset ${offset}`);
+    where datatable_id = ${tableId} order by id desc ${pageWindowSql(limit, offset)}`);
   return { count: counted?.n ?? 0, rows };
 }
 
