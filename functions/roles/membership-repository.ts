@@ -1,10 +1,10 @@
 // SQL of role memberships: which platform users hold which of a site's roles, until when. The
 // membership table is in the site's schema (through `tenantTable`); users are platform rows.
-import { countedPage, pageWindowSql } from '#shared/db/counted-page.ts';
+import { countedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 import type { Page } from './role-repository.ts';
@@ -124,10 +124,10 @@ export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, fi
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ window }) =>
       db.rows<RoleUserRow>(sql`select u.username, u.email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
     order by ${sql.raw(`${column} ${filter.ordering.descending ? 'desc' : 'asc'}, m.id asc`)}
-    ${pageWindowSql(limit, pageOffset(filter.page))}`),
+    ${window}`),
     sql`select 1 ${from} where ${where}`,
   );
 }
@@ -184,10 +184,10 @@ export async function listUserRoles(db: Queryable, site: Site, userId: number, f
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ window }) =>
       db.rows<UserRoleRow>(sql`select x.* from (${all}) x where ${where}
     order by ${sql.raw(`x.${column} ${descending ? 'desc' : 'asc'} nulls last, x.membership_id asc`)}
-    ${pageWindowSql(limit, pageOffset(filter.page))}`),
+    ${window}`),
     sql`select 1 from (${all}) x where ${where}`,
   );
 }

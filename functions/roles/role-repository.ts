@@ -1,11 +1,11 @@
 // SQL of a site's app roles and site roles. Every table is named through `tenantTable`, so the
 // schema comes from the resolved site record only; every value is a bound parameter, and ordering
 // columns come from fixed lists.
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -85,10 +85,7 @@ export async function listAppRoles(db: Queryable, site: Site, appId: number, fil
   return countedPage(
     db,
     filter.page,
-    (limit) =>
-      db.rows<AppRoleRow>(
-        sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} ${pageWindowSql(limit, pageOffset(filter.page))}`,
-      ),
+    ({ window }) => db.rows<AppRoleRow>(sql`${appRoleSelect(site)} where ${where} order by ${orderBy('r', filter.ordering)} ${window}`),
     sql`select 1 from ${tenantTable(site, 'app_roles')} r where ${where}`,
   );
 }
@@ -188,9 +185,9 @@ export async function listSiteRoles(db: Queryable, site: Site, filter: ListFilte
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ window }) =>
       db.rows<SiteRoleRow>(sql`select ${siteRoleColumns} from ${tenantTable(site, 'site_roles')} s where ${where}
-    order by ${orderBy('s', filter.ordering)} ${pageWindowSql(limit, pageOffset(filter.page))}`),
+    order by ${orderBy('s', filter.ordering)} ${window}`),
     sql`select 1 from ${tenantTable(site, 'site_roles')} s where ${where}`,
   );
 }

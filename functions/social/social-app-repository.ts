@@ -1,12 +1,12 @@
 // SQL of social apps in one scope (the platform's tables or a site's): tables are named from code and
 // the scope's resolved site record only; values are bound parameters.
 import type { SQL } from 'drizzle-orm';
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import { sql } from '#shared/db/sql.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 import type { SocialScope } from './social-scope.ts';
 
@@ -68,10 +68,7 @@ export async function listSocialApps(db: Queryable, scope: SocialScope, filter: 
   return countedPage(
     db,
     filter.page,
-    (limit) =>
-      db.rows<SocialAppRow>(
-        sql`select ${columns} from ${socialAppsTable(scope)} where ${where} order by ${order} ${pageWindowSql(limit, pageOffset(filter.page))}`,
-      ),
+    ({ window }) => db.rows<SocialAppRow>(sql`select ${columns} from ${socialAppsTable(scope)} where ${where} order by ${order} ${window}`),
     sql`select 1 from ${socialAppsTable(scope)} where ${where}`,
   );
 }

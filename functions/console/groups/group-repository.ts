@@ -42,7 +42,7 @@ export async function listGroups(db: Queryable, filter: { search?: string; page:
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm
           .select(groupColumns)
@@ -137,7 +137,7 @@ export async function listPermissions(
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm.select().from(permissions).where(where).orderBy(asc(permissions.id)).limit(limit).offset(pageOffset(filter.page)),
       ),

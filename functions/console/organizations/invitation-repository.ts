@@ -41,7 +41,7 @@ export async function listInvitations(
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm
           .select(viewColumns)

@@ -62,7 +62,7 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm
           .select({ member: organizationMembers, user: users })

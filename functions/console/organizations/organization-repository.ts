@@ -61,7 +61,7 @@ export async function listOrganizations(db: Queryable, filter: OrganizationListF
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm
           .select()

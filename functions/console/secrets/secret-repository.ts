@@ -4,8 +4,8 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
+import { countedPage, type CountedPage, type PageRead } from '#shared/db/counted-page.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -87,10 +87,7 @@ export async function listSecretTypes(
   return countedPage(
     db,
     filter.page,
-    async (limit) =>
-      (await db.rows(sql`select * from ${table} ${where} order by slug ${pageWindowSql(limit, pageOffset(filter.page))}`)).map(
-        secretTypeOf,
-      ),
+    async ({ window }) => (await db.rows(sql`select * from ${table} ${where} order by slug ${window}`)).map(secretTypeOf),
     sql`select 1 from ${table} ${where}`,
   );
 }
@@ -184,7 +181,7 @@ export async function listSecrets(db: Queryable, site: Site, filter: SecretListF
   return countedPage(
     db,
     filter.page,
-    (limit) => selectSecrets(db, site, where, sql`order by s.key, a.slug nulls first ${pageWindowSql(limit, pageOffset(filter.page))}`),
+    ({ window }) => selectSecrets(db, site, where, sql`order by s.key, a.slug nulls first ${window}`),
     sql`select 1 from ${tenantTable(site, 'secrets')} s ${where}`,
   );
 }
@@ -285,10 +282,10 @@ export async function secretHistory(
 ): Promise<Page<HistoryRow>> {
   const table = tenantTable(site, 'secret_history');
   const where = sql`where key = ${key} and ${scope(appId)}`;
-  const readPage = async (limit: number) => {
+  const readPage = async ({ window }: PageRead) => {
     const rows = await db.rows(sql`
       select version, action, changed_by, changed_at from ${table} ${where}
-      order by version desc, id desc ${pageWindowSql(limit, pageOffset(page))}`);
+      order by version desc, id desc ${window}`);
     return rows.map(
       (row): HistoryRow => ({
         version: Number(row.version),

@@ -28,7 +28,7 @@ export async function listDomains(db: Queryable, siteId: number, page: PageReque
   return countedPage(
     db,
     page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm.select().from(domains).where(where).orderBy(desc(domains.isPrimary), asc(domains.domain)).limit(limit).offset(pageOffset(page)),
       ),

@@ -58,7 +58,7 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ limit }) =>
       db.query((orm) =>
         orm
           .select({ site: sites, organization: organizationColumns })

@@ -4,8 +4,8 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { countedPage, pageWindowSql } from '#shared/db/counted-page.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
+import { countedPage } from '#shared/db/counted-page.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 import { siteScopeCondition, sitesManagedOrganizations, type SiteScope } from './site-scope-sql.ts';
 
@@ -42,7 +42,7 @@ export async function sitesOfUser(db: Queryable, userId: number, filter: UserSit
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ window }) =>
       db.rows<UserSiteRow>(sql`
     select s.slug, s.name, array_agg(p.codename::text order by p.codename) as permissions
     from platform.site_user_permissions sup
@@ -51,7 +51,7 @@ export async function sitesOfUser(db: Queryable, userId: number, filter: UserSit
     where ${sql.join(conditions, sql` and `)}
     group by s.id, s.slug, s.name
     order by s.slug
-    ${pageWindowSql(limit, pageOffset(filter.page))}`),
+    ${window}`),
     sql`select distinct sup.site_id
     from platform.site_user_permissions sup join platform.sites s on s.id = sup.site_id
     where ${sql.join(conditions, sql` and `)}`,
@@ -70,7 +70,7 @@ export async function usersOfSite(db: Queryable, siteId: number, filter: { onlyU
   return countedPage(
     db,
     filter.page,
-    (limit) =>
+    ({ window }) =>
       db.rows<SiteUserRow>(sql`
     select u.username, u.email, u.first_name, u.last_name,
       array_agg(p.codename::text order by p.codename) as permissions
@@ -80,7 +80,7 @@ export async function usersOfSite(db: Queryable, siteId: number, filter: { onlyU
     where ${sql.join(conditions, sql` and `)}
     group by u.id, u.username, u.email, u.first_name, u.last_name
     order by u.username
-    ${pageWindowSql(limit, pageOffset(filter.page))}`),
+    ${window}`),
     sql`select distinct sup.user_id
     from platform.site_user_permissions sup join platform.users u on u.id = sup.user_id
     where ${sql.join(conditions, sql` and `)}`,

@@ -4,7 +4,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, organizations, users, type NewUserRow, type UserRow } from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, pageWindowSql, type CountedPage, type PageRead } from '#shared/db/counted-page.ts';
 import { looksLikeUuid, type UserOrdering, type UserOrderingField } from './user-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -135,7 +135,7 @@ export function userFromPageRow(row: UserPageRow): UserRow {
 export async function listUsers(db: Queryable, filter: UserListFilter): Promise<UserPage> {
   const limit = filter.page.pageSize + 1;
   if ((filter.page.count ?? 'exact') !== 'exact') {
-    const readPage = async (size: number) =>
+    const readPage = async ({ limit: size }: PageRead) =>
       (await db.rows<UserPageRow>(userPageStatement(filter, { withTotal: false, limit: size }))).map(userFromPageRow);
     return countedPage(db, filter.page, readPage, sql`select 1 from platform.users u ${listWhere(filter)}`);
   }

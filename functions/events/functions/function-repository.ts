@@ -1,8 +1,8 @@
 // SQL of an app's functions and their invocation records (tenant schema).
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, type CountedPage, type PageRead } from '#shared/db/counted-page.ts';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { SealedValue } from '#shared/crypto/secret-box.ts';
 import { storedSigningSecretOf, type StoredSigningSecret } from '#shared/events/signing-secrets.ts';
@@ -76,12 +76,8 @@ export async function findApp(db: Queryable, site: Site, slug: string): Promise<
 }
 
 export async function listFunctions(db: Queryable, site: Site, appId: number, page: PageRequest): Promise<CountedPage<FunctionRow>> {
-  const readPage = async (limit: number) =>
-    (
-      await db.rows(
-        sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id ${pageWindowSql(limit, pageOffset(page))}`,
-      )
-    ).map(functionOf);
+  const readPage = async ({ window }: PageRead) =>
+    (await db.rows(sql`${selectFunctions(site)} where f.app_id = ${appId} order by f.created_at, f.id ${window}`)).map(functionOf);
   return countedPage(db, page, readPage, sql`select 1 from ${tenantTable(site, 'functions')} where app_id = ${appId}`);
 }
 
@@ -151,9 +147,9 @@ export async function listInvocations(
   functionId: number,
   page: PageRequest,
 ): Promise<CountedPage<InvocationRow>> {
-  const readPage = async (limit: number) => {
+  const readPage = async ({ window }: PageRead) => {
     const rows = await db.rows<Record<string, unknown>>(sql`select * from ${tenantTable(site, 'function_invocations')}
-    where function_id = ${functionId} order by created_at desc, id desc ${pageWindowSql(limit, pageOffset(page))}`);
+    where function_id = ${functionId} order by created_at desc, id desc ${window}`);
     return rows.map(
       (row): InvocationRow => ({
         invocationId: String(row.invocation_id),

@@ -1,10 +1,10 @@
 // SQL of frontend workers and their builds (tenant schema) and of the platform's hosted domain
 // registry. Tenant tables are named through `tenantTable`; every value is a bound parameter.
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, type CountedPage, type PageRead } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
@@ -93,10 +93,8 @@ export async function listWorkers(
   if (filter.search) conditions.push(sql`w.name ilike ${containsPattern(filter.search)}`);
   if (filter.appId !== undefined) conditions.push(sql`w.app_id = ${filter.appId}`);
   const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
-  const readPage = async (limit: number) =>
-    (await db.rows(sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} ${pageWindowSql(limit, pageOffset(filter.page))}`)).map(
-      workerOf,
-    );
+  const readPage = async ({ window }: PageRead) =>
+    (await db.rows(sql`${selectWorkers(site, where)} ${ORDER_BY[filter.ordering]} ${window}`)).map(workerOf);
   return countedPage(db, filter.page, readPage, sql`select 1 from ${tenantTable(site, 'frontend_workers')} w ${where}`);
 }
 

@@ -1,10 +1,10 @@
 // SQL of a site's buckets. Tables are named through `tenantTable` (the schema comes from the
 // resolved site only); every value is a bound parameter.
-import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted-page.ts';
+import { countedPage, type CountedPage } from '#shared/db/counted-page.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 import type { AppCategory, BucketOrderingField, StorageProvider, Visibility } from './bucket-schemas.ts';
@@ -104,9 +104,9 @@ export async function listBuckets(
   return countedPage(
     db,
     page,
-    (limit) =>
+    ({ window }) =>
       db.rows<BucketRow>(sql`select * from (${bucketSelect(site)} where ${where}) listed
-      order by ${orderBy} ${pageWindowSql(limit, pageOffset(page))}`),
+      order by ${orderBy} ${window}`),
     sql`select 1 from ${tenantTable(site, 'buckets')} b where ${where}`,
   );
 }

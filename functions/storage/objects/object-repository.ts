@@ -5,7 +5,7 @@ import { countedPage, pageWindowSql, type CountedPage } from '#shared/db/counted
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import type { Visibility } from '../buckets/bucket-schemas.ts';
 import type { StorageCaller } from '../storage-env.ts';
@@ -252,8 +252,8 @@ export function searchObjectRecords(
 function objectQuerySql(site: Site, query: ObjectQuery) {
   const where = sql.join([sql`o.bucket_id = ${query.bucketId}`, sql`o.upload_status = 'complete'`, ...query.conditions], sql` and `);
   return {
-    window: (limit: number, offset: number) => sql`select ${COLUMNS} from ${objects(site)} where ${where}
-      order by ${query.orderBy} ${pageWindowSql(limit, offset)}`,
+    window: (window: SQL) => sql`select ${COLUMNS} from ${objects(site)} where ${where}
+      order by ${query.orderBy} ${window}`,
     matches: sql`select 1 from ${objects(site)} where ${where}`,
   };
 }
@@ -267,7 +267,7 @@ async function queryObjects(
 ): Promise<{ rows: ObjectRow[]; total: number }> {
   const statements = objectQuerySql(site, query);
   const [rows, counted] = await Promise.all([
-    db.rows<ObjectRow>(statements.window(window.limit, window.offset)),
+    db.rows<ObjectRow>(statements.window(pageWindowSql(window.limit, window.offset))),
     db.rows<{ total: number }>(sql`select count(*)::int as total from (${statements.matches}) m`),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
@@ -276,5 +276,5 @@ async function queryObjects(
 /** A page of complete objects matching every condition, with its total as `_count` asks. */
 async function pageOfObjects(db: Queryable, site: Site, query: ObjectQuery, page: PageRequest): Promise<CountedPage<ObjectRow>> {
   const statements = objectQuerySql(site, query);
-  return countedPage(db, page, (limit) => db.rows<ObjectRow>(statements.window(limit, pageOffset(page))), statements.matches);
+  return countedPage(db, page, ({ window }) => db.rows<ObjectRow>(statements.window(window)), statements.matches);
 }

@@ -201,9 +201,8 @@ export function countSql(table: TableDescriptor, plan: ListPlan): SQL {
  * row's record as JSON text, with its rank when searching, or an aggregation's group.
  */
 export function pageSql(table: TableDescriptor, plan: ListPlan): SQL {
-  // Checked here as the literal `pageSizeLiteral` writes: one row more than the page shows.
-  pageSizeLiteral(plan.pageSize + 1);
-  const window = pageWindowSql(plan.pageSize + 1, plan.offset);
+  // One row more than the page shows.
+  const window = pageWindowSql(checkedPageSize(plan.pageSize + 1), plan.offset);
   const joins = new RelatedJoins();
   if (plan.aggregates) {
     const group = groupJson(table, plan, joins);
@@ -270,8 +269,13 @@ function exactTotalSql(table: TableDescriptor, plan: ListPlan, size: SQL): SQL {
  * literal is safe and the texts stay few.
  */
 function pageSizeLiteral(size: number): SQL {
+  return sql.raw(String(checkedPageSize(size)));
+}
+
+/** A page size from 1 to MAX_PAGE_SIZE, one more for the look-ahead row; anything else is a bug. */
+function checkedPageSize(size: number): number {
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE + 1) throw new Error(`page size ${size} out of range`);
-  return sql.raw(String(size));
+  return size;
 }
 
 function aggregateExpression(table: TableDescriptor, aggregate: Aggregate, joins: RelatedJoins): SQL {
