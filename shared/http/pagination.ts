@@ -23,9 +23,18 @@ export interface PageRequest {
 
 const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);
 
+/**
+ * The last page number a list accepts, as the record lists' nine digits: (page - 1) × page_size
+ * stays an exact integer for the statement's OFFSET, and no table is that long.
+ */
+const LAST_PAGE = 999_999_999;
+
 export function pageQuery(defaultSize = 20, maxSize = 100) {
   return {
-    page: wholeNumber.pipe(z.number().int().min(1, 'Pages start at 1.')).optional().default(1),
+    page: wholeNumber
+      .pipe(z.number().int().min(1, 'Pages start at 1.').max(LAST_PAGE, `Pages stop at ${LAST_PAGE}.`))
+      .optional()
+      .default(1),
     page_size: wholeNumber
       .pipe(z.number().int().min(1, 'Ensure this value is at least 1.'))
       .transform((size) => Math.min(size, maxSize))

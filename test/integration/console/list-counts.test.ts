@@ -122,4 +122,22 @@ describe('_count on console lists', () => {
     const planned = await app.request('GET', '/api/cloud/groups/?search=lc-group&page_size=2&page=2&_count=planned', { token: admin });
     expect(planned.body).toMatchObject({ count: 3, total_is_estimate: false, next: null });
   });
+
+  it('answers a page number past any table as 400 naming page, never a 500', async () => {
+    // (page - 1) × page_size must stay an exact integer for the statement's OFFSET.
+    for (const path of [
+      '/api/cloud/users/?page=99999999999999999999',
+      '/api/cloud/users/?page=9007199254740991&page_size=100',
+      '/api/cloud/groups/?page=1000000000',
+      '/api/cloud/organizations/?page=1e3',
+      `/api/cloud/sites/${siteSlug}/users/?page=99999999999999999999`,
+    ]) {
+      const answer = await app.request('GET', path, { token: admin });
+      expect(answer.status, path).toBe(400);
+      expect(JSON.stringify(answer.body), path).toContain('page');
+    }
+    const last = await app.request('GET', '/api/cloud/users/?search=lcount&page=999999999&page_size=100', { token: admin });
+    expect(last.status).toBe(200);
+    expect(last.body.results).toEqual([]);
+  });
 });

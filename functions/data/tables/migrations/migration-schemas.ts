@@ -21,7 +21,8 @@ export const historyQuery = lazySchema(() =>
       .transform((n) => Math.min(n, 100))
       .optional()
       .default(10),
-    offset: wholeNumber.optional().default(0),
+    // Nine digits, as the record lists' offset: the statement's OFFSET stays an exact integer.
+    offset: wholeNumber.pipe(z.number().int().max(999_999_999, 'Ensure this value is at most 999999999.')).optional().default(0),
   }),
 );
 
