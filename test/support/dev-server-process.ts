@@ -1,10 +1,10 @@
 // The real dev server (`infra/local/server.ts`) in a child process on a data folder of the test's
 // own, for the end-to-end tests that speak HTTP to it as a client would. `startServer` runs `npm start`
 // as a fresh machine does (the embedded defaults, a generated admin password); `startServerProcess`
-// is for tests that kill it, restart it or back up what it left: Node runs the entry itself (tsx as a
-// loader, not the tsx CLI, which would sit between), so a SIGKILL hits the server.
+// is for tests that kill it, restart it or back up what it left. Both run the start script's own node
+// command (start-command.ts), node itself the child, so a SIGKILL hits the server.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import path from 'node:path';
+import { startScriptNodeArgs } from './start-command.ts';
 
 export interface RunningServer {
   process: ChildProcessWithoutNullStreams;
@@ -17,7 +17,7 @@ export function startServer(dataDir: string, startTimeoutMs = 45_000): Promise<R
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', PASSWORD_SCRYPT_COST: '1024', LOG_LEVEL: 'WARN' };
   delete env.DATABASE_URL; // the embedded default is what `npm start` runs on a fresh machine
   delete env.ADMIN_PASSWORD;
-  const child = spawn(path.resolve('node_modules/.bin/tsx'), ['infra/local/server.ts'], { env });
+  const child = spawn(process.execPath, startScriptNodeArgs(), { env });
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => {
@@ -80,7 +80,7 @@ export function startServerProcess(options: ServerOptions): Promise<ServerProces
   };
   delete env.DATABASE_URL;
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('infra/local/server.ts')], { env });
+  const child = spawn(process.execPath, startScriptNodeArgs(), { env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();

@@ -8,6 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startScriptNodeArgs } from './start-command.ts';
 import { createEmptyTestDatabase, type TestDatabase } from './test-database.ts';
 
 /** The platform's settings for a server under load: rate limits on but out of reach, quick hashes. */
@@ -40,21 +41,17 @@ export interface ServerProcess {
 
 /** Starts `infra/local/server.ts` (what `npm start` runs) in a node of its own on a free port. */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--initial-old-space-size=128', '--import', 'tsx', path.resolve('infra/local/server.ts')],
-    {
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
-        PORT: '0',
-        ADMIN_USERNAME: LOAD_ADMIN.username,
-        ADMIN_PASSWORD: LOAD_ADMIN.password,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, startScriptNodeArgs(), {
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      PORT: '0',
+      ADMIN_USERNAME: LOAD_ADMIN.username,
+      ADMIN_PASSWORD: LOAD_ADMIN.password,
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let printed = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${printed}`)), 90_000);
