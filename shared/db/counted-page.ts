@@ -79,16 +79,17 @@ export async function plannedTotal(
   return { total: Math.max(await estimate(), lower), estimated: true };
 }
 
-/** What a page reader is given: the rows to read (the page size plus the look-ahead row), and the same as SQL. */
+/** What a page reader is given: the rows to read (the page size plus the look-ahead row) and where they start, and the same as SQL. */
 export interface PageRead {
   limit: number;
+  offset: number;
   /** `limit … offset …` as `pageWindowSql` writes it, for a statement's end. */
   window: SQL;
 }
 
 /**
  * One page of `matches` with its total. `readPage` reads the page at `pageOffset(page)` (raw SQL ends
- * with `window`; a query builder takes `limit` and the offset); `matches` is a select of the same rows
+ * with `window`; a query builder takes `limit` and `offset`); `matches` is a select of the same rows
  * (its select list does not matter), which the exact count wraps and the planned count explains.
  */
 export async function countedPage<T>(
@@ -101,7 +102,7 @@ export async function countedPage<T>(
   const count = page.count ?? 'exact';
   const limit = window.pageSize + 1;
   const [read, counted] = await Promise.all([
-    readPage({ limit, window: pageWindowSql(limit, window.offset) }),
+    readPage({ limit, offset: window.offset, window: pageWindowSql(limit, window.offset) }),
     count === 'exact' ? db.rows<{ total: number }>(sql`select count(*)::int as total from (${matches}) m`) : undefined,
   ]);
   const more = read.length > window.pageSize;

@@ -4,7 +4,7 @@ import { and, asc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { groupPermissions, groups, permissions, userGroups, users } from '#shared/db/platform-schema.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -42,15 +42,9 @@ export async function listGroups(db: Queryable, filter: { search?: string; page:
   return countedPage(
     db,
     filter.page,
-    ({ limit }) =>
+    ({ limit, offset }) =>
       db.query((orm) =>
-        orm
-          .select(groupColumns)
-          .from(groups)
-          .where(where)
-          .orderBy(asc(groups.name), asc(groups.id))
-          .limit(limit)
-          .offset(pageOffset(filter.page)),
+        orm.select(groupColumns).from(groups).where(where).orderBy(asc(groups.name), asc(groups.id)).limit(limit).offset(offset),
       ),
     matchesOf(groups, where),
   );
@@ -137,10 +131,8 @@ export async function listPermissions(
   return countedPage(
     db,
     filter.page,
-    ({ limit }) =>
-      db.query((orm) =>
-        orm.select().from(permissions).where(where).orderBy(asc(permissions.id)).limit(limit).offset(pageOffset(filter.page)),
-      ),
+    ({ limit, offset }) =>
+      db.query((orm) => orm.select().from(permissions).where(where).orderBy(asc(permissions.id)).limit(limit).offset(offset)),
     matchesOf(permissions, where),
   );
 }

@@ -4,7 +4,7 @@ import { and, desc, eq, ilike, lte, gt, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { invitations, organizations, users, type InvitationRow } from '#shared/db/platform-schema.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { InvitationStatus } from './invitation-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
@@ -41,7 +41,7 @@ export async function listInvitations(
   return countedPage(
     db,
     filter.page,
-    ({ limit }) =>
+    ({ limit, offset }) =>
       db.query((orm) =>
         orm
           .select(viewColumns)
@@ -51,7 +51,7 @@ export async function listInvitations(
           .where(where)
           .orderBy(desc(invitations.createdAt), desc(invitations.id))
           .limit(limit)
-          .offset(pageOffset(filter.page)),
+          .offset(offset),
       ),
     matchesOf(invitations, where),
   );

@@ -4,7 +4,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '#shared/db/database.ts';
 import { organizationMembers, users, type MemberRow, type MembershipOrigin, type UserRow } from '#shared/db/platform-schema.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { MemberOrderingField } from './member-schemas.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
@@ -62,7 +62,7 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
   return countedPage(
     db,
     filter.page,
-    ({ limit }) =>
+    ({ limit, offset }) =>
       db.query((orm) =>
         orm
           .select({ member: organizationMembers, user: users })
@@ -71,7 +71,7 @@ export async function listMembers(db: Queryable, filter: MemberListFilter): Prom
           .where(where)
           .orderBy(...orderBy)
           .limit(limit)
-          .offset(pageOffset(filter.page)),
+          .offset(offset),
       ),
     matchesOf(sql`${organizationMembers} join ${users} on ${users.id} = ${organizationMembers.userId}`, where),
   );

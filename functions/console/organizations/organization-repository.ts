@@ -15,7 +15,7 @@ import {
 } from '#shared/db/platform-schema.ts';
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { queueTenantPurges } from '#shared/tenancy/tenant-purges.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import type { OrganizationOrderingField } from './organization-schemas.ts';
 import { containsPattern, escapeLike } from '#shared/text/like-patterns.ts';
@@ -61,7 +61,7 @@ export async function listOrganizations(db: Queryable, filter: OrganizationListF
   return countedPage(
     db,
     filter.page,
-    ({ limit }) =>
+    ({ limit, offset }) =>
       db.query((orm) =>
         orm
           .select()
@@ -69,7 +69,7 @@ export async function listOrganizations(db: Queryable, filter: OrganizationListF
           .where(where)
           .orderBy(...orderBy)
           .limit(limit)
-          .offset(pageOffset(filter.page)),
+          .offset(offset),
       ),
     matchesOf(organizations, where),
   );

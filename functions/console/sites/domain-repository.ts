@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, like, ne, or } from 'drizzle-orm';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, type DomainRow } from '#shared/db/platform-schema.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { uniqueSlug } from '#shared/text/slugs.ts';
 import { domainSlugBase } from './domain-names.ts';
@@ -28,9 +28,9 @@ export async function listDomains(db: Queryable, siteId: number, page: PageReque
   return countedPage(
     db,
     page,
-    ({ limit }) =>
+    ({ limit, offset }) =>
       db.query((orm) =>
-        orm.select().from(domains).where(where).orderBy(desc(domains.isPrimary), asc(domains.domain)).limit(limit).offset(pageOffset(page)),
+        orm.select().from(domains).where(where).orderBy(desc(domains.isPrimary), asc(domains.domain)).limit(limit).offset(offset),
       ),
     matchesOf(domains, where),
   );

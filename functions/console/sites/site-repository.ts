@@ -4,7 +4,7 @@ import { and, asc, eq, ilike, like, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, organizations, sites, type SiteRow } from '#shared/db/platform-schema.ts';
-import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
+import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
 import { looksLikeUuid } from './site-schemas.ts';
 import { siteScopeCondition, type SiteScope } from './site-scope-sql.ts';
@@ -58,7 +58,7 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
   return countedPage(
     db,
     filter.page,
-    ({ limit }) =>
+    ({ limit, offset }) =>
       db.query((orm) =>
         orm
           .select({ site: sites, organization: organizationColumns })
@@ -67,7 +67,7 @@ export async function listSites(db: Queryable, filter: SiteListFilter): Promise<
           .where(and(...conditions))
           .orderBy(asc(sites.slug))
           .limit(limit)
-          .offset(pageOffset(filter.page)),
+          .offset(offset),
       ),
     matchesOf(sites, and(...conditions)),
   );

@@ -60,8 +60,6 @@ function populateSql(node: PopulateNode, keys: KeySource): SQL {
     return pairsSql(
       sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record
         from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`,
-      sql``,
-      sql``,
     );
   }
   const window = (partition: SQL) => sql`row_number() over (partition by ${partition} order by ${orderOf(node)})`;
@@ -74,7 +72,7 @@ function populateSql(node: PopulateNode, keys: KeySource): SQL {
 }
 
 /** The rows `(k, record)` of `rows` that `where` keeps, aggregated into the one `pairs` text in `order`. */
-function pairsSql(rows: SQL, where: SQL, order: SQL): SQL {
+function pairsSql(rows: SQL, where: SQL = sql``, order: SQL = sql``): SQL {
   return sql`select '[' || coalesce(string_agg('[' || to_json(q.k)::text || ',' || q.record || ']', ','${order}), '') || ']' as pairs
     from (${rows}) as q ${where}`;
 }

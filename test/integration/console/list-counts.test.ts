@@ -123,7 +123,7 @@ describe('_count on console lists', () => {
     expect(planned.body).toMatchObject({ count: 3, total_is_estimate: false, next: null });
   });
 
-  it('answers a page number past any table as 400 naming page, never a 500', async () => {
+  it('answers a page number past the end of every table as 400 naming page, never a 500', async () => {
     // (page - 1) × page_size must stay an exact integer for the statement's OFFSET.
     for (const path of [
       '/api/cloud/users/?page=99999999999999999999',

@@ -95,7 +95,7 @@ describe('schema evolution API', () => {
     expect(first.body.results[0].parent_operation).toBe(first.body.results[1].revision_id);
     expect(second.body.results[0].parent_operation).toBe(second.body.results[1].revision_id);
     expect((await call('GET', `${T}paged/operation-history/?limit=x`)).status).toBe(400);
-    // An offset past any history is refused by name, not sent on to the statement's OFFSET (a 500).
+    // An offset past the end of every history is refused by name, not sent on to the statement's OFFSET (a 500).
     for (const offset of ['99999999999999999999', '9007199254740993', '1000000000']) {
       const far = await call('GET', `${T}paged/operation-history/?offset=${offset}`);
       expect(far.status, offset).toBe(400);
