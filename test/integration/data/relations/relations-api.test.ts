@@ -227,6 +227,58 @@ describe('relations: related filters, sorting and populate', () => {
     });
   });
 
+  it('populates by text keys that quote, escape and split JSON, forward and reverse', async () => {
+    const schemas = {
+      regions: {
+        fields: [
+          { name: 'code', type: 'string' },
+          { name: 'name', type: 'string' },
+        ],
+        primaryKey: ['code'],
+      },
+      stores: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'region_code', type: 'string' },
+        ],
+        primaryKey: ['id'],
+        foreignKeys: [{ fields: ['region_code'], reference: { resource: 'regions', fields: ['code'] } }],
+      },
+    };
+    for (const [name, schema] of Object.entries(schemas)) {
+      expect((await call('POST', '/api/apps/blog/datasources/main/datatables/', { name, json_schema: schema })).status).toBe(201);
+      expect((await call('POST', `/api/apps/blog/datatables/${name}/materialize/`)).status).toBe(200);
+    }
+    // Each level comes back as one JSON text of [key, record] pairs: keys that end a string, a pair
+    // or the array, escapes and characters past the BMP must each land on their own records.
+    const codes = ['a"b', 'back\\slash', '"],["x', '\u00fc\ud83d\ude00', '__proto__'];
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/apps/blog/datatables/regions/data/',
+          codes.map((code, at) => ({ code, name: `region ${at}` })),
+        )
+      ).status,
+    ).toBe(201);
+    const stores = codes.flatMap((code, at) => [
+      { id: at * 10 + 1, region_code: code },
+      { id: at * 10 + 2, region_code: code },
+    ]);
+    expect((await call('POST', '/api/apps/blog/datatables/stores/data/', stores)).status).toBe(201);
+
+    const forward = await list('stores', '_sort=id&page_size=20&populate=region_code');
+    expect(forward.status).toBe(200);
+    expect(forward.body.data.map((store: Rec) => [store.id, store.region_code])).toEqual(
+      stores.map((store) => [store.id, { code: store.region_code, name: `region ${codes.indexOf(store.region_code)}` }]),
+    );
+    const reverse = await list('regions', '_sort=name&populate=stores&stores_sort=id&stores_order=desc');
+    expect(reverse.status).toBe(200);
+    expect(reverse.body.data.map((region: Rec) => [region.code, region.stores.map((store: Rec) => store.id)])).toEqual(
+      codes.map((code, at) => [code, [at * 10 + 2, at * 10 + 1]]),
+    );
+  });
+
   it('populates nested relations with dots and everything with *', async () => {
     const nested = await list('comments', '_sort=id&populate=post.author.company_id');
     expect(nested.body.data[0].post_id.author_id.company_id).toEqual({ id: 1, name: 'Acme' });
