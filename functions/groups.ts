@@ -32,6 +32,11 @@ export interface EndpointGroup {
   uses: readonly GroupCapability[];
   /** Files of the repository the deployed bundle needs beside index.mjs: `{from: repository path, to: bundle path}`. */
   files?: ReadonlyArray<{ from: string; to: string }>;
+  /**
+   * Serves the OpenAPI document. Its bundle carries the document, written from every group's routes
+   * when the bundle is built (groupBundleOptions in infra/bundling.ts), instead of those routes.
+   */
+  servesApiDescription?: true;
   loadHandler: () => Promise<ApiHandler>;
 }
 
@@ -68,6 +73,7 @@ export const endpointGroups: readonly EndpointGroup[] = [
     // the vendors' bundles, copied beside the function's code.
     uses: ['object-store'],
     files: EXPLORER_VENDOR_FILES,
+    servesApiDescription: true,
     loadHandler: async () => (await import('./docs/handler.ts')).handler,
   },
   {

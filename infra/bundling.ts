@@ -5,17 +5,23 @@
 // only through `await import(...)` (the database driver, the AWS SDK clients and the credential
 // providers a Lambda never uses, the password dictionaries) is a chunk file beside it that Node reads
 // when that import first runs. A cold start therefore parses only the code it executes.
-import { cpSync, statSync } from 'node:fs';
+import { cpSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
-import type { GroupCapability } from '#functions/groups.ts';
+import { apiDescriptionFiles, PREBUILT_DESCRIPTION_DEFINE } from '#functions/docs/prebuilt-description.ts';
+import type { DescribedGroup } from '#functions/docs/openapi-document.ts';
+import type { EndpointGroup, GroupCapability } from '#functions/groups.ts';
 
 /** The deployed functions run on `nodejs22.x` (TesseraFunction); esbuild writes syntax it runs natively. */
 const LAMBDA_NODE_TARGET = 'node22';
 
-/** PGlite (27 MB) is the embedded database of the dev server and tests; Lambdas never load it. */
-const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite'];
+/**
+ * PGlite (27 MB) is the embedded database of the dev server and tests; Lambdas never load it.
+ * bowser (33 KB) parses a browser's user agent for the AWS SDK's browser build; the Node build
+ * exports that code beside its own and never calls it, so the chunk would only be dead weight.
+ */
+const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite', 'bowser'];
 
 /** ESM bundles still meet CommonJS dependencies that call `require`; give every output file one. */
 const LAMBDA_ESM_BANNER =
@@ -63,14 +69,43 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
   };
 }
 
-export interface LambdaBundleRequest {
+/** A text file written beside index.mjs when the bundle is built. */
+export interface WrittenFile {
+  to: string;
+  text: string;
+}
+
+/** How a bundle is built beyond its entry and folder (what CDK's bundling options carry). */
+export interface BundleOptions {
+  define?: Record<string, string>;
+  /** Files or folders of the repository copied beside index.mjs, as `{ from: repo path, to: name }`. */
+  copy?: ReadonlyArray<{ from: string; to: string }>;
+  /** Files made when the bundle is built (a function: a synth that skips bundling never runs it). */
+  write?: () => readonly WrittenFile[];
+}
+
+/**
+ * How an endpoint group is bundled: its capability defines, the files it copies and, for the group
+ * that serves the API description, that document written from every group's routes (`groups`).
+ * CDK, the bundles benchmark and the bundle tests all ask here.
+ */
+export function groupBundleOptions(
+  group: Pick<EndpointGroup, 'uses' | 'files' | 'servesApiDescription'>,
+  groups: readonly DescribedGroup[],
+): BundleOptions {
+  if (group.servesApiDescription !== true) return { define: capabilityDefines(group.uses), copy: group.files };
+  return {
+    define: { ...capabilityDefines(group.uses), ...PREBUILT_DESCRIPTION_DEFINE },
+    copy: group.files,
+    write: () => apiDescriptionFiles(groups),
+  };
+}
+
+export interface LambdaBundleRequest extends BundleOptions {
   /** Source of the handler, relative to the repository root or absolute. */
   entry: string;
   /** Folder to write index.mjs and its chunks into; it should be empty. */
   outdir: string;
-  define?: Record<string, string>;
-  /** Files or folders of the repository copied beside index.mjs, as `{ from: repo path, to: name }`. */
-  copy?: ReadonlyArray<{ from: string; to: string }>;
 }
 
 interface BundleFile {
@@ -109,6 +144,7 @@ export function buildLambdaBundle(request: LambdaBundleRequest): LambdaBundle {
   for (const { from, to } of request.copy ?? []) {
     cpSync(path.resolve(REPO_ROOT, from), path.join(request.outdir, to), { recursive: true });
   }
+  for (const { to, text } of request.write?.() ?? []) writeFileSync(path.join(request.outdir, to), text);
   const metafile = result.metafile!;
   const outputs = metafile.outputs;
   const outputPath = (name: string) => path.resolve(REPO_ROOT, name);

@@ -9,7 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { EndpointGroup } from '#functions/groups.ts';
-import { capabilityDefines } from '#infra/bundling.ts';
+import { groupBundleOptions } from '#infra/bundling.ts';
 import { ApiDomain } from './api-domain.ts';
 import { gatewayRoutes } from './gateway-routes.ts';
 import type { HostingStack } from './hosting-stack.ts';
@@ -31,7 +31,7 @@ export interface ApiStackProps extends StackProps {
   /** The builds bucket and the edge's host → build map, for the groups that manage frontend builds. */
   hosting: Pick<HostingStack, 'builds' | 'hostMap'>;
   settings: DeploySettings;
-  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files'>[];
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files' | 'servesApiDescription'>[];
 }
 
 /**
@@ -106,7 +106,7 @@ export class ApiStack extends Stack {
         description: `Tessera ${group.name} endpoints`,
         vpc: props.vpc,
         vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
-        bundling: { define: capabilityDefines(group.uses), copy: group.files },
+        bundling: groupBundleOptions(group, props.groups),
         environment: definedEnvironment({
           PLATFORM_DOMAIN: props.settings.platformDomain,
           CORS_ORIGINS: props.settings.corsOrigins,

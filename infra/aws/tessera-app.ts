@@ -25,7 +25,7 @@ export interface TesseraStacks {
  */
 export function buildTesseraApp(
   app: App,
-  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files'>[] = endpointGroups,
+  groups: readonly Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses' | 'files' | 'servesApiDescription'>[] = endpointGroups,
 ): TesseraStacks {
   enableNagChecks(app);
   const settings = deploySettings(app.node);

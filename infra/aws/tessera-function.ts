@@ -13,7 +13,7 @@ import type { DatabaseProxy } from 'aws-cdk-lib/aws-rds';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { buildLambdaBundle, LAMBDA_ENTRY_FILE } from '#infra/bundling.ts';
+import { buildLambdaBundle, LAMBDA_ENTRY_FILE, type BundleOptions } from '#infra/bundling.ts';
 import { acknowledgeNag, acknowledgeNagPattern, bucketKeysWildcard } from './nag-checks.ts';
 import { REPO_ROOT, type DocumentLibrarySettings, type LogLevel } from './settings.ts';
 
@@ -42,19 +42,11 @@ export const API_FUNCTION_TIMEOUT = Duration.seconds(29);
 /** CloudWatch namespace of the functions' Powertools metrics. */
 export const METRICS_NAMESPACE = 'Tessera';
 
-/** How a function's entry becomes its code. */
-interface TesseraBundling {
-  /** esbuild defines: capabilities compiled out of the bundle (`capabilityDefines`). */
-  define?: Record<string, string>;
-  /** Folders or files of the repository copied beside index.mjs, as `{ from: repo path, to: name }`. */
-  copy?: ReadonlyArray<{ from: string; to: string }>;
-}
-
 /**
  * The entry bundled on this machine by esbuild (no Docker) into index.mjs and its chunks. When a
  * synth skips bundling (tests), CDK never calls `tryBundle` and hashes the asset's construct path.
  */
-function bundledCode(entry: string, bundling: TesseraBundling): Code {
+function bundledCode(entry: string, bundling: BundleOptions): Code {
   return Code.fromAsset(REPO_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
@@ -64,7 +56,7 @@ function bundledCode(entry: string, bundling: TesseraBundling): Code {
       environment: { TESSERA_BUNDLE: JSON.stringify({ entry, ...bundling }) },
       local: {
         tryBundle(outputDir: string): boolean {
-          buildLambdaBundle({ entry, outdir: outputDir, define: bundling.define, copy: bundling.copy });
+          buildLambdaBundle({ entry, outdir: outputDir, ...bundling });
           return true;
         },
       },
@@ -79,7 +71,7 @@ export interface TesseraFunctionProps extends Omit<FunctionOptions, 'logGroup' |
   /** POWERTOOLS_SERVICE_NAME of the function's logs. */
   serviceName: string;
   logLevel: LogLevel;
-  bundling?: TesseraBundling;
+  bundling?: BundleOptions;
 }
 
 /**

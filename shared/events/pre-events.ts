@@ -89,12 +89,16 @@ async function runPreEventMachine(db: Queryable, input: Record<string, unknown>,
     const { runSyncExecution } = await import('#shared/workflows/sfn-sync-execution.ts');
     return runSyncExecution(options.stateMachineArn, input);
   }
-  // Lambdas are bundled without the local runner (they have the deployed machine).
-  if (process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS === 'excluded') throw new Error('PRE_EVENT_STATE_MACHINE_ARN is not set');
-  const { runLocalStateMachine } = await import('#shared/workflows/local-state-machine.ts');
-  return runLocalStateMachine(substituteDefinition(definition, { [FUNCTION_RUNNER_ARN_SUBSTITUTION]: LOCAL_TASK_ARN }), input, {
-    handlers: { RunFunction: (taskInput) => runFunctionTask(db, taskInput, options) },
-  });
+  // Lambdas are bundled without the local runner (they have the deployed machine). The import sits
+  // inside the condition: esbuild drops a branch whose condition its defines make false, but not
+  // the code after a \`throw\`, which would keep the runner and JSONata in the bundle.
+  if (process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS !== 'excluded') {
+    const { runLocalStateMachine } = await import('#shared/workflows/local-state-machine.ts');
+    return runLocalStateMachine(substituteDefinition(definition, { [FUNCTION_RUNNER_ARN_SUBSTITUTION]: LOCAL_TASK_ARN }), input, {
+      handlers: { RunFunction: (taskInput) => runFunctionTask(db, taskInput, options) },
+    });
+  }
+  throw new Error('PRE_EVENT_STATE_MACHINE_ARN is not set');
 }
 
 export async function publishPreEvent(

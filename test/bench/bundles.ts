@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { endpointGroups } from '#functions/groups.ts';
-import { buildLambdaBundle, capabilityDefines, lambdaEsbuildOptions, type LambdaBundle } from '#infra/bundling.ts';
+import { buildLambdaBundle, groupBundleOptions, lambdaEsbuildOptions, type LambdaBundle } from '#infra/bundling.ts';
 import { generatePrivateJwk, signingKeysFromJwk } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer } from '#shared/auth/tokens.ts';
 import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
@@ -194,7 +194,11 @@ export async function benchBundles(): Promise<void> {
 
   const built: Built[] = endpointGroups.map((group) => ({
     name: group.name,
-    bundle: buildLambdaBundle({ entry: group.entry, outdir: path.join(OUT_DIR, group.name), define: capabilityDefines(group.uses) }),
+    bundle: buildLambdaBundle({
+      entry: group.entry,
+      outdir: path.join(OUT_DIR, group.name),
+      ...groupBundleOptions(group, endpointGroups),
+    }),
   }));
   printSizes(built);
 

@@ -7,8 +7,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiDescriptionJson, apiDescriptionYaml } from '#functions/docs/api-description.ts';
 import { endpointGroups } from '#functions/groups.ts';
-import { buildLambdaBundle, capabilityDefines, type LambdaBundle } from '#infra/bundling.ts';
+import { buildLambdaBundle, groupBundleOptions, type LambdaBundle } from '#infra/bundling.ts';
 import { generatePrivateJwk, signingKeysFromJwk } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer } from '#shared/auth/tokens.ts';
 import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
@@ -19,6 +20,7 @@ import { users } from '#shared/db/platform-schema.ts';
 import {
   BUNDLE_FIXTURE,
   BUNDLE_SCRATCH_ROOT,
+  bodyText,
   firstRequestEvent,
   invokeBundle,
   lambdaEnvironment,
@@ -94,8 +96,7 @@ describe('Lambda bundles, run as deployed', () => {
         buildLambdaBundle({
           entry: group.entry,
           outdir: path.join(scratch, group.name),
-          define: capabilityDefines(group.uses),
-          copy: group.files,
+          ...groupBundleOptions(group, endpointGroups),
         }),
       );
     }
@@ -137,6 +138,16 @@ describe('Lambda bundles, run as deployed', () => {
     expect(consoleOnImport.filter((input) => input.includes('node_modules/re2js/'))).toEqual([]);
   });
 
+  it('carries no code a Lambda never runs: the local state machine runner, JSONata, the SDK browser user-agent parser', () => {
+    for (const group of endpointGroups) {
+      const inputs = bundles.get(group.name)!.files.flatMap((file) => file.inputs.map((input) => input.path));
+      expect(
+        inputs.filter((input) => /node_modules\/(aws-local-stepfunctions|jsonata|bowser)\//.test(input)),
+        group.name,
+      ).toEqual([]);
+    }
+  });
+
   it('console and data: check passwords against the dictionaries, create a user, an organization, a site, an app', async () => {
     // Act
     const seeded = await seedThroughBundles(bundleDir, env(), token);
@@ -162,6 +173,21 @@ describe('Lambda bundles, run as deployed', () => {
       expect(answer.statusCode, paths[index]).toBe(200);
       expect(answer.body!.length, paths[index]).toBeGreaterThan(300);
     }
+  }, 300_000);
+
+  it('docs: serves the OpenAPI document written beside the bundle, and carries no other group', async () => {
+    // Act
+    const run = await invokeBundle(bundleDir('docs'), ['/api/schema/', '/api/schema/?format=yaml'].map(publicRequest), env());
+    // Assess: the texts the dev server builds from the route tables, read from files
+    const [json, yaml] = run.results;
+    expect(json!.statusCode, json!.body).toBe(200);
+    expect(json!.body).toBe(await apiDescriptionJson());
+    expect(yaml!.statusCode, yaml!.body).toBe(200);
+    expect(bodyText(yaml!)).toBe(await apiDescriptionYaml());
+    const inputs = bundles.get('docs')!.files.flatMap((file) => file.inputs.map((input) => input.path));
+    const otherGroups = endpointGroups.filter((group) => group.name !== 'docs').map((group) => `functions/${group.name}/`);
+    expect(inputs.filter((input) => otherGroups.some((folder) => input.startsWith(folder)))).toEqual([]);
+    expect(inputs.filter((input) => /node_modules\/(@asteasolutions\/zod-to-openapi|yaml|@zxcvbn-ts)\//.test(input))).toEqual([]);
   }, 300_000);
 
   for (const group of endpointGroups) {

@@ -45,7 +45,13 @@ for (const event of events) {
   const callStartedAt = performance.now();
   const cpuAtCall = process.cpuUsage();
   const result = await handler(event, lambdaContext());
-  results.push({ statusCode: result.statusCode, body: result.body, ms: performance.now() - callStartedAt, cpuMs: cpuMsSince(cpuAtCall) });
+  results.push({
+    statusCode: result.statusCode,
+    body: result.body,
+    isBase64Encoded: result.isBase64Encoded === true,
+    ms: performance.now() - callStartedAt,
+    cpuMs: cpuMsSince(cpuAtCall),
+  });
 }
 // The handler's logs go to stdout too; the caller reads the last line. A write to a pipe finishes
 // later: exiting before it does would cut a large answer (the OpenAPI document) short.

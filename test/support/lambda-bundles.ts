@@ -90,6 +90,8 @@ export function lambdaEnvironment(secretsUrl: string, database: BundleDatabase, 
 interface InvokeResult {
   statusCode: number;
   body?: string;
+  /** The body is bytes in base64 (`bodyText` decodes it). */
+  isBase64Encoded: boolean;
   /** Wall time of the handler call, and the CPU time the process spent in it. */
   ms: number;
   cpuMs: number;
@@ -99,6 +101,12 @@ export interface BundleRun {
   importMs: number;
   importCpuMs: number;
   results: InvokeResult[];
+}
+
+/** An answer's body as text, decoded when the handler answered bytes in base64. */
+export function bodyText(result: InvokeResult): string {
+  const body = result.body ?? '';
+  return result.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
 }
 
 /** Imports `bundleDir`/index.mjs in a fresh `node` and calls its handler with `events` in order. */
