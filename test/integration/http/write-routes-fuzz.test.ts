@@ -8,12 +8,18 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointGroups } from '#functions/groups.ts';
-import type { ApiHandler } from '#shared/http/http-handler.ts';
 import type { AnyRoute } from '#shared/http/route.ts';
 import { gatewayEvent, lambdaContext } from '#infra/local/gateway-event.ts';
-import { createSite } from '#test/support/sites.ts';
-import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite } from '#test/support/storage.ts';
-import { ADMIN, startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import {
+  fuzzCallers,
+  fuzzedPath,
+  hugeNumbers,
+  nastyStrings,
+  PROTOTYPE_KEYS,
+  startFuzzFixture,
+  type FuzzFailure,
+  type FuzzFixture,
+} from '#test/support/route-fuzz.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 4);
@@ -104,37 +110,7 @@ const FIELD_NAMES = [
   'gj',
   'any',
 ];
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype'];
 
-// biome-ignore lint/correctness/noPrecisionLoss: numbers past a double's precision are what this test sends.
-const hugeNumbers = fc.constantFrom(1e308, -1e308, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 5e-324, 123456789012345678901234567890, -0);
-const nastyStrings = fc.constantFrom(
-  'a\u0000b',
-  '\u0000',
-  'P99999999999Y',
-  'PT',
-  'P1Y2M3DT4H5M6.5S',
-  '-P1D',
-  'P',
-  '2024-02-30',
-  '0000-00-00',
-  '99999-12-31T23:59:59Z',
-  '2024-13-01T25:61:61Z',
-  '2024-01-01T00:00:00+99:00',
-  'not-a-date',
-  '1e400',
-  'NaN',
-  '-Infinity',
-  '<script>alert(1)</script>',
-  "'; drop table x; --",
-  '../../etc/passwd',
-  '%00',
-  '\ud800',
-  'ß'.repeat(500),
-  '*/*',
-  'image/*',
-  '(a+)+$',
-);
 const longStrings = fc.integer({ min: 1000, max: 70_000 }).map((length) => 'x'.repeat(length));
 const leaf = fc.oneof(
   { weight: 3, arbitrary: nastyStrings },
@@ -246,31 +222,6 @@ const CORPUS = [
   '{"i":1e308,"n":-1e308,"size":1e308,"file_size_limit":1e308,"user_id":1e308,"limit":1e308,"offset":-1e308}',
 ];
 
-const randomSegment = fc.oneof(
-  fc.string({ minLength: 1, maxLength: 20 }),
-  fc.uuid(),
-  fc.integer().map(String),
-  fc.constantFrom('..', '.', '%2e%2e', 'a%00b', 'x'.repeat(300), '-1', '0', '99999999999999999999', 'constructor', '__proto__', 'me'),
-);
-
-interface Caller {
-  name: 'superuser' | 'plain user';
-  username: string;
-  token: string;
-}
-
-interface Failure {
-  route: string;
-  caller: string;
-  seed: number;
-  index: number;
-  url: string;
-  contentType: string;
-  body: string;
-  status: number;
-  answer: string;
-}
-
 /** Non-DELETE routes first, then deletes from the deepest path up, token revocation last. */
 function fuzzOrder(routes: Array<{ group: string; route: AnyRoute }>): Array<{ group: string; route: AnyRoute }> {
   const rank = ({ route }: { route: AnyRoute }) => (route.path.includes('/blacklist/') ? 2 : route.method === 'DELETE' ? 1 : 0);
@@ -284,12 +235,7 @@ function fuzzOrder(routes: Array<{ group: string; route: AnyRoute }>): Array<{ g
 }
 
 describe('write routes under fuzzing', () => {
-  let app: TestApp;
-  let site: StorageSite;
-  const handlers = new Map<string, ApiHandler>();
-  /** Existing values for each path parameter name. */
-  const existing: Record<string, string[]> = {};
-  let plainUser = '';
+  let fixture: FuzzFixture;
 
   const writeRoutes = fuzzOrder(
     endpointGroups.flatMap((group) =>
@@ -298,104 +244,11 @@ describe('write routes under fuzzing', () => {
   );
 
   beforeAll(async () => {
-    // FUZZ_LOG_LEVEL=ERROR shows the cause of each 500 in the platform's log.
-    app = await startTestApp(process.env.FUZZ_LOG_LEVEL === undefined ? {} : { LOG_LEVEL: process.env.FUZZ_LOG_LEVEL });
-    const admin = await app.adminToken();
-    const json = async (method: string, path: string, body: unknown, headers: Record<string, string> = site.tenant) => {
-      const answer = await app.request(method, path, { token: admin, headers, body });
-      if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-      return answer.body;
-    };
-    site = await createStorageSite(app, admin, 'Fuzz Site');
-    plainUser = 'fuzz-plain';
-    await siteUser(app, admin, site, plainUser, ['access_site']);
-    // Things the console routes may change or delete without taking the fixture down with them.
-    const victim = await createSite(app, admin, 'Victim Site');
-    await app.createUser('fuzz-victim');
-    const domain = await json('POST', `/api/cloud/sites/${victim.slug}/domains/`, { domain: 'victim.example.com' }, {});
-    const group = await json('POST', '/api/cloud/groups/', { name: 'Fuzzers' }, {});
-    const invitation = await json(
-      'POST',
-      `/api/cloud/organizations/${victim.organization}/invitations/`,
-      { invitee_identifier: 'fuzz-invitee@example.com' },
-      {},
-    );
-    await json('POST', '/api/secret-types/', { slug: 'fuzz-type', name: 'Fuzz type', schema: { type: 'string' } });
-    await json('POST', '/api/secrets/', { key: 'fuzz-key', value: 'v', secret_type: 'fuzz-type' });
-    // A table with a field of every type, materialized, with one record.
-    await json('POST', `/api/apps/${site.app}/datasources/`, { name: 'Main', provider_type: 'flat_table' });
-    const fields = [
-      { name: 'id', type: 'string', format: 'uuid' },
-      { name: 's', type: 'string', constraints: { maxLength: 50 } },
-      { name: 'n', type: 'number' },
-      { name: 'i', type: 'integer' },
-      { name: 'b', type: 'boolean' },
-      { name: 'd', type: 'date' },
-      { name: 'dt', type: 'datetime' },
-      { name: 't', type: 'time' },
-      { name: 'dur', type: 'duration' },
-      { name: 'y', type: 'year' },
-      { name: 'ym', type: 'yearmonth' },
-      { name: 'o', type: 'object' },
-      { name: 'a', type: 'array' },
-      { name: 'g', type: 'geopoint' },
-      { name: 'gj', type: 'geojson' },
-      { name: 'any', type: 'any' },
-    ];
-    await json('POST', `/api/apps/${site.app}/datasources/main/datatables/`, {
-      name: 'things',
-      json_schema: { fields, primaryKey: ['id'] },
-    });
-    await json('POST', `/api/apps/${site.app}/datatables/things/materialize/`, undefined);
-    const thing = await json('POST', `/api/apps/${site.app}/datatables/things/data/`, { s: 'one', n: 1, i: 1, b: true });
-    const files = await createBucket(app, admin, site, { name: 'Files' });
-    await createBucket(app, admin, site, { name: 'Gallery', visibility: 'public' });
-    const upload = await sendBinary(app.url, 'PUT', `${files}docs/a.txt`, {
-      token: admin,
-      body: 'bytes',
-      headers: { ...site.tenant, 'content-type': 'text/plain' },
-    });
-    if (upload.status !== 201) throw new Error(`upload: ${upload.status}`);
-
-    const recordId = String((thing as { data?: { id?: string }; id?: string }).data?.id ?? (thing as { id?: string }).id);
-    Object.assign(existing, {
-      username: ['fuzz-victim'],
-      org_slug: [victim.organization],
-      site_slug: [victim.slug],
-      domain_slug: [String((domain as { slug?: string; uuid?: string }).slug ?? (domain as { uuid: string }).uuid)],
-      uuid: [String((invitation as { uuid: string }).uuid)],
-      id: [recordId, String((group as { id: number }).id), String((invitation as { uuid: string }).uuid)],
-      token: ['0'.repeat(40)],
-      slug: ['fuzz-type'],
-      key: ['fuzz-key'],
-      app_slug: [site.app],
-      datasource_slug: ['main'],
-      name: ['things'],
-      bucket_slug: ['files', 'gallery'],
-      'key+': ['docs/a.txt', 'docs/new.txt'],
-    });
-    for (const group of endpointGroups) handlers.set(group.name, await group.loadHandler());
+    fixture = await startFuzzFixture();
   });
   afterAll(async () => {
-    await app.close();
+    await fixture.app.close();
   });
-
-  /** The route's path with each `{param}` filled in; `key+` keeps its slashes. */
-  const pathArbitrary = (route: AnyRoute): fc.Arbitrary<string> => {
-    const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-    const values = names.map((name) =>
-      fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...(existing[name] ?? ['x'])) }, { weight: 1, arbitrary: randomSegment }),
-    );
-    return fc.tuple(...values).map((filled) => {
-      let path = route.path;
-      names.forEach((name, index) => {
-        const raw = filled[index]!;
-        const encoded = name.endsWith('+') ? raw.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(raw);
-        path = path.replace(`{${name}}`, encoded);
-      });
-      return path;
-    });
-  };
 
   const contentTypeFor = (route: AnyRoute) =>
     route.streamBody === true
@@ -403,18 +256,15 @@ describe('write routes under fuzzing', () => {
       : fc.constantFrom('application/json', 'application/json', 'application/json', 'text/plain');
 
   it('answers every fuzzed write below 500, as the superuser and as a plain member', { timeout: 600_000 }, async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
+    const { app, site, plainUser, existing, handlers } = fixture;
     let requests = 0;
     for (const [routeIndex, { group, route }] of writeRoutes.entries()) {
-      // Fresh tokens for each route: an earlier case may have revoked a session (blacklist, password).
-      const callers: Caller[] = [
-        { name: 'superuser', username: ADMIN.username, token: (await app.login(ADMIN.username, ADMIN.password)).access },
-        { name: 'plain user', username: plainUser, token: (await app.login(plainUser, USER_PASSWORD)).access },
-      ];
+      const callers = await fuzzCallers(app, plainUser);
       for (const [callerIndex, caller] of callers.entries()) {
         const seed = SEED + routeIndex * 2 + callerIndex;
         const body = /\/(data|validate_data)\//.test(route.path) ? recordBodyText : bodyText;
-        const random = fc.sample(fc.record({ path: pathArbitrary(route), body, contentType: contentTypeFor(route) }), {
+        const random = fc.sample(fc.record({ path: fuzzedPath(route, existing), body, contentType: contentTypeFor(route) }), {
           seed,
           numRuns: RUNS,
         });
