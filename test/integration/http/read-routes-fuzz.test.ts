@@ -6,9 +6,6 @@
 // the site and signed out, through each group's real handler chain. Every case is drawn from a fixed
 // seed (FUZZ_SEED overrides it, FUZZ_RUNS the cases per route and caller); each 5xx is reported
 // with its seed, route and URL, so a failure can be replayed (FUZZ_LOG_LEVEL=ERROR logs each cause).
-// Then every GET route gets forged credentials (unsigned and wrongly signed tokens naming the
-// superuser, a refresh token, a cut one, another scheme), which a route that needs a caller must
-// answer with 401, and hosts and tenant headers that name nothing.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
@@ -25,7 +22,6 @@ import {
   type FuzzFailure,
   type FuzzFixture,
 } from '#test/support/route-fuzz.ts';
-import { ADMIN } from '#test/support/test-app.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
@@ -215,41 +211,6 @@ const CORPUS = [
   '?thing_id.s=a&thing_id.s=b&_sort=thing_id.o',
 ];
 
-/** base64url of a JSON value, for forged tokens. */
-function segment(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-/**
- * Credentials no route may accept, each on every GET route: unsigned (`alg: none`) and HMAC-signed
- * tokens naming the superuser, a truncated token, another scheme, and sizes and bytes a parser may
- * choke on. `{admin}` stands for the superuser's subject, `{refresh}` for a real refresh token.
- */
-const FORGED_AUTHORIZATIONS = [
-  `Bearer ${segment({ alg: 'none', typ: 'JWT' })}.${segment({ sub: '{admin}', token_type: 'access', exp: 4102444800 })}.`,
-  `Bearer ${segment({ alg: 'HS256', typ: 'JWT' })}.${segment({ sub: '{admin}', token_type: 'access', exp: 4102444800 })}.c2lnbmF0dXJl`,
-  'Bearer {refresh}',
-  'Bearer {access-truncated}',
-  'Bearer',
-  'Bearer a.b.c',
-  'Basic YWRtaW46YWRtaW4tcGFzc3dvcmQtMTIz',
-  `Bearer ${'x'.repeat(20_000)}`,
-  'Bearer \u0000',
-];
-
-/** Host and tenant headers that name nothing, or nothing well formed. */
-const HOSTILE_HOSTS: Array<Record<string, string>> = [
-  { host: 'localhost', 'x-tenant': '__proto__' },
-  { host: 'localhost', 'x-tenant': 'constructor' },
-  { host: 'localhost', 'x-tenant': '../../x' },
-  { host: 'localhost', 'x-tenant': 'a'.repeat(5000) },
-  { host: 'localhost', 'x-tenant': '' },
-  { host: 'localhost:99999' },
-  { host: '[::1' },
-  { host: `${'b'.repeat(300)}.example.com` },
-  { host: '__proto__.api.example.test' },
-];
-
 describe('read routes under fuzzing', () => {
   let fixture: FuzzFixture;
 
@@ -341,38 +302,5 @@ describe('read routes under fuzzing', () => {
     const planned = readRoutes.reduce((sum, { route }) => sum + callers.length * (runsFor(route) + CORPUS.length), 0);
     expect(requests).toBe(planned);
     expect(failures).toEqual([]);
-  });
-
-  it('refuses forged credentials on every signed-in GET route with 401, and answers hostile hosts below 500', {
-    timeout: 600_000,
-  }, async () => {
-    const { app, site, existing, handlers } = fixture;
-    const tokens = await app.login(ADMIN.username, ADMIN.password);
-    const admin = JSON.parse(Buffer.from(tokens.access.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string };
-    const authorizations = FORGED_AUTHORIZATIONS.map((value) =>
-      value.replace('{admin}', admin.sub).replace('{refresh}', tokens.refresh).replace('{access-truncated}', tokens.access.slice(0, -5)),
-    );
-    const accepted: string[] = [];
-    const failures: string[] = [];
-    for (const { group, route } of readRoutes) {
-      const url = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(existing[name]?.[0] ?? 'x'));
-      const send = (headers: Record<string, string>) =>
-        handlers.get(group)!(gatewayEvent({ method: 'GET', url, headers }), lambdaContext(group));
-      for (const authorization of authorizations) {
-        const result = await send({ host: 'localhost', 'x-tenant': site.slug, authorization });
-        const status = result.statusCode ?? 200;
-        if (status >= 500) failures.push(`${status} GET ${url} with ${authorization.slice(0, 40)}`);
-        // A route that needs a caller refuses them all; a public or optional one may answer as to no one.
-        if (route.access !== 'public' && route.access !== 'optional' && status !== 401)
-          accepted.push(`${status} GET ${url} with ${authorization.slice(0, 40)}`);
-      }
-      for (const headers of HOSTILE_HOSTS) {
-        const result = await send({ ...headers, authorization: `Bearer ${tokens.access}` });
-        if ((result.statusCode ?? 200) >= 500)
-          failures.push(`${result.statusCode} GET ${url} with ${JSON.stringify(headers).slice(0, 80)}`);
-      }
-    }
-    expect(failures).toEqual([]);
-    expect(accepted).toEqual([]);
   });
 });
