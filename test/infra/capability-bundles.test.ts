@@ -1,6 +1,7 @@
-// Bundles two API functions exactly as `cdk synth` does, from the same entry: one for a group that
-// uses the object store and sends mail, and one for a group that does neither. Only the first may
-// carry the S3 and SES clients.
+// Bundles API functions exactly as `cdk synth` does: two from the same entry, one for a group that
+// uses the object store and sends mail and one for a group that does neither (only the first may
+// carry the S3 and SES clients), and the docs group, whose asset carries the OpenAPI document of the
+// app's groups written beside its code.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { buildTesseraApp } from '#infra/aws/tessera-app.ts';
 import { serviceNameOf, tesseraFunctions } from './synth.ts';
 
 const data = endpointGroups.find((group) => group.name === 'data')!;
+const docs = endpointGroups.find((group) => group.name === 'docs')!;
 const withObjectStore: Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'> = {
   name: 'files',
   entry: data.entry,
@@ -22,22 +24,27 @@ const withObjectStore: Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>
 /** Names only the S3 and SES clients' code carries (operation shapes keep their names through minification). */
 const S3_MARKER = 'DeleteObjectsRequest';
 const SES_MARKER = 'SendEmailRequest';
+/** A message only the records list's query parser carries. */
+const DATA_LIST_MARKER = 'so it cannot be searched';
 
 describe('bundles per capability', () => {
   let workDir: string;
   const bundles = new Map<string, string>();
+  /** Each function's asset folder, by service name. */
+  const assetDirs = new Map<string, string>();
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'tessera-capability-bundles-'));
     const outdir = path.join(workDir, 'cdk.out');
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': ['TesseraApi'] } });
-    const { api } = buildTesseraApp(app, [data, withObjectStore]);
+    const { api } = buildTesseraApp(app, [data, withObjectStore, docs]);
     app.synth();
     for (const fn of Object.values(tesseraFunctions(Template.fromStack(api)))) {
       const s3Key = (fn.Properties!.Code as { S3Key: string }).S3Key;
       // index.mjs and its chunks: the SDK clients are imported lazily, so they live in chunks.
       const assetDir = path.join(outdir, `asset.${s3Key.replace(/\.zip$/, '')}`);
-      const files = await readdir(assetDir);
+      assetDirs.set(serviceNameOf(fn), assetDir);
+      const files = (await readdir(assetDir)).filter((file) => file.endsWith('.mjs'));
       const texts = await Promise.all(files.map((file) => readFile(path.join(assetDir, file), 'utf8')));
       bundles.set(serviceNameOf(fn), texts.join('\n'));
     }
@@ -54,5 +61,15 @@ describe('bundles per capability', () => {
   it('bundles them into a group that uses both', () => {
     expect(bundles.get('tessera-files')).toContain(S3_MARKER);
     expect(bundles.get('tessera-files')).toContain(SES_MARKER);
+  });
+
+  it("writes the OpenAPI document of the app's groups beside the docs code, and no other group's routes into it", async () => {
+    const dir = assetDirs.get('tessera-docs')!;
+    const document = JSON.parse(await readFile(path.join(dir, 'openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toContain('/api/apps/{app_slug}/datatables/{name}/data/');
+    expect(await readFile(path.join(dir, 'openapi.yaml'), 'utf8')).toMatch(/^openapi: 3\.1/);
+    // A message of the records list: minification keeps string literals, so its absence means the code is gone.
+    expect(bundles.get('tessera-data')).toContain(DATA_LIST_MARKER);
+    expect(bundles.get('tessera-docs')).not.toContain(DATA_LIST_MARKER);
   });
 });
