@@ -10,10 +10,13 @@ import { createSite } from '#test/support/sites.ts';
 import { createBucket, createStorageSite, sendBinary, siteUser, type StorageSite } from '#test/support/storage.ts';
 import { ADMIN, startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
 
+/** Keys that reach an object's prototype when code copies them without care. */
 export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype'];
 
-export // biome-ignore lint/correctness/noPrecisionLoss: numbers past a double's precision are what this test sends.
-const hugeNumbers = fc.constantFrom(1e308, -1e308, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 5e-324, 123456789012345678901234567890, -0);
+/** Numbers at and past a double's limits. */
+// biome-ignore lint/correctness/noPrecisionLoss: numbers past a double's precision are what the fuzzers send.
+export const hugeNumbers = fc.constantFrom(1e308, -1e308, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 5e-324, 123456789012345678901234567890, -0);
+/** Strings that break parsers: NUL bytes, broken dates and durations, injections, a lone surrogate, a ReDoS pattern. */
 export const nastyStrings = fc.constantFrom(
   'a\u0000b',
   '\u0000',
@@ -42,7 +45,8 @@ export const nastyStrings = fc.constantFrom(
   '(a+)+$',
 );
 
-export const randomSegment = fc.oneof(
+/** A path segment that names nothing, or nothing well formed. */
+const randomSegment = fc.oneof(
   fc.string({ minLength: 1, maxLength: 20 }),
   fc.uuid(),
   fc.integer().map(String),
