@@ -15,9 +15,10 @@ function segment(value: unknown): string {
 }
 
 /**
- * Credentials no route may accept, each on every GET route: unsigned (`alg: none`) and HMAC-signed
- * tokens naming the superuser, a truncated token, another scheme, and sizes and bytes a parser may
- * choke on. `{admin}` stands for the superuser's subject, `{refresh}` for a real refresh token.
+ * Credentials no route may accept: unsigned (`alg: none`) and HMAC-signed tokens naming the
+ * superuser, a refresh token, a truncated token, the superuser's real password under Basic, and
+ * sizes and bytes a parser may choke on. `{admin}` stands for the superuser's subject, `{refresh}`
+ * for a real refresh token, `{access-truncated}` for a real access token cut short.
  */
 const FORGED_AUTHORIZATIONS = [
   `Bearer ${segment({ alg: 'none', typ: 'JWT' })}.${segment({ sub: '{admin}', token_type: 'access', exp: 4102444800 })}.`,
