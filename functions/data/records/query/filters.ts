@@ -40,8 +40,10 @@ const ALIASES = { containss: 'contains', startswiths: 'startswith', endswiths: '
 export type Operator = 'eq' | (typeof SCALAR_OPERATORS)[number] | (typeof JSON_OPERATORS)[number];
 
 const OPERATOR_NAMES = new Set<string>([...SCALAR_OPERATORS, ...JSON_OPERATORS, ...Object.keys(ALIASES)]);
+/** Every operator suffix a filter parameter may carry (`field__gt`), aliases included. */
+export const FILTER_OPERATOR_NAMES: readonly string[] = [...OPERATOR_NAMES];
 // Longest first, so `field_nicontains` is not read as `field_ni` + `contains`.
-const SUFFIXES = [...OPERATOR_NAMES].sort((a, b) => b.length - a.length);
+const SUFFIXES = [...FILTER_OPERATOR_NAMES].sort((a, b) => b.length - a.length);
 const PROPERTY = /^[A-Za-z0-9_-]+$/;
 
 export interface FilterCondition {
