@@ -12,6 +12,7 @@ import { tenantMatchSql } from '#shared/tenancy/resolve-tenant.ts';
 import { standingColumns } from '#shared/tenancy/site-access.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { listSql } from '#functions/data/records/query/compile.ts';
+import { identifier, MAX_IDENTIFIER_LENGTH, tenantSchemaIdentifier, tenantTable } from '#shared/db/sql-identifiers.ts';
 import { parseListQuery } from '#functions/data/records/query/list-query.ts';
 
 const dialect = new PgDialect();
@@ -80,6 +81,28 @@ describe('renderStatement', () => {
 
   it('renders identifiers with quotes, lists and nested empties as drizzle does', () => {
     expectSameAsDrizzle(sql`select ${sql.identifier('we"ird')} from t where id in ${[1, 'two', null]} ${undefined} ${sql.empty()}`);
+  });
+
+  it("quotes the identifier helpers' names as drizzle's identifiers, and still refuses unsafe ones", () => {
+    const safeName = fc
+      .stringMatching(/^[a-z_][a-z0-9_]*$/, { maxLength: MAX_IDENTIFIER_LENGTH })
+      .filter((name) => !name.startsWith('pg_'));
+    fc.assert(
+      fc.property(safeName, safeName, (schema, name) => {
+        const drizzleText = (statement: SQL) => dialect.sqlToQuery(statement).sql;
+        expect(renderStatement(sql`select ${identifier(name)}`, dialect).sql).toBe(drizzleText(sql`select ${sql.identifier(name)}`));
+        expect(renderStatement(sql`from ${tenantTable({ schemaName: schema }, name)}`, dialect).sql).toBe(
+          drizzleText(sql`from ${sql.identifier(schema)}.${sql.identifier(name)}`),
+        );
+      }),
+      { numRuns: 300 },
+    );
+    expect(() => identifier('a"b')).toThrow(/not a safe identifier/);
+    expect(() => tenantTable({ schemaName: 'tenant_a' }, 'x"; drop table t; --')).toThrow(/not a valid table name/);
+    for (const schema of ['public', 'platform', 'pg_catalog', 'Tenant', 'a"b']) {
+      expect(() => tenantTable({ schemaName: schema }, 'records')).toThrow(/not a valid tenant schema name/);
+      expect(() => tenantSchemaIdentifier(schema)).toThrow(/not a valid tenant schema name/);
+    }
   });
 
   it('hands tables, columns, enums, placeholders and inlined values to drizzle, whole', () => {
