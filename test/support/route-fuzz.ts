@@ -72,6 +72,26 @@ export interface FuzzFailure {
   answer: string;
 }
 
+/** The fixture table `things`: a field of every Table Schema type, so fuzzed queries and bodies meet each. */
+export const THING_FIELDS = [
+  { name: 'id', type: 'string', format: 'uuid' },
+  { name: 's', type: 'string', constraints: { maxLength: 50 } },
+  { name: 'n', type: 'number' },
+  { name: 'i', type: 'integer' },
+  { name: 'b', type: 'boolean' },
+  { name: 'd', type: 'date' },
+  { name: 'dt', type: 'datetime' },
+  { name: 't', type: 'time' },
+  { name: 'dur', type: 'duration' },
+  { name: 'y', type: 'year' },
+  { name: 'ym', type: 'yearmonth' },
+  { name: 'o', type: 'object' },
+  { name: 'a', type: 'array' },
+  { name: 'g', type: 'geopoint' },
+  { name: 'gj', type: 'geojson' },
+  { name: 'any', type: 'any' }, // Table Schema's `any` type (and a field named for it), not TypeScript's
+];
+
 export interface FuzzFixture {
   app: TestApp;
   site: StorageSite;
@@ -112,27 +132,9 @@ export async function startFuzzFixture(): Promise<FuzzFixture> {
   await json('POST', '/api/secrets/', { key: 'fuzz-key', value: 'v', secret_type: 'fuzz-type' });
   // A table with a field of every type, materialized, with one record.
   await json('POST', `/api/apps/${site.app}/datasources/`, { name: 'Main', provider_type: 'flat_table' });
-  const fields = [
-    { name: 'id', type: 'string', format: 'uuid' },
-    { name: 's', type: 'string', constraints: { maxLength: 50 } },
-    { name: 'n', type: 'number' },
-    { name: 'i', type: 'integer' },
-    { name: 'b', type: 'boolean' },
-    { name: 'd', type: 'date' },
-    { name: 'dt', type: 'datetime' },
-    { name: 't', type: 'time' },
-    { name: 'dur', type: 'duration' },
-    { name: 'y', type: 'year' },
-    { name: 'ym', type: 'yearmonth' },
-    { name: 'o', type: 'object' },
-    { name: 'a', type: 'array' },
-    { name: 'g', type: 'geopoint' },
-    { name: 'gj', type: 'geojson' },
-    { name: 'any', type: 'any' },
-  ];
   await json('POST', `/api/apps/${site.app}/datasources/main/datatables/`, {
     name: 'things',
-    json_schema: { fields, primaryKey: ['id'] },
+    json_schema: { fields: THING_FIELDS, primaryKey: ['id'] },
   });
   await json('POST', `/api/apps/${site.app}/datatables/things/materialize/`, undefined);
   const thing = await json('POST', `/api/apps/${site.app}/datatables/things/data/`, { s: 'one', n: 1, i: 1, b: true });

@@ -20,6 +20,7 @@ import {
   nastyStrings,
   PROTOTYPE_KEYS,
   startFuzzFixture,
+  THING_FIELDS,
   type FuzzFailure,
   type FuzzFixture,
 } from '#test/support/route-fuzz.ts';
@@ -61,19 +62,7 @@ const LIST_PARAMETERS = [
 
 /** Fields of the fixture tables, and paths across their relations (`notes.thing_id` → `things`). */
 const FIELDS = [
-  'id',
-  's',
-  'n',
-  'i',
-  'b',
-  'd',
-  'dt',
-  'dur',
-  'o',
-  'a',
-  'g',
-  'gj',
-  'any',
+  ...THING_FIELDS.map((field) => field.name),
   'body',
   'thing_id',
   'thing_id.s',

@@ -17,6 +17,7 @@ import {
   nastyStrings,
   PROTOTYPE_KEYS,
   startFuzzFixture,
+  THING_FIELDS,
   type FuzzFailure,
   type FuzzFixture,
 } from '#test/support/route-fuzz.ts';
@@ -92,23 +93,7 @@ const FIELD_NAMES = [
   'ticket',
   'old_password',
   'new_password',
-  // the fixture table's fields
-  'id',
-  's',
-  'n',
-  'i',
-  'b',
-  'd',
-  'dt',
-  't',
-  'dur',
-  'y',
-  'ym',
-  'o',
-  'a',
-  'g',
-  'gj',
-  'any',
+  ...THING_FIELDS.map((field) => field.name),
 ];
 
 const longStrings = fc.integer({ min: 1000, max: 70_000 }).map((length) => 'x'.repeat(length));
