@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,21 @@ async function endSleepingBackend(admin: Database): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return 0;
+}
+
+/**
+ * Whether `query` (a count) answers 1 on the server within five seconds, asked through psql: a
+ * synchronous child process, so this turn of the event loop stays blocked meanwhile, as it is while
+ * a request handler runs.
+ */
+function serverAnswersOneWhileBlocked(url: string, query: string): boolean {
+  const until = Date.now() + 5_000;
+  while (Date.now() < until) {
+    const asked = spawnSync('psql', [url, '-XAtc', query], { encoding: 'utf8' });
+    if (asked.status !== 0) throw new Error(`psql failed: ${asked.stderr}`);
+    if (asked.stdout.trim() === '1') return true;
+  }
+  return false;
 }
 
 describe(`database API on ${testDriver}`, () => {
@@ -123,6 +139,46 @@ describe(`database API on ${testDriver}`, () => {
       expect(rows).toEqual([{ n: value * 10, label: `run ${value}` }]);
     }
   });
+
+  it.skipIf(testDriver !== 'postgres')('prepares a repeated text once on its connection', async () => {
+    // postgres.js finds a connection's prepared statements by text (patches/postgres+3.4.9.patch).
+    const single = await connectPostgres({ url: test.url!, poolMax: 1 });
+    try {
+      for (const value of [1, 2, 3]) {
+        expect(await single.rows(sql`select ${value}::int as n, 'prepared once' as tag`)).toEqual([{ n: value, tag: 'prepared once' }]);
+      }
+      const [found] = await single.rows<{ n: number }>(
+        sql`select count(*)::int as n from pg_prepared_statements where statement like ${'%prepared once%'} and statement not like ${'%pg_prepared_statements%'}`,
+      );
+      expect(found!.n).toBe(1);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it.skipIf(testDriver !== 'postgres')(
+    'sends a statement once the code that issued it yields, before the turn of the event loop ends',
+    async () => {
+      // postgres.js held a small statement back for an immediate: the server did not see it until the
+      // process had run every other callback of the turn (patches/postgres+3.4.9.patch).
+      const single = await connectPostgres({ url: test.url!, poolMax: 1 });
+      try {
+        await single.run(sql`create table public.flush_check (marker text)`);
+        const insert = (marker: string) => single.run(sql`insert into public.flush_check values (${marker})`);
+        // Prepared first: a new text with values waits for the server to describe it before it is sent.
+        await insert('first');
+        const marker = `flush-${Date.now()}`;
+        const inserted = insert(marker);
+        // What the driver does before it writes runs in microtasks; the turn's immediates cannot run here.
+        for (let hop = 0; hop < 20; hop += 1) await Promise.resolve();
+        expect(serverAnswersOneWhileBlocked(test.url!, `select count(*) from public.flush_check where marker = '${marker}'`)).toBe(true);
+        expect(await inserted).toBe(1);
+      } finally {
+        await single.run(sql`drop table if exists public.flush_check`);
+        await single.close();
+      }
+    },
+  );
 
   it('keeps answering a prepared statement after the table it reads changes shape', async () => {
     await test.db.run(sql`create table public.shape_check (a int)`);
