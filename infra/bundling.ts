@@ -23,6 +23,14 @@ const LAMBDA_NODE_TARGET = 'node22';
  */
 const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite', 'bowser'];
 
+/**
+ * Packages a Lambda bundle takes from our own files instead: the SDK's default credential chain
+ * becomes the environment provider alone, the only source Lambda uses (lambda/credentials-from-environment.ts).
+ */
+const LAMBDA_MODULE_ALIASES = {
+  '@aws-sdk/credential-provider-node': './infra/lambda/credentials-from-environment.ts',
+};
+
 /** ESM bundles still meet CommonJS dependencies that call `require`; give every output file one. */
 const LAMBDA_ESM_BANNER =
   "import { createRequire as __tesseraCreateRequire } from 'node:module'; const require = __tesseraCreateRequire(import.meta.url);";
@@ -49,6 +57,7 @@ export const lambdaEsbuildOptions = {
   outExtension: { '.js': '.mjs' },
   mainFields: ['module', 'main'],
   external: LAMBDA_EXTERNAL_MODULES,
+  alias: LAMBDA_MODULE_ALIASES,
   banner: { js: LAMBDA_ESM_BANNER },
   legalComments: 'none',
 } as const satisfies BuildOptions;
@@ -64,6 +73,7 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
   return {
     ...(uses.includes('object-store') ? {} : { 'process.env.TESSERA_BUNDLE_OBJECT_STORE': excluded }),
     ...(uses.includes('email') ? {} : { 'process.env.TESSERA_BUNDLE_EMAIL': excluded }),
+    ...(uses.includes('document-library') ? {} : { 'process.env.TESSERA_BUNDLE_DOCUMENT_LIBRARY': excluded }),
     // No Lambda runs a state machine in-process: Step Functions does (aws-local-stepfunctions is local only).
     'process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS': excluded,
   };

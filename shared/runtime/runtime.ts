@@ -10,7 +10,8 @@ import { createEmailSender } from '#shared/email/email-sender.ts';
 import { configureLogger } from '#shared/logger.ts';
 import type { ObjectStore } from '#shared/storage/object-store.ts';
 import { openObjectStore } from '#shared/storage/open-object-store.ts';
-import { openDocumentLibrary, type DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
+import type { DocumentLibrary } from '#shared/storage/document-library/document-library.ts';
+import { openDocumentLibrary } from '#shared/storage/document-library/open-document-library.ts';
 
 export interface Runtime {
   config: Config;
@@ -34,18 +35,19 @@ export async function createRuntime(
   ports: Partial<Pick<Runtime, 'db' | 'email' | 'objectStore' | 'now'>> = {},
 ): Promise<Runtime> {
   configureLogger(config.logLevel);
-  const [db, keys, email, objectStore] = await Promise.all([
+  const [db, keys, email, objectStore, documentLibrary] = await Promise.all([
     ports.db ?? openDatabase(config),
     loadSigningKeys(config),
     ports.email ?? createEmailSender(config),
     ports.objectStore ?? openObjectStore(config),
+    openDocumentLibrary(config),
   ]);
   const tokens = new TokenIssuer(keys, {
     issuer: config.tokens.issuer,
     accessTtlSeconds: config.tokens.accessTtlSeconds,
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
   });
-  return { config, db, tokens, email, objectStore, documentLibrary: openDocumentLibrary(config), now: ports.now ?? (() => new Date()) };
+  return { config, db, tokens, email, objectStore, documentLibrary, now: ports.now ?? (() => new Date()) };
 }
 
 let current: Promise<Runtime> | undefined;

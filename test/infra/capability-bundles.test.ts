@@ -1,7 +1,8 @@
 // Bundles API functions exactly as `cdk synth` does: two from the same entry, one for a group that
-// uses the object store and sends mail and one for a group that does neither (only the first may
-// carry the S3 and SES clients), and the docs group, whose asset carries the OpenAPI document of the
-// app's groups written beside its code.
+// uses the object store, document libraries and mail and one for a group that uses none of them
+// (only the first may carry the S3 and SES clients and the Graph client), and the docs group, whose
+// asset carries the OpenAPI document of the app's groups written beside its code. No Lambda carries
+// the SDK's credential sources other than the environment.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,12 +19,16 @@ const withObjectStore: Pick<EndpointGroup, 'name' | 'entry' | 'routes' | 'uses'>
   name: 'files',
   entry: data.entry,
   routes: [],
-  uses: ['object-store', 'email'],
+  uses: ['object-store', 'document-library', 'email'],
 };
 
 /** Names only the S3 and SES clients' code carries (operation shapes keep their names through minification). */
 const S3_MARKER = 'DeleteObjectsRequest';
 const SES_MARKER = 'SendEmailRequest';
+/** The Graph call only the document library's uploads make. */
+const GRAPH_MARKER = 'createUploadSession';
+/** The STS operation of the SDK's web-identity credentials, a source of its default chain. */
+const CREDENTIAL_CHAIN_MARKER = 'AssumeRoleWithWebIdentity';
 /** A message only the records list's query parser carries. */
 const DATA_LIST_MARKER = 'so it cannot be searched';
 
@@ -52,15 +57,22 @@ describe('bundles per capability', () => {
 
   afterAll(() => rm(workDir, { recursive: true, force: true }));
 
-  it('leaves the S3 and SES clients out of a group that uses neither the object store nor mail', () => {
+  it('leaves the S3, SES and Graph clients out of a group that uses neither the object store, document libraries nor mail', () => {
     expect(bundles.get('tessera-data')).toBeDefined();
     expect(bundles.get('tessera-data')).not.toContain(S3_MARKER);
     expect(bundles.get('tessera-data')).not.toContain(SES_MARKER);
+    expect(bundles.get('tessera-data')).not.toContain(GRAPH_MARKER);
   });
 
-  it('bundles them into a group that uses both', () => {
+  it('bundles them into a group that uses all three', () => {
     expect(bundles.get('tessera-files')).toContain(S3_MARKER);
     expect(bundles.get('tessera-files')).toContain(SES_MARKER);
+    expect(bundles.get('tessera-files')).toContain(GRAPH_MARKER);
+  });
+
+  it('gives the SDK clients only the environment as a credential source', () => {
+    expect([...bundles.keys()]).toEqual(expect.arrayContaining(['tessera-data', 'tessera-files', 'tessera-docs']));
+    for (const [name, text] of bundles) expect(text.includes(CREDENTIAL_CHAIN_MARKER), name).toBe(false);
   });
 
   it("writes the OpenAPI document of the app's groups beside the docs code, and no other group's routes into it", async () => {

@@ -1,7 +1,7 @@
 // Document libraries of the platform's sites (Microsoft Graph), built once per process from
 // configuration. A site's library gives the object-store port for its objects' bytes and the
 // document access (view and edit links) that object-store buckets do not have.
-import type { Config, DocumentLibraryConfig } from '#shared/config.ts';
+import type { DocumentLibraryConfig } from '#shared/config.ts';
 import { readSecret } from '#shared/secrets/secret-store.ts';
 import type { ObjectStore } from '../object-store.ts';
 import { DocumentLibraryStore, DEFAULT_STORE_SETTINGS, type StoreSettings } from './document-library-store.ts';
@@ -44,9 +44,4 @@ export class DocumentLibrary {
     const drive = async () => new Drive(this.graph, await this.locator.driveId(siteSlug));
     return { store: new DocumentLibraryStore(drive, this.storeSettings), access: new DocumentSharing(drive, this.directory) };
   }
-}
-
-/** The configured document library, or undefined when the platform has none. */
-export function openDocumentLibrary(config: Config): DocumentLibrary | undefined {
-  return config.documentLibrary === undefined ? undefined : new DocumentLibrary(config.documentLibrary);
 }
