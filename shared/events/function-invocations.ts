@@ -8,8 +8,15 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { lazyImport } from '#shared/lazy-import.ts';
 import { openSigningSecret, storedSigningSecretOf, type StoredSigningSecret } from './signing-secrets.ts';
-import { callWebhook, type WebhookOptions, type WebhookOutcome } from './webhook-call.ts';
+import type { WebhookOptions, WebhookOutcome } from './webhook-call.ts';
+
+/**
+ * The webhook client (node's http, https, dns and net) loads with the first call: the groups that
+ * fire events import this module, yet only the state machine's task and the queue's consumer call.
+ */
+const loadWebhookCall = /* @__PURE__ */ lazyImport(() => import('./webhook-call.ts'));
 
 type Site = Pick<Tenant, 'schemaName'>;
 
@@ -103,6 +110,7 @@ export async function runInvocation(
   else if (secret === undefined) outcome = { ok: false, error: 'the signing secret cannot be opened with the secrets key' };
   else {
     const timeoutMs = Math.min(fn.timeoutSeconds * 1000, options.budgetMs ?? Number.POSITIVE_INFINITY);
+    const { callWebhook } = await loadWebhookCall();
     outcome = await callWebhook(
       { url: fn.webhookUrl, secret, timeoutMs },
       { event: claimed.event, params, invocation_id: invocationId },

@@ -138,6 +138,22 @@ describe('Lambda bundles, run as deployed', () => {
     expect(consoleOnImport.filter((input) => input.includes('node_modules/re2js/'))).toEqual([]);
   });
 
+  it("imports node's HTTP clients on the first outgoing call, not with the handler", () => {
+    // Webhooks are called by the event workers; the groups that fire events only import that code.
+    for (const group of endpointGroups) {
+      const bundle = bundles.get(group.name)!;
+      const readOnImport = new Set(bundle.files.filter((file) => file.loadedOnImport).map((file) => path.join(bundle.outdir, file.name)));
+      const builtins = Object.entries(bundle.metafile.outputs)
+        .filter(([output]) => readOnImport.has(path.resolve(output)))
+        .flatMap(([, output]) => output.imports.filter((imported) => imported.external).map((imported) => imported.path));
+      expect(builtins, group.name).toContain('node:crypto');
+      expect(
+        builtins.filter((builtin) => /^(node:)?(http|https|tls)$/.test(builtin)),
+        group.name,
+      ).toEqual([]);
+    }
+  });
+
   it('carries no code a Lambda never runs: the local state machine runner, JSONata, the SDK browser user-agent parser', () => {
     for (const group of endpointGroups) {
       const inputs = bundles.get(group.name)!.files.flatMap((file) => file.inputs.map((input) => input.path));
