@@ -1,4 +1,4 @@
-// Opens the document library the configuration names, if any. Its client (Microsoft Graph) is
+// Opens the document library the configuration names, when it names one. Its client (Microsoft Graph) is
 // loaded only then: the embedded default and the groups without document-library buckets never
 // read it, and Lambdas of those groups are bundled with it compiled out (capabilityDefines in
 // infra/bundling.ts), as CDK gives them no settings that would reach it.
