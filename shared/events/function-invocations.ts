@@ -16,7 +16,7 @@ import type { WebhookOptions, WebhookOutcome } from './webhook-call.ts';
  * The webhook client (node's http, https, dns and net) loads with the first call: the groups that
  * fire events import this module, yet only the state machine's task and the queue's consumer call.
  */
-const loadWebhookCall = /* @__PURE__ */ lazyImport(() => import('./webhook-call.ts'));
+const loadWebhookCall = lazyImport(() => import('./webhook-call.ts'));
 
 type Site = Pick<Tenant, 'schemaName'>;
 
