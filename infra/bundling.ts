@@ -25,10 +25,12 @@ const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite', 'bowser'];
 
 /**
  * Packages a Lambda bundle takes from our own files instead: the SDK's default credential chain
- * becomes the environment provider alone, the only source Lambda uses (lambda/credentials-from-environment.ts).
+ * becomes the environment provider alone, the only source Lambda uses (lambda/credentials-from-environment.ts),
+ * and semver the one function the X-Ray SDK calls (lambda/semver-gte.cjs).
  */
 const LAMBDA_MODULE_ALIASES = {
   '@aws-sdk/credential-provider-node': './infra/lambda/credentials-from-environment.ts',
+  semver: './infra/lambda/semver-gte.cjs',
 };
 
 /** ESM bundles still meet CommonJS dependencies that call `require`; give every output file one. */

@@ -3,10 +3,11 @@
 // Gateway events, on the test database, with the signing key read from a Secrets Manager stand-in.
 // Modules imported lazily live in chunk files beside index.mjs; a chunk missing or broken fails here
 // (the password dictionaries, the database driver, the SDK client and its credential providers).
+import { createSocket } from 'node:dgram';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiDescriptionJson, apiDescriptionYaml } from '#functions/docs/api-description.ts';
 import { endpointGroups } from '#functions/groups.ts';
 import { buildLambdaBundle, groupBundleOptions, type LambdaBundle } from '#infra/bundling.ts';
@@ -204,6 +205,47 @@ describe('Lambda bundles, run as deployed', () => {
     const otherGroups = endpointGroups.filter((group) => group.name !== 'docs').map((group) => `functions/${group.name}/`);
     expect(inputs.filter((input) => otherGroups.some((folder) => input.startsWith(folder)))).toEqual([]);
     expect(inputs.filter((input) => /node_modules\/(@asteasolutions\/zod-to-openapi|yaml|@zxcvbn-ts)\//.test(input))).toEqual([]);
+  }, 300_000);
+
+  it('traces a request with the X-Ray SDK and semver as bundled, and carries only the semver function it calls', async () => {
+    // Arrange: the X-Ray daemon's UDP port, and what Lambda and our CDK set for a traced function
+    const daemon = createSocket('udp4');
+    const segments: string[] = [];
+    daemon.on('message', (message) => segments.push(message.toString('utf8')));
+    await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+    const traceId = '1-6740a1b2-0000000000000000000000b1';
+    try {
+      // Act
+      const run = await invokeBundle(
+        bundleDir('auth'),
+        [firstRequestEvent(endpointGroups.find((group) => group.name === 'auth')!, token)],
+        lambdaEnvironment(secrets.url, database, {
+          LOG_LEVEL: 'SILENT',
+          POWERTOOLS_SERVICE_NAME: 'tessera-auth',
+          POWERTOOLS_METRICS_NAMESPACE: 'TesseraBundleTest',
+          LAMBDA_TASK_ROOT: '/var/task',
+          _HANDLER: 'index.handler',
+          AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+          AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
+          _X_AMZN_TRACE_ID: `Root=${traceId};Parent=53995c3f42cd8ad8;Sampled=1`,
+        }),
+      );
+      // Assess: cls-hooked chose its context tracking with the bundled `gte`, and the segment left
+      expect(run.results[0]!.statusCode, run.results[0]!.body).toBe(200);
+      await vi.waitFor(() => expect(segments.length).toBeGreaterThan(0), { timeout: 5_000 });
+      const documents = segments.map((message) => JSON.parse(message.slice(message.indexOf('\n') + 1)) as Record<string, unknown>);
+      expect(documents.find((document) => document.name === '## index.handler')).toMatchObject({ trace_id: traceId });
+    } finally {
+      daemon.close();
+    }
+    for (const group of endpointGroups) {
+      const inputs = bundles.get(group.name)!.files.flatMap((file) => file.inputs.map((input) => input.path));
+      expect(inputs, group.name).toContain('node_modules/semver/functions/gte.js');
+      expect(
+        inputs.filter((input) => /node_modules\/(cls-hooked\/node_modules\/)?semver\/(index|semver|classes\/range)\.js$/.test(input)),
+        group.name,
+      ).toEqual([]);
+    }
   }, 300_000);
 
   for (const group of endpointGroups) {

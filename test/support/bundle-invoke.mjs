@@ -56,4 +56,7 @@ for (const event of events) {
 // The handler's logs go to stdout too; the caller reads the last line. A write to a pipe finishes
 // later: exiting before it does would cut a large answer (the OpenAPI document) short.
 // A Lambda container is frozen, not ended; the pool would keep this process alive, hence the exit.
-process.stdout.write(`\n${JSON.stringify({ importMs, importCpuMs, results })}\n`, () => process.exit(0));
+// When traced, the X-Ray SDK sends the handler's segment over UDP as the call ends: a frozen
+// container sends it on thaw, an ended process never, so the exit waits a moment for it.
+const settleMs = process.env.AWS_XRAY_DAEMON_ADDRESS === undefined ? 0 : 250;
+process.stdout.write(`\n${JSON.stringify({ importMs, importCpuMs, results })}\n`, () => setTimeout(() => process.exit(0), settleMs));
