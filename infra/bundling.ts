@@ -9,9 +9,12 @@ import { cpSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import mimeTypes from 'mime-types';
 import { apiDescriptionFiles, PREBUILT_DESCRIPTION_DEFINE } from '#functions/docs/prebuilt-description.ts';
 import type { DescribedGroup } from '#functions/docs/openapi-document.ts';
 import type { EndpointGroup, GroupCapability } from '#functions/groups.ts';
+import { mimeTableOf } from '#shared/http/mime-table.ts';
+import { compressedJson } from '#shared/json/compressed-json.ts';
 
 /** The deployed functions run on `nodejs22.x` (TesseraFunction); esbuild writes syntax it runs natively. */
 const LAMBDA_NODE_TARGET = 'node22';
@@ -26,11 +29,13 @@ const LAMBDA_EXTERNAL_MODULES = ['@electric-sql/pglite', 'bowser'];
 /**
  * Packages a Lambda bundle takes from our own files instead: the SDK's default credential chain
  * becomes the environment provider alone, the only source Lambda uses (lambda/credentials-from-environment.ts),
- * and semver the one function the X-Ray SDK calls (lambda/semver-gte.cjs).
+ * semver the one function the X-Ray SDK calls (lambda/semver-gte.cjs), and debug a logger never
+ * enabled (lambda/debug-disabled.ts).
  */
 const LAMBDA_MODULE_ALIASES = {
   '@aws-sdk/credential-provider-node': './infra/lambda/credentials-from-environment.ts',
   semver: './infra/lambda/semver-gte.cjs',
+  debug: './infra/lambda/debug-disabled.ts',
 };
 
 /** ESM bundles still meet CommonJS dependencies that call `require`; give every output file one. */
@@ -80,6 +85,20 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
     'process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS': excluded,
   };
 }
+
+/**
+ * Data every bundle carries prepared instead of the library that holds it: the MIME table
+ * (shared/http/bundled-mime-table.ts) as brotli-compressed JSON, some 12 KB where mime-db is
+ * 150 KB. Built from the mime-types installed now, so it answers as that library does. A string
+ * constant: esbuild writes it only where it is read.
+ */
+function preparedDataDefines(): Record<string, string> {
+  preparedData ??= {
+    'process.env.TESSERA_BUNDLE_MIME_TABLE': JSON.stringify(compressedJson(mimeTableOf(mimeTypes))),
+  };
+  return preparedData;
+}
+let preparedData: Record<string, string> | undefined;
 
 /** A text file written beside index.mjs when the bundle is built. */
 export interface WrittenFile {
@@ -149,7 +168,7 @@ export function buildLambdaBundle(request: LambdaBundleRequest): LambdaBundle {
     absWorkingDir: REPO_ROOT,
     entryPoints: [path.resolve(REPO_ROOT, request.entry)],
     outdir: request.outdir,
-    define: request.define ?? {},
+    define: { ...preparedDataDefines(), ...request.define },
     metafile: true,
     logLevel: 'error',
   });

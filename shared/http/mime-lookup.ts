@@ -1,23 +1,31 @@
-// MIME types by file name and file extensions by MIME type, from mime-types (the mime-db table,
-// some 150 KB of JSON turned into lookup maps when the module runs): loaded on the first lookup,
-// so a cold start of the storage or hosting group that serves no upload does not pay for it.
+// MIME types by file name and file extensions by MIME type, from a compact table of what
+// mime-types derives from mime-db (./mime-table.ts). Loaded on the first lookup, so a cold start of
+// the storage or hosting group that serves no upload does not pay for it: a Lambda bundle reads the
+// table it was built with (./bundled-mime-table.ts), the dev server and tests build it from mime-types.
 import { lazyImport } from '#shared/lazy-import.ts';
+import { mimeLookupsOf, mimeTableOf, typeOfFileName, withCharset } from './mime-table.ts';
 
-const loadMimeTypes = lazyImport(async () => (await import('mime-types')).default);
+const loadLookups = lazyImport(async () =>
+  mimeLookupsOf(
+    process.env.TESSERA_BUNDLE_MIME_TABLE === undefined
+      ? mimeTableOf((await import('mime-types')).default)
+      : (await import('./bundled-mime-table.ts')).bundledMimeTable(),
+  ),
+);
 
 /** The type a file name or path suggests by its extension; undefined when none does. */
 export async function mimeTypeOfPath(filePath: string): Promise<string | undefined> {
-  const found = (await loadMimeTypes()).lookup(filePath);
-  return found === false ? undefined : found;
+  return typeOfFileName(await loadLookups(), filePath);
 }
 
 /** The Content-Type a file of this name is served with, charset added for text (`text/html; charset=utf-8`). */
 export async function contentTypeOfName(name: string): Promise<string | undefined> {
-  const found = (await loadMimeTypes()).contentType(name);
-  return found === false ? undefined : found;
+  const lookups = await loadLookups();
+  const type = typeOfFileName(lookups, name);
+  return type === undefined ? undefined : withCharset(lookups, type);
 }
 
 /** The extensions files of this type use (`image/jpeg` → jpeg, jpg, jpe); empty when unknown. */
 export async function extensionsOfMimeType(type: string): Promise<readonly string[]> {
-  return (await loadMimeTypes()).extensions[type] ?? [];
+  return (await loadLookups()).extensionsOfType.get(type) ?? [];
 }

@@ -35,10 +35,9 @@ import {
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
 
 const MAX_IMPORT_BYTES = 1024 * 1024;
-/** Libraries only some requests need: loaded on first use, so no cold import reads or runs them. */
+/** Libraries and data only some requests need: loaded on first use, so no cold import reads or runs them. */
 const ON_DEMAND_LIBRARIES = [
-  'node_modules/mime-db/',
-  'node_modules/mime-types/',
+  'shared/http/bundled-mime-table.ts',
   'node_modules/file-type/',
   'node_modules/ajv/',
   'node_modules/ajv-formats/',
