@@ -7,7 +7,7 @@
 import path from 'node:path';
 
 export interface MimeTable {
-  /** The extensions of every type that has any, space-separated: `{ image: { jpeg: 'jpeg jpg jpe' } }`. */
+  /** The extensions of each type that has extensions, space-separated: `{ image: { jpeg: 'jpeg jpg jpe' } }`. */
   extensions: Record<string, Record<string, string>>;
   /** For each extension that several types list, the type mime-types answers for it. */
   contested: Record<string, string>;
