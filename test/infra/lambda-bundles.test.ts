@@ -27,6 +27,7 @@ import {
   lambdaEnvironment,
   publicRequest,
   seedThroughBundles,
+  signedRequest,
   SIGNING_KEY_SECRET_ID,
   startSecretsStandIn,
   type BundleDatabase,
@@ -129,13 +130,18 @@ describe('Lambda bundles, run as deployed', () => {
       const eager = ON_DEMAND_LIBRARIES.filter((library) => readOnImport.some((input) => input.includes(library)));
       expect(eager, group.name).toEqual([]);
     }
-    // The pattern engine (re2js): the console needs it only to check a secret type's schema. (The data
-    // group still reads it on import: its table schemas compile their patterns synchronously.)
-    const consoleOnImport = bundles
-      .get('console')!
-      .files.filter((file) => file.loadedOnImport)
-      .flatMap((file) => file.inputs.map((input) => input.path));
-    expect(consoleOnImport.filter((input) => input.includes('node_modules/re2js/'))).toEqual([]);
+    // The pattern engine (re2js and the XML Schema translation): the console needs it only to check a
+    // secret type's schema, the data group only for a table schema that declares a pattern.
+    for (const group of ['console', 'data']) {
+      const onImport = bundles
+        .get(group)!
+        .files.filter((file) => file.loadedOnImport)
+        .flatMap((file) => file.inputs.map((input) => input.path));
+      expect(
+        onImport.filter((input) => input.includes('node_modules/re2js/') || input.startsWith('shared/text/xsd-patterns')),
+        group,
+      ).toEqual([]);
+    }
   });
 
   it("imports node's HTTP clients on the first outgoing call, not with the handler", () => {
@@ -178,6 +184,40 @@ describe('Lambda bundles, run as deployed', () => {
     expect(JSON.parse(site!.body!)).toMatchObject({ slug: BUNDLE_FIXTURE.siteSlug });
     expect(seeded.data.results[0]!.statusCode, seeded.data.results[0]!.body).toBe(201);
     expect(secrets.reads).toContain(SIGNING_KEY_SECRET_ID); // the SDK client ran from its chunk
+  }, 300_000);
+
+  it('data: loads the pattern engine for a table schema that declares a pattern, from a request or from the database', async () => {
+    // Arrange
+    const { appSlug, siteSlug } = BUNDLE_FIXTURE;
+    const schema = { fields: [{ name: 'code', type: 'string', constraints: { pattern: '[A-Z]{3}' } }] };
+    const records = `/api/apps/${appSlug}/datatables/codes/data/`;
+    const as = (method: string, url: string, body?: unknown) => signedRequest(method, url, token, body, siteSlug);
+    // Act: defined, materialized and written in one process; written again in a fresh one, which reads the schema from the database
+    const defined = await invokeBundle(
+      bundleDir('data'),
+      [
+        as('POST', `/api/apps/${appSlug}/datasources/`, { name: 'Codes', provider_type: 'flat_table' }),
+        as('POST', `/api/apps/${appSlug}/datasources/codes/datatables/`, { name: 'codes', json_schema: schema }),
+        as('POST', `/api/apps/${appSlug}/datatables/codes/materialize/`),
+        as('POST', records, { code: 'ABC' }),
+      ],
+      env(),
+    );
+    const written = await invokeBundle(
+      bundleDir('data'),
+      [as('POST', records, { code: 'abc' }), as('POST', records, { code: 'XYZ' })],
+      env(),
+    );
+    // Assess
+    expect(
+      defined.results.map((answer) => answer.statusCode),
+      JSON.stringify(defined.results.map((answer) => answer.body)),
+    ).toEqual([201, 201, 200, 201]);
+    expect(
+      written.results.map((answer) => answer.statusCode),
+      written.results[0]!.body,
+    ).toEqual([400, 201]);
+    expect(written.results[0]!.body).toContain('does not match the pattern');
   }, 300_000);
 
   it('docs: serves the explorer pages and the vendor files copied beside the bundle', async () => {

@@ -139,7 +139,8 @@ export const BUNDLE_FIXTURE = {
   strongPassword: 'tidal-Quartz-harbor-91',
 } as const;
 
-function signedRequest(method: string, url: string, token: string, body?: unknown, tenant?: string): APIGatewayProxyEventV2 {
+/** A request as the gateway sends it for a signed-in caller (`token`), on `tenant` when given. */
+export function signedRequest(method: string, url: string, token: string, body?: unknown, tenant?: string): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (tenant !== undefined) headers['x-tenant'] = tenant;

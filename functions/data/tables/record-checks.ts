@@ -3,7 +3,8 @@
 // the TableDescriptor, shared by `validate_data` and the record endpoints, so both give one verdict.
 // Rows already stored and foreign keys need the database and are checked by it on write.
 import { addFieldMessages } from '#shared/errors.ts';
-import { compileUserPattern, UserPatternError, type UserPattern } from '#shared/text/user-patterns.ts';
+import { patternEngine } from '#shared/text/pattern-engine.ts';
+import type { UserPattern } from '#shared/text/user-patterns.ts';
 import { castValue, compareKeys, orderKey, uniqueKey, typeProblem } from './field-types.ts';
 import { SEARCH_VECTOR_FIELD, type FieldConstraints, type FieldDescriptor, type TableDescriptor } from './table-descriptor.ts';
 import { isPlainObject } from './value-formats.ts';
@@ -19,6 +20,7 @@ export type RecordValues = Record<string, unknown>;
  * the value's field, never a 500.
  */
 export function patternProblem(constraints: FieldConstraints, pattern: string, value: string): string | undefined {
+  const { compileUserPattern, UserPatternError } = patternEngine();
   let compiled: UserPattern;
   try {
     compiled = compileUserPattern(pattern, { match: 'whole', dialect: constraints.patternDialect ?? 'xsd' });

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
+import type { SQL } from 'drizzle-orm';
+import { loadPatternEngineFor } from '#shared/text/pattern-engine.ts';
 import type { PatternDialect } from '#shared/text/user-patterns.ts';
 
 export type DatatableRow = {
@@ -55,15 +57,28 @@ function tableSelect(site: Site) {
     join ${tenantTable(site, 'apps')} a on a.id = t.app_id`;
 }
 
+/**
+ * Rows of tables as `query` selects them, the pattern engine loaded when a schema among them declares
+ * a pattern: callers compile these schemas synchronously (shared/text/pattern-engine.ts).
+ */
+async function tableRows<Row extends DatatableRow>(db: Queryable, query: SQL): Promise<Row[]> {
+  const rows = await db.rows<Row>(query);
+  await loadPatternEngineFor(rows.map((row) => row.json_schema));
+  return rows;
+}
+
 export function tablesOfDatasource(db: Queryable, site: Site, datasourceId: number): Promise<DatatableRow[]> {
-  return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.data_source_id = ${datasourceId} order by t.name`);
+  return tableRows<DatatableRow>(db, sql`${tableSelect(site)} where t.data_source_id = ${datasourceId} order by t.name`);
 }
 
 /** The source table of the reference `name` in an active app (import-reference), if there is one. */
 export async function findReferencedTable(db: Queryable, site: Site, appSlug: string, name: string): Promise<DatatableRow | undefined> {
-  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where a.deleted_at is null and t.id = (
+  const [row] = await tableRows<DatatableRow>(
+    db,
+    sql`${tableSelect(site)} where a.deleted_at is null and t.id = (
       select r.source_table_id from ${tenantTable(site, 'datatable_references')} r join ${tenantTable(site, 'apps')} ra on ra.id = r.app_id
-      where ra.slug = ${appSlug} and ra.deleted_at is null and r.name = ${name})`);
+      where ra.slug = ${appSlug} and ra.deleted_at is null and r.name = ${name})`,
+  );
   return row;
 }
 
@@ -75,12 +90,15 @@ export type ReferenceRow = DatatableRow & { reference_name: string; target_app_s
  * `name`): another site's tables are in another schema, never here.
  */
 export function referencesOfApp(db: Queryable, site: Site, appSlug: string, name?: string): Promise<ReferenceRow[]> {
-  return db.rows<ReferenceRow>(sql`select s.*, r.name as reference_name, ra.slug as target_app_slug, ra.name as target_app_name
+  return tableRows<ReferenceRow>(
+    db,
+    sql`select s.*, r.name as reference_name, ra.slug as target_app_slug, ra.name as target_app_name
     from (${tableSelect(site)} where a.deleted_at is null) s
     join ${tenantTable(site, 'datatable_references')} r on r.source_table_id = s.id
     join ${tenantTable(site, 'apps')} ra on ra.id = r.app_id
     where ra.slug = ${appSlug} and ra.deleted_at is null ${name === undefined ? sql`` : sql`and r.name = ${name}`}
-    order by r.name`);
+    order by r.name`,
+  );
 }
 
 /** Whether an app (by id) has a reference named `name`. */
@@ -92,16 +110,17 @@ export async function referenceNameTaken(db: Queryable, site: Site, appId: numbe
 
 /** Every table of an active app, by the app's slug (none when the app is missing or deleted). */
 export function tablesOfActiveApp(db: Queryable, site: Site, appSlug: string): Promise<DatatableRow[]> {
-  return db.rows<DatatableRow>(sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);
+  return tableRows<DatatableRow>(db, sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);
 }
 
 export function tablesOfApp(db: Queryable, site: Site, appId: number): Promise<DatatableRow[]> {
-  return db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} order by t.name`);
+  return tableRows<DatatableRow>(db, sql`${tableSelect(site)} where t.app_id = ${appId} order by t.name`);
 }
 
 /** A table of an active app, found by app slug and table name in one query (the record path). */
 export async function findTableOfActiveApp(db: Queryable, site: Site, appSlug: string, name: string): Promise<DatatableRow | undefined> {
-  const [row] = await db.rows<DatatableRow>(
+  const [row] = await tableRows<DatatableRow>(
+    db,
     sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null and t.name = ${name}`,
   );
   return row;
@@ -115,7 +134,7 @@ export async function findTable(
   options: { forUpdate?: boolean } = {},
 ): Promise<DatatableRow | undefined> {
   const lock = options.forUpdate ? sql` for update of t` : sql``;
-  const [row] = await db.rows<DatatableRow>(sql`${tableSelect(site)} where t.app_id = ${appId} and t.name = ${name}${lock}`);
+  const [row] = await tableRows<DatatableRow>(db, sql`${tableSelect(site)} where t.app_id = ${appId} and t.name = ${name}${lock}`);
   return row;
 }
 

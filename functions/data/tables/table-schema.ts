@@ -6,7 +6,8 @@ import { foreignKeyIndexSuffix } from './constraint-names.ts';
 import { createHash } from 'node:crypto';
 import { isSafeIdentifier, MAX_IDENTIFIER_LENGTH } from '#shared/db/sql-identifiers.ts';
 import { ValidationError } from '#shared/errors.ts';
-import { userPatternProblem, type PatternDialect } from '#shared/text/user-patterns.ts';
+import { patternEngine } from '#shared/text/pattern-engine.ts';
+import type { PatternDialect } from '#shared/text/user-patterns.ts';
 import { parsePredicate, PredicateError, type Predicate } from './index-predicate.ts';
 import { castValue, compareKeys, orderKey, ORDERED_TYPES, uniqueKey } from './field-types.ts';
 import { constraintProblems } from './record-checks.ts';
@@ -220,12 +221,13 @@ function compileConstraints(
           c.patternDialect = 'ecmascript';
         } else {
           // Refused here, when the schema is saved, rather than at the first write.
-          const problem = userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
+          const problem = patternEngine().userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
           if (problem === undefined) c.pattern = value;
           else if (storedSchema) {
             // Stored without a mark yet unreadable as XML Schema's: JavaScript's reading if it has one.
             c.pattern = value;
-            if (userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined) c.patternDialect = 'ecmascript';
+            if (patternEngine().userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined)
+              c.patternDialect = 'ecmascript';
           } else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;

@@ -9,6 +9,7 @@ import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
 import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
+import { loadPatternEngineFor } from '#shared/text/pattern-engine.ts';
 import { dropTableStatement } from './ddl.ts';
 import { edgesTableName } from './hierarchy-schema.ts';
 import {
@@ -87,6 +88,7 @@ export async function createTable(
     throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
   if (await referenceNameTaken(db, site, datasource.app_id, body.name))
     throw ValidationError.forFields({ name: ['A reference (import-reference) with that name already exists in this app.'] });
+  await loadPatternEngineFor([body.json_schema]);
   compileTable(
     body.json_schema,
     compileTarget(site, { name: body.name, physical_table_name: physical, provider_type: datasource.provider_type }, appTables),
@@ -130,6 +132,7 @@ export async function changeTable(
     );
   }
   const schema = body.json_schema ?? table.json_schema;
+  await loadPatternEngineFor([schema]);
   const hash = schemaHash(schema);
   if (hash !== table.schema_hash) {
     if (table.is_materialized) {

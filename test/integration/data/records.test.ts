@@ -18,6 +18,10 @@ import { listRecords } from '#functions/data/records/record-list.ts';
 import { AppError, ValidationError } from '#shared/errors.ts';
 import { createDataTable, physicalTableName } from '#test/support/data-tables.ts';
 import { createEmptyTestDatabase, type TestDatabase } from '#test/support/test-database.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
+
+// The descriptors here are written by hand, not compiled from schemas the repositories load the pattern engine for.
+await loadPatternEngine();
 
 let test: TestDatabase;
 beforeAll(async () => {

@@ -4,6 +4,10 @@ import { identifier } from '#shared/db/sql-identifiers.ts';
 import { constraintName } from '#functions/data/tables/constraint-names.ts';
 import { createTablePlan, dropTableStatement } from '#functions/data/tables/ddl.ts';
 import { analyzeTableSchema, type CompileTarget, type CompiledTable } from '#functions/data/tables/table-schema.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
+
+// Schemas compiled here do not come through the repositories, which load the pattern engine on need.
+await loadPatternEngine();
 
 const dialect = new PgDialect();
 const OTHER = { fields: [{ name: 'id', type: 'string', format: 'uuid' }] };

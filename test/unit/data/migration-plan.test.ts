@@ -10,6 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { planMigration } from '#functions/data/tables/migrations/migration-plan.ts';
 import { planSql, type PlannedStep } from '#functions/data/tables/migrations/migration-steps.ts';
 import { compileTable } from '#functions/data/tables/table-schema.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
+
+// Schemas compiled here do not come through the repositories, which load the pattern engine on need.
+await loadPatternEngine();
 
 const target = { schemaName: 'site_a', tableName: 'hr_people', provider: 'flat_table' as const, name: 'people' };
 const castable = (text: ReturnType<typeof sql>, type: string) => sql`pg_input_is_valid(${text}, '${sql.raw(type)}')`;

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { typeProblem, validateRecord, validateRows } from '#functions/data/tables/record-checks.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
 import { analyzeTableSchema } from '#functions/data/tables/table-schema.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
+
+// Schemas compiled here do not come through the repositories, which load the pattern engine on need.
+await loadPatternEngine();
 
 function descriptor(schema: unknown): TableDescriptor {
   const result = analyzeTableSchema(schema, { schemaName: 's', tableName: 'crm_contacts', provider: 'flat_table' });

@@ -5,6 +5,10 @@ import { analyzeTableSchema } from '#functions/data/tables/table-schema.ts';
 import { castValue, compareKeys, orderKey } from '#functions/data/tables/field-types.ts';
 import { formatInterval, parseInterval } from '#functions/data/tables/temporal-values.ts';
 import { parseExactJson, stringifyExactJson } from '#shared/json/exact-json.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
+
+// Schemas compiled here do not come through the repositories, which load the pattern engine on need.
+await loadPatternEngine();
 
 const target = { schemaName: 's', tableName: 'app_t', provider: 'flat_table' as const, name: 't' };
 const analyze = (field: Record<string, unknown>, extra: Record<string, unknown> = {}) =>

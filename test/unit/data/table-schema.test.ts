@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTableSchema, schemaHash } from '#functions/data/tables/table-schema.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
+
+// Schemas compiled here do not come through the repositories, which load the pattern engine on need.
+await loadPatternEngine();
 
 const target = { schemaName: 's', tableName: 'app_t', provider: 'flat_table' as const, name: 't' };
 const problemsOf = (schema: unknown) => {

@@ -7,6 +7,7 @@ import type { Config } from '#shared/config.ts';
 import type { Database, Queryable } from '#shared/db/database.ts';
 import { BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import { loadPatternEngineFor } from '#shared/text/pattern-engine.ts';
 import { datasourceAllowsDataLoss } from '../../apps/app-repository.ts';
 import { assertManagesData } from '../../apps/data-access.ts';
 import { findTable, lastRevision, newRevisionId, tablesOfApp, type DatatableRow } from '../table-repository.ts';
@@ -32,6 +33,7 @@ export interface MigrationPlan {
 
 /** Plans `newSchema` against the table's stored one; 400 for an invalid schema or an unmaterialized FK target. */
 export async function planChange(db: Queryable, site: Tenant, table: DatatableRow, newSchema: unknown): Promise<MigrationPlan> {
+  await loadPatternEngineFor([newSchema]);
   const appTables = await tablesOfApp(db, site, table.app_id);
   const target = compileTarget(site, table, appTables);
   // The stored schema may hold forms refused since it was saved: read it as every stored schema is.
@@ -141,6 +143,7 @@ export async function previewChanges(db: Queryable, site: Tenant, caller: Princi
 
 export async function validateSchema(db: Queryable, site: Tenant, caller: Principal, table: DatatableRow, schema: unknown) {
   await assertManagesData(db, site, caller);
+  await loadPatternEngineFor([schema]);
   const appTables = await tablesOfApp(db, site, table.app_id);
   const analyzed = analyzeTableSchema(schema, compileTarget(site, table, appTables));
   if ('problems' in analyzed) return { valid: false, errors: analyzed.problems, warnings: [] };

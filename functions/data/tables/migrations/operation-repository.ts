@@ -4,6 +4,7 @@ import { sql } from '#shared/db/sql.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
+import { loadPatternEngineFor } from '#shared/text/pattern-engine.ts';
 import type { PatternDialect } from '#shared/text/user-patterns.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
@@ -74,6 +75,8 @@ export async function findMigration(
   const [row] = await db.rows<MigrationRow>(
     sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')} where revision_id = ${revisionId}${lock}`,
   );
+  // Its schemas are compiled synchronously (a rollback, the migration's steps): see pattern-engine.ts.
+  if (row !== undefined) await loadPatternEngineFor([row.previous_schema, row.target_schema]);
   return row;
 }
 
