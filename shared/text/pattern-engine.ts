@@ -1,9 +1,10 @@
 // The user-pattern engine (./user-patterns.ts: re2js and the XML Schema translation, some 170 KB of
-// code) loaded when a table schema that declares a pattern is first met, not with the data group's
-// handler: most tables have none, and the engine was a quarter of what a cold start of that group
-// compiled. Table schemas are compiled synchronously, so the engine is loaded before: the places a
-// schema comes from (the table and migration repositories, and the services that take one in a
-// request) call `loadPatternEngineFor`, and the compiler reaches it through `patternEngine()`.
+// code) loaded when a pattern is first met, not with a group's handler: the console meets one only in
+// a secret type's schema, the data group only in a table schema that declares one (most declare none;
+// the engine was a quarter of what that group's cold start compiled). Table schemas are compiled
+// synchronously, so the engine is loaded before: the places a schema comes from (the table and
+// migration repositories, and the services that take one in a request) call `loadPatternEngineFor`,
+// and the compiler reaches it through `patternEngine()`.
 import { lazyImport } from '#shared/lazy-import.ts';
 
 type PatternEngine = typeof import('./user-patterns.ts');
@@ -39,9 +40,9 @@ export async function loadPatternEngineFor(schemas: Iterable<unknown>): Promise<
   }
 }
 
-/** Loads the engine whatever schemas come (for code that compiles schemas of its own making, such as tests). */
-export async function loadPatternEngine(): Promise<void> {
-  await loadEngine();
+/** Loads the engine whatever schemas come: for JSON Schemas (secret types), and hand-made schemas in tests. */
+export function loadPatternEngine(): Promise<PatternEngine> {
+  return loadEngine();
 }
 
 /** The loaded engine; a schema with a pattern that did not come through `loadPatternEngineFor` is a bug, not a user's error. */

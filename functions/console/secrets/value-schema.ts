@@ -9,6 +9,7 @@
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import { lazyImport } from '#shared/lazy-import.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';
+import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
 
 /** Limits on a schema document: it is compiled to code, so its size bounds the work. */
 export const MAX_SCHEMA_BYTES = 32 * 1024;
@@ -18,7 +19,6 @@ const loadAjv = lazyImport(async () => {
   const [{ Ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
   return { Ajv, addFormats: formats.default.default };
 });
-const loadUserPatterns = lazyImport(() => import('#shared/text/user-patterns.ts'));
 const compiled = new BoundedMap<string, ValidateFunction>(CACHE_LIMIT, 'drop-oldest');
 
 export class InvalidSchemaError extends Error {
@@ -29,7 +29,7 @@ export class InvalidSchemaError extends Error {
 }
 
 async function newAjv(): Promise<Ajv> {
-  const [{ Ajv, addFormats }, { compileUserPattern }] = await Promise.all([loadAjv(), loadUserPatterns()]);
+  const [{ Ajv, addFormats }, { compileUserPattern }] = await Promise.all([loadAjv(), loadPatternEngine()]);
   /** JSON Schema's `pattern` is a search (unanchored); ajv asks once per pattern, at compile time. */
   const linearTimeEngine: NonNullable<CodeOptions['regExp']> = Object.assign(
     (pattern: string) => compileUserPattern(pattern, { match: 'search' }),
@@ -72,7 +72,7 @@ export async function validatorFor(schema: unknown): Promise<ValidateFunction> {
   try {
     validate = ajv.compile(schema);
   } catch (error) {
-    if (error instanceof (await loadUserPatterns()).UserPatternError) throw new InvalidSchemaError([error.message]);
+    if (error instanceof (await loadPatternEngine()).UserPatternError) throw new InvalidSchemaError([error.message]);
     throw new InvalidSchemaError([error instanceof Error ? error.message : 'The schema cannot be compiled.']);
   }
   compiled.set(text, validate);
