@@ -42,6 +42,21 @@ interface Ledger {
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+/**
+ * The object store's files under `root`, as storage keys. None when nothing was ever stored: the
+ * first upload makes the folder, and on a loaded machine the kill can come before one finishes.
+ */
+async function storedFiles(root: string): Promise<string[]> {
+  try {
+    return (await readdir(root, { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
 describe('SIGKILL in the middle of acknowledged writes', () => {
   let dataDir: string;
   let database: TestDatabase | undefined;
@@ -232,10 +247,7 @@ describe('SIGKILL in the middle of acknowledged writes', () => {
       const columns = await db.rows<{ column_name: string }>(
         sql`select column_name from information_schema.columns where table_schema = ${schema} and table_name = ${table.body.physical_table_name} order by ordinal_position`,
       );
-      const root = path.join(dataDir, 'objects');
-      const files = (await readdir(root, { recursive: true, withFileTypes: true }))
-        .filter((entry) => entry.isFile())
-        .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+      const files = await storedFiles(path.join(dataDir, 'objects'));
       expect(files.filter((file) => file.startsWith('.incoming/'))).toEqual([]);
       expect(queued).toEqual([]);
       expect(files.sort()).toEqual(keys.map((row) => row.storage_key).sort());
