@@ -3,7 +3,7 @@
 // the storage or hosting group that serves no upload does not pay for it: a Lambda bundle reads the
 // table it was built with (./bundled-mime-table.ts), the dev server and tests build it from mime-types.
 import { lazyImport } from '#shared/lazy-import.ts';
-import { mimeLookupsOf, mimeTableOf, typeOfFileName, withCharset } from './mime-table.ts';
+import { contentTypeOfFileName, mimeLookupsOf, mimeTableOf, typeOfFileName } from './mime-table.ts';
 
 const loadLookups = lazyImport(async () =>
   mimeLookupsOf(
@@ -20,9 +20,7 @@ export async function mimeTypeOfPath(filePath: string): Promise<string | undefin
 
 /** The Content-Type a file of this name is served with, charset added for text (`text/html; charset=utf-8`). */
 export async function contentTypeOfName(name: string): Promise<string | undefined> {
-  const lookups = await loadLookups();
-  const type = typeOfFileName(lookups, name);
-  return type === undefined ? undefined : withCharset(lookups, type);
+  return contentTypeOfFileName(await loadLookups(), name);
 }
 
 /** The extensions files of this type use (`image/jpeg` → jpeg, jpg, jpe); empty when unknown. */

@@ -78,8 +78,10 @@ export function typeOfFileName(lookups: MimeLookups, name: string): string | und
   return extension === '' ? undefined : lookups.typeOfExtension.get(extension);
 }
 
-/** `type` with the charset it is served with, as mime-types' `contentType` (`text/html; charset=utf-8`). */
-export function withCharset(lookups: MimeLookups, type: string): string {
+/** The Content-Type a file of this name is served with, as mime-types' `contentType` (`text/html; charset=utf-8`). */
+export function contentTypeOfFileName(lookups: MimeLookups, name: string): string | undefined {
+  const type = typeOfFileName(lookups, name);
+  if (type === undefined) return undefined;
   const charset = lookups.charsetOfType.get(type);
   return charset === undefined ? type : `${type}; charset=${charset.toLowerCase()}`;
 }

@@ -221,13 +221,13 @@ function compileConstraints(
           c.patternDialect = 'ecmascript';
         } else {
           // Refused here, when the schema is saved, rather than at the first write.
-          const problem = patternEngine().userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
+          const { userPatternProblem } = patternEngine();
+          const problem = userPatternProblem(value, { match: 'whole', dialect: 'xsd' });
           if (problem === undefined) c.pattern = value;
           else if (storedSchema) {
             // Stored without a mark yet unreadable as XML Schema's: JavaScript's reading if it has one.
             c.pattern = value;
-            if (patternEngine().userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined)
-              c.patternDialect = 'ecmascript';
+            if (userPatternProblem(value, { match: 'whole', dialect: 'ecmascript' }) === undefined) c.patternDialect = 'ecmascript';
           } else problems.push(`Field "${name}": pattern ${shown(value)} cannot be used: ${problem}.`);
         }
         break;

@@ -2,7 +2,14 @@
 // every extension and type it knows, whether built in the process or carried compressed in a bundle.
 import mimeTypes from 'mime-types';
 import { describe, expect, it } from 'vitest';
-import { mimeLookupsOf, mimeTableOf, typeOfFileName, withCharset, type MimeLookups, type MimeTable } from '#shared/http/mime-table.ts';
+import {
+  contentTypeOfFileName as contentType,
+  mimeLookupsOf,
+  mimeTableOf,
+  typeOfFileName,
+  type MimeLookups,
+  type MimeTable,
+} from '#shared/http/mime-table.ts';
 import { compressedJson, parseCompressedJson } from '#shared/json/compressed-json.ts';
 
 const built = mimeTableOf(mimeTypes);
@@ -73,11 +80,6 @@ describe.each(variants)('the MIME table %s', (_, lookups) => {
     }
   });
 });
-
-function contentType(lookups: MimeLookups, name: string): string | undefined {
-  const type = typeOfFileName(lookups, name);
-  return type === undefined ? undefined : withCharset(lookups, type);
-}
 
 describe('the table a bundle carries', () => {
   it('is a fraction of mime-db, compressed to a fraction of itself', () => {
