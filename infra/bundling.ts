@@ -3,8 +3,8 @@
 //
 // The bundle is split: `index.mjs` holds what importing the handler runs, and every module reached
 // only through `await import(...)` (the database driver, the AWS SDK clients and the credential
-// providers a Lambda never uses, the password dictionaries) is a chunk file beside it that Node reads
-// when that import first runs. A cold start therefore parses only the code it executes.
+// providers a Lambda never uses, the password-strength estimator) is a chunk file beside it that
+// Node reads when that import first runs. A cold start therefore parses only the code it executes.
 import { cpSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,14 +87,17 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
 }
 
 /**
- * Data every bundle carries prepared instead of the library that holds it: the MIME table
- * (shared/http/bundled-mime-table.ts) as brotli-compressed JSON, some 12 KB where mime-db is
- * 150 KB. Built from the mime-types installed now, so it answers as that library does. A string
- * constant: esbuild writes it only where it is read.
+ * Data every bundle carries prepared instead of the library that holds it, or finds elsewhere: the
+ * MIME table (shared/http/bundled-mime-table.ts) as brotli-compressed JSON, some 12 KB where mime-db
+ * is 150 KB, built from the mime-types installed now, so it answers as that library does; and where
+ * the password word lists are. String constants: esbuild writes them only where they are read.
  */
 function preparedDataDefines(): Record<string, string> {
   preparedData ??= {
     'process.env.TESSERA_BUNDLE_MIME_TABLE': JSON.stringify(compressedJson(mimeTableOf(mimeTypes))),
+    // The password-strength word lists (1.6 MB as code) are read from the platform database, where
+    // the deploy migration seeds them (shared/auth/password-words.ts), so no bundle carries them.
+    'process.env.TESSERA_BUNDLE_PASSWORD_WORDS': JSON.stringify('database'),
   };
   return preparedData;
 }

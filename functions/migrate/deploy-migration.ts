@@ -1,7 +1,9 @@
 // What one deployment does to the platform's state before the API takes traffic: the signing key
 // and the secrets key exist, platform and tenant schemas are current (social app secrets and function
-// signing secrets stored before they were sealed are sealed), and the superuser exists. Safe to run again.
+// signing secrets stored before they were sealed are sealed), the password-strength word lists are
+// stored, and the superuser exists. Safe to run again.
 import type { Config } from '#shared/config.ts';
+import { seedPasswordWords, type PasswordWordsSeeding } from '#shared/auth/seed-password-words.ts';
 import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
 import type { Database } from '#shared/db/database.ts';
 import { parseSecretsKey } from '#shared/crypto/secrets-key.ts';
@@ -13,6 +15,7 @@ import { ensureSecretsKey, ensureSigningKey, type SecretAccess, type SigningKeyO
 export interface DeployMigrationResult {
   signingKey: SigningKeyOutcome;
   secretsKey: SigningKeyOutcome;
+  passwordWords: PasswordWordsSeeding;
   superuser: { username: string; created: boolean };
 }
 
@@ -40,6 +43,7 @@ export async function runDeployMigration(config: Config, ports: DeployMigrationP
   const readSecretsKey = async () => parseSecretsKey(await ports.secrets.read(secretsKeyId), 'SECRETS_ENCRYPTION_KEY_SECRET_ARN');
   await sealLegacySocialSecrets(ports.db, readSecretsKey);
   await sealLegacySigningSecrets(ports.db, readSecretsKey);
+  const passwordWords = await seedPasswordWords(ports.db);
   const { username, created } = await ensureSuperuser(ports.db, config);
-  return { signingKey, secretsKey, superuser: { username, created } };
+  return { signingKey, secretsKey, passwordWords, superuser: { username, created } };
 }

@@ -389,3 +389,28 @@ export const maintenanceCursors = platform.table('maintenance_cursors', {
   position: text('position'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The password-strength estimator's word lists (zxcvbn's common passwords, English words, names,
+ * Wikipedia, diceware and word sequences), seeded by the deploy migration (seed-password-words.ts).
+ * `position` keeps the lists in the order the estimator is given them; `version` is a hash of every
+ * list, so a dependency upgrade that changes a word reseeds them all.
+ */
+export const passwordWordLists = platform.table('password_word_lists', {
+  name: varchar('name', { length: 64 }).primaryKey(),
+  position: integer('position').notNull(),
+  maxWordSize: integer('max_word_size').notNull(),
+  words: integer('words').notNull(),
+  version: varchar('version', { length: 64 }).notNull(),
+});
+
+/** Each word of each list with its rank there (1 is the most common); a check asks for a few hundred words at once. */
+export const passwordWords = platform.table(
+  'password_words',
+  {
+    word: text('word').notNull(),
+    list: varchar('list', { length: 64 }).notNull(),
+    rank: integer('rank').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.word, table.list] })],
+);

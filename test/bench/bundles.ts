@@ -10,13 +10,12 @@ import { endpointGroups } from '#functions/groups.ts';
 import { buildLambdaBundle, groupBundleOptions, lambdaEsbuildOptions, type LambdaBundle } from '#infra/bundling.ts';
 import { generatePrivateJwk, signingKeysFromJwk } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer } from '#shared/auth/tokens.ts';
-import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
-import { prepareDatabase } from '#shared/db/open-database.ts';
 import { users } from '#shared/db/platform-schema.ts';
 import {
   firstRequestEvent,
   invokeBundle,
   lambdaEnvironment,
+  prepareBundleDatabase,
   seedThroughBundles,
   SIGNING_KEY_SECRET_ID,
   startSecretsStandIn,
@@ -116,8 +115,7 @@ async function printFirstRequests(built: readonly Built[], runs: number): Promis
   const secrets = await startSecretsStandIn(new Map([[SIGNING_KEY_SECRET_ID, JSON.stringify(jwk)]]));
   try {
     const config = benchConfig(bench.dataDir);
-    await prepareDatabase(bench.db);
-    await ensureSuperuser(bench.db, config);
+    await prepareBundleDatabase(bench.db, config);
     const [admin] = await bench.db.query((orm) =>
       orm.select({ uuid: users.uuid, username: users.username }).from(users).where(eq(users.username, BENCH_ADMIN.username)),
     );

@@ -13,10 +13,8 @@ import { endpointGroups } from '#functions/groups.ts';
 import { buildLambdaBundle, groupBundleOptions, type LambdaBundle } from '#infra/bundling.ts';
 import { generatePrivateJwk, signingKeysFromJwk } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer } from '#shared/auth/tokens.ts';
-import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
 import { loadConfig } from '#shared/config.ts';
 import { connectPglite, type Database } from '#shared/db/database.ts';
-import { prepareDatabase } from '#shared/db/open-database.ts';
 import { users } from '#shared/db/platform-schema.ts';
 import {
   BUNDLE_FIXTURE,
@@ -25,6 +23,7 @@ import {
   firstRequestEvent,
   invokeBundle,
   lambdaEnvironment,
+  prepareBundleDatabase,
   publicRequest,
   seedThroughBundles,
   signedRequest,
@@ -74,11 +73,10 @@ describe('Lambda bundles, run as deployed', () => {
     } else {
       // The bundle opens PGlite under DATA_DIR itself, once this process has let go of it.
       db = await connectPglite(path.join(dataDir, 'pglite'));
-      await prepareDatabase(db);
       database = { dataDir };
     }
     const config = loadConfig({ DATA_DIR: dataDir, ADMIN_PASSWORD: 'bundle-admin-password', PASSWORD_SCRYPT_COST: '1024' });
-    await ensureSuperuser(db, config);
+    await prepareBundleDatabase(db, config);
     const [admin] = await db.query((orm) =>
       orm.select({ uuid: users.uuid, username: users.username }).from(users).where(eq(users.username, 'admin')),
     );
@@ -117,11 +115,18 @@ describe('Lambda bundles, run as deployed', () => {
       const lazy = bundle.files.filter((file) => !file.loadedOnImport);
       expect(lazy.length, group.name).toBeGreaterThan(0);
     }
-    const dictionaries = bundles
-      .get('console')!
-      .files.filter((file) => file.inputs.some((input) => input.path.includes('@zxcvbn-ts/language-')));
-    expect(dictionaries.length).toBeGreaterThan(0);
-    expect(dictionaries.every((file) => !file.loadedOnImport)).toBe(true);
+    // The password word lists are read from the database: a bundle carries zxcvbn's keyboard graphs
+    // and English messages from the language packages, and none of their lists (`*.json.mjs`).
+    const consoleInputs = bundles.get('console')!.files.flatMap((file) => file.inputs.map((input) => input.path));
+    expect(consoleInputs.filter((input) => input.endsWith('@zxcvbn-ts/language-en/dist/translations.mjs'))).toHaveLength(1);
+    for (const group of endpointGroups) {
+      const inputs = bundles.get(group.name)!.files.flatMap((file) => file.inputs.map((input) => input.path));
+      const lists = inputs.filter((input) => input.includes('@zxcvbn-ts/language-') && input.endsWith('.json.mjs'));
+      expect(
+        lists.filter((input) => !input.endsWith('/adjacencyGraphs.json.mjs')),
+        group.name,
+      ).toEqual([]);
+    }
     for (const group of endpointGroups) {
       const readOnImport = bundles
         .get(group.name)!
@@ -170,13 +175,13 @@ describe('Lambda bundles, run as deployed', () => {
     }
   });
 
-  it('console and data: check passwords against the dictionaries, create a user, an organization, a site, an app', async () => {
+  it('console and data: check passwords against the word lists in the database, create a user, an organization, a site, an app', async () => {
     // Act
     const seeded = await seedThroughBundles(bundleDir, env(), token);
     // Assess
     const [weak, strong, organization, site] = seeded.console.results;
     expect(weak!.statusCode).toBe(400);
-    expect(weak!.body).toContain('too easy to guess'); // zxcvbn ranked it: its dictionary chunks loaded
+    expect(weak!.body).toContain('too easy to guess'); // zxcvbn ranked it from the word lists in the database
     expect(strong!.statusCode, strong!.body).toBe(201);
     expect(organization!.statusCode, organization!.body).toBe(201);
     expect(JSON.parse(organization!.body!)).toMatchObject({ data: { slug: BUNDLE_FIXTURE.organizationSlug } });

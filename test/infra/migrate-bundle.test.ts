@@ -63,7 +63,7 @@ describe('migrate function bundle', () => {
   });
 
   // Bundles, migrates a fresh database and hashes the admin password: about 20 s alone.
-  it('fills the signing key, migrates and creates the superuser when run', async () => {
+  it('fills the signing key, migrates, seeds the password word lists and creates the superuser when run', async () => {
     // Prepare
     secrets.set('signing-key', SIGNING_KEY_PLACEHOLDER);
     secrets.set('secrets-key', SECRETS_KEY_PLACEHOLDER);
@@ -90,7 +90,14 @@ describe('migrate function bundle', () => {
     // Act
     const result = await handler();
     // Assess
-    expect(result).toEqual({ signingKey: 'generated', secretsKey: 'generated', superuser: { username: 'admin', created: true } });
+    expect(result).toEqual({
+      signingKey: 'generated',
+      secretsKey: 'generated',
+      // The migrate bundle carries zxcvbn's lists; the endpoint bundles read them from the database.
+      passwordWords: { seeded: true, words: expect.any(Number) as number },
+      superuser: { username: 'admin', created: true },
+    });
+    expect((result as { passwordWords: { words: number } }).passwordWords.words).toBeGreaterThan(200_000);
     expect(JSON.parse(secrets.get('signing-key')!)).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String) });
     expect(calls).toEqual([
       'GetSecretValue signing-key',

@@ -60,14 +60,21 @@ describe('deploy migration', () => {
     await Promise.all(opened.splice(0).map((db) => db.close()));
   });
 
-  it('replaces the placeholders with an Ed25519 key and a 32-byte secrets key, migrates, and creates the superuser', async () => {
+  it('replaces the placeholders with an Ed25519 key and a 32-byte secrets key, migrates, seeds the password word lists, and creates the superuser', async () => {
     // Prepare
     const db = await freshDatabase();
     const secrets = fakeSecrets(placeholders());
     // Act
     const result = await runDeployMigration(config, { db, secrets });
     // Assess
-    expect(result).toEqual({ signingKey: 'generated', secretsKey: 'generated', superuser: { username: 'root', created: true } });
+    expect(result).toEqual({
+      signingKey: 'generated',
+      secretsKey: 'generated',
+      passwordWords: { seeded: true, words: expect.any(Number) as number },
+      superuser: { username: 'root', created: true },
+    });
+    const [words] = await db.rows<{ count: string }>(sql`select count(*) from platform.password_words`);
+    expect(Number(words!.count)).toBe(result.passwordWords.words);
     expect(Buffer.from(secrets.values.get(SECRETS_KEY_ARN)!, 'base64')).toHaveLength(32);
     const keys = await signingKeysFromJwk(JSON.parse(secrets.values.get(SIGNING_KEY_ARN)!) as JWK);
     expect(keys.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
@@ -87,7 +94,12 @@ describe('deploy migration', () => {
     // Act
     const again = await runDeployMigration(config, { db, secrets });
     // Assess
-    expect(again).toEqual({ signingKey: 'kept', secretsKey: 'kept', superuser: { username: 'root', created: false } });
+    expect(again).toEqual({
+      signingKey: 'kept',
+      secretsKey: 'kept',
+      passwordWords: { seeded: false, words: expect.any(Number) as number },
+      superuser: { username: 'root', created: false },
+    });
     expect([secrets.values.get(SIGNING_KEY_ARN), secrets.values.get(SECRETS_KEY_ARN)]).toEqual(keys);
     expect(secrets.writes).toBe(2);
   });

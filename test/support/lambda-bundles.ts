@@ -13,6 +13,11 @@ import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { EndpointGroup } from '#functions/groups.ts';
 import { gatewayEvent } from '#infra/local/gateway-event.ts';
+import { seedPasswordWords } from '#shared/auth/seed-password-words.ts';
+import { ensureSuperuser } from '#shared/bootstrap/ensure-superuser.ts';
+import type { Config } from '#shared/config.ts';
+import type { Database } from '#shared/db/database.ts';
+import { prepareDatabase } from '#shared/db/open-database.ts';
 
 const run = promisify(execFile);
 const INVOKER = fileURLToPath(new URL('./bundle-invoke.mjs', import.meta.url));
@@ -125,6 +130,16 @@ export async function invokeBundle(
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The database as the deploy migration leaves it for the bundles: migrated, the password word lists
+ * stored (a bundle checks passwords against them there), the superuser created.
+ */
+export async function prepareBundleDatabase(db: Database, config: Config): Promise<void> {
+  await prepareDatabase(db);
+  await seedPasswordWords(db);
+  await ensureSuperuser(db, config);
 }
 
 /** What `seedThroughBundles` creates, and the first requests then address. */

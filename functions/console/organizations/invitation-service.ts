@@ -261,7 +261,7 @@ async function newAccountPassword(
 ): Promise<NewAccountPassword> {
   const view = await findInvitation(ports.db, token);
   if (view === undefined) throw new NotFoundError('Invitation not found.');
-  const weaknesses = await passwordWeaknesses(password, { username, email: view.invitation.inviteeIdentifier });
+  const weaknesses = await passwordWeaknesses(ports.db, password, { username, email: view.invitation.inviteeIdentifier });
   return { weaknesses, hash: weaknesses.length > 0 ? undefined : await hashPassword(password, ports.passwordCost) };
 }
 

@@ -54,7 +54,7 @@ export async function changePassword(ports: ProfileServicePorts, caller: Princip
   const user = await ownAccount(ports, caller);
   const errors: FieldErrors = {};
   if (!(await verifyPassword(body.old_password, user.passwordHash))) errors.old_password = [WRONG_PASSWORD];
-  const weaknesses = await passwordWeaknesses(body.new_password, {
+  const weaknesses = await passwordWeaknesses(ports.db, body.new_password, {
     username: user.username,
     email: user.email,
     firstName: user.firstName,

@@ -105,7 +105,7 @@ async function assertAcceptable(
   const errors: FieldErrors = {};
   if (taken.usernameTaken) errors.username = [TAKEN_USERNAME];
   if (taken.emailTaken) errors.email = [TAKEN_EMAIL];
-  const weaknesses = password === undefined ? [] : await passwordWeaknesses(password.value, password.owner);
+  const weaknesses = password === undefined ? [] : await passwordWeaknesses(ports.db, password.value, password.owner);
   if (weaknesses.length > 0) errors.password = weaknesses;
   if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
 }

@@ -181,8 +181,8 @@ describe('password strength', () => {
   describe('the estimator', () => {
     it('passes the zxcvbn user inputs: a variation of the username scores low', async () => {
       const owner = { username: 'marguerite', email: 'marguerite@example.com' };
-      expect(await passwordWeaknesses('marguerite2024', owner)).not.toEqual([]);
-      expect(await passwordWeaknesses('velvet-compass-river', owner)).toEqual([]);
+      expect(await passwordWeaknesses(app.runtime.db, 'marguerite2024', owner)).not.toEqual([]);
+      expect(await passwordWeaknesses(app.runtime.db, 'velvet-compass-river', owner)).toEqual([]);
     });
   });
 
@@ -204,7 +204,10 @@ describe('password strength', () => {
           // Assess
           expect(outcome.generatedPassword).toBeDefined();
           expect(
-            await passwordWeaknesses(outcome.generatedPassword!, { username: `root-${index}`, email: `root-${index}@example.com` }),
+            await passwordWeaknesses(app.runtime.db, outcome.generatedPassword!, {
+              username: `root-${index}`,
+              email: `root-${index}@example.com`,
+            }),
           ).toEqual([]);
         }
       } finally {
