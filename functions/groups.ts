@@ -10,6 +10,7 @@ import { docsRoutes } from './docs/routes.ts';
 import { eventsRoutes } from './events/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
+import { secretsRoutes } from './secrets/routes.ts';
 import { socialRoutes } from './social/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
 
@@ -52,8 +53,8 @@ export const endpointGroups: readonly EndpointGroup[] = [
     name: 'console',
     entry: 'functions/console/handler.ts',
     routes: consoleRoutes,
-    // Invitations are mailed; secret values are encrypted with the secrets key; creating a user
-    // through a site fires its user events.
+    // Invitations are mailed; creating a user through a site fires its user events, whose
+    // functions' signing secrets are sealed with the secrets key.
     uses: ['email', 'secrets-key', 'user-events'],
     loadHandler: async () => (await import('./console/handler.ts')).handler,
   },
@@ -98,6 +99,14 @@ export const endpointGroups: readonly EndpointGroup[] = [
     routes: rolesRoutes,
     uses: [],
     loadHandler: async () => (await import('./roles/handler.ts')).handler,
+  },
+  {
+    name: 'secrets',
+    entry: 'functions/secrets/handler.ts',
+    routes: secretsRoutes,
+    // Secret values are encrypted with the secrets key.
+    uses: ['secrets-key'],
+    loadHandler: async () => (await import('./secrets/handler.ts')).handler,
   },
   {
     name: 'social',

@@ -3,7 +3,6 @@ import type { AnyRoute } from '#shared/http/route.ts';
 import { groupsRoutes } from './groups/routes.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
-import { secretsRoutes } from './secrets/routes.ts';
 import { sitesRoutes } from './sites/routes.ts';
 import {
   createUserRoute,
@@ -31,5 +30,4 @@ export const consoleRoutes: readonly AnyRoute[] = [
   ...sitesRoutes,
   ...groupsRoutes,
   ...profileRoutes,
-  ...secretsRoutes,
 ];

@@ -12,12 +12,12 @@ import { generatePrivateJwk, signingKeysFromJwk } from '#shared/auth/signing-key
 import { TokenIssuer } from '#shared/auth/tokens.ts';
 import { users } from '#shared/db/platform-schema.ts';
 import {
+  bundleSecrets,
   firstRequestEvent,
   invokeBundle,
   lambdaEnvironment,
   prepareBundleDatabase,
   seedThroughBundles,
-  SIGNING_KEY_SECRET_ID,
   startSecretsStandIn,
   type BundleDatabase,
 } from '#test/support/lambda-bundles.ts';
@@ -112,7 +112,7 @@ async function printColdImports(
 async function printFirstRequests(built: readonly Built[], runs: number): Promise<void> {
   const bench = await openBenchDatabase(2);
   const jwk = await generatePrivateJwk();
-  const secrets = await startSecretsStandIn(new Map([[SIGNING_KEY_SECRET_ID, JSON.stringify(jwk)]]));
+  const secrets = await startSecretsStandIn(bundleSecrets(jwk));
   try {
     const config = benchConfig(bench.dataDir);
     await prepareBundleDatabase(bench.db, config);

@@ -20,6 +20,7 @@ import {
   BUNDLE_FIXTURE,
   BUNDLE_SCRATCH_ROOT,
   bodyText,
+  bundleSecrets,
   firstRequestEvent,
   invokeBundle,
   lambdaEnvironment,
@@ -27,6 +28,7 @@ import {
   publicRequest,
   seedThroughBundles,
   signedRequest,
+  SECRETS_KEY_SECRET_ID,
   SIGNING_KEY_SECRET_ID,
   startSecretsStandIn,
   type BundleDatabase,
@@ -88,7 +90,7 @@ describe('Lambda bundles, run as deployed', () => {
     });
     token = (await issuer.issuePair(admin!)).access.token;
     if (testDriver === 'pglite') await db.close();
-    secrets = await startSecretsStandIn(new Map([[SIGNING_KEY_SECRET_ID, JSON.stringify(jwk)]]));
+    secrets = await startSecretsStandIn(bundleSecrets(jwk));
     for (const group of endpointGroups) {
       bundles.set(
         group.name,
@@ -135,9 +137,9 @@ describe('Lambda bundles, run as deployed', () => {
       const eager = ON_DEMAND_LIBRARIES.filter((library) => readOnImport.some((input) => input.includes(library)));
       expect(eager, group.name).toEqual([]);
     }
-    // The pattern engine (re2js and the XML Schema translation): the console needs it only to check a
-    // secret type's schema, the data group only for a table schema that declares a pattern.
-    for (const group of ['console', 'data']) {
+    // The pattern engine (re2js and the XML Schema translation): the secrets group needs it only to
+    // check a secret type's schema, the data group only for a table schema that declares a pattern.
+    for (const group of ['console', 'data', 'secrets']) {
       const onImport = bundles
         .get(group)!
         .files.filter((file) => file.loadedOnImport)
@@ -223,6 +225,30 @@ describe('Lambda bundles, run as deployed', () => {
       written.results[0]!.body,
     ).toEqual([400, 201]);
     expect(written.results[0]!.body).toContain('does not match the pattern');
+  }, 300_000);
+
+  it("secrets: checks values against a secret type's schema and pattern, sealed with the key from Secrets Manager", async () => {
+    // Arrange
+    const as = (method: string, url: string, body?: unknown) => signedRequest(method, url, token, body, BUNDLE_FIXTURE.siteSlug);
+    const schema = { type: 'string', pattern: '^[A-Z]{3}$' };
+    // Act
+    const run = await invokeBundle(
+      bundleDir('secrets'),
+      [
+        as('POST', '/api/secret-types/', { slug: 'codes', name: 'Codes', schema }),
+        as('POST', '/api/secrets/', { key: 'bad_code', value: 'abc', secret_type: 'codes' }),
+        as('POST', '/api/secrets/', { key: 'good_code', value: 'XYZ', secret_type: 'codes' }),
+        as('GET', '/api/secrets/good_code/'),
+      ],
+      env(),
+    );
+    // Assess
+    expect(
+      run.results.map((answer) => answer.statusCode),
+      JSON.stringify(run.results.map((answer) => answer.body)),
+    ).toEqual([201, 400, 201, 200]);
+    expect(JSON.parse(run.results[3]!.body!)).toMatchObject({ key: 'good_code', value: 'XYZ', secret_type: 'codes' });
+    expect(secrets.reads).toContain(SECRETS_KEY_SECRET_ID);
   }, 300_000);
 
   it('docs: serves the explorer pages and the vendor files copied beside the bundle', async () => {

@@ -3,6 +3,7 @@
 // from a stand-in Secrets Manager on loopback, so the bundle loads and uses the SDK client as it
 // does when deployed. Shared by the bundle tests and the bundles benchmark.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { JWK } from 'jose';
 import type { EndpointGroup } from '#functions/groups.ts';
 import { gatewayEvent } from '#infra/local/gateway-event.ts';
 import { seedPasswordWords } from '#shared/auth/seed-password-words.ts';
@@ -26,6 +28,16 @@ const INVOKER = fileURLToPath(new URL('./bundle-invoke.mjs', import.meta.url));
 export const BUNDLE_SCRATCH_ROOT = fileURLToPath(new URL('../../node_modules/.cache/tessera-bundles/', import.meta.url));
 
 export const SIGNING_KEY_SECRET_ID = 'tessera/bundles/signing-key';
+/** The secrets key's entry in the stand-in: what sealed values are encrypted with. */
+export const SECRETS_KEY_SECRET_ID = 'tessera/bundles/secrets-key';
+
+/** What the stand-in holds for the bundles: the signing key `jwk` and a fresh 32-byte secrets key. */
+export function bundleSecrets(jwk: JWK): Map<string, string> {
+  return new Map([
+    [SIGNING_KEY_SECRET_ID, JSON.stringify(jwk)],
+    [SECRETS_KEY_SECRET_ID, randomBytes(32).toString('base64')],
+  ]);
+}
 
 export interface SecretsStandIn {
   url: string;
@@ -79,6 +91,7 @@ export function lambdaEnvironment(secretsUrl: string, database: BundleDatabase, 
     AWS_SESSION_TOKEN: 'test',
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsUrl,
     JWT_SIGNING_KEY_SECRET_ARN: SIGNING_KEY_SECRET_ID,
+    SECRETS_ENCRYPTION_KEY_SECRET_ARN: SECRETS_KEY_SECRET_ID,
     DATA_DIR: database.dataDir,
     PASSWORD_SCRYPT_COST: '1024',
     RATE_LIMIT_AUTHENTICATED_PER_HOUR: '1000000',

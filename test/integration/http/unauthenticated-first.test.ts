@@ -27,7 +27,7 @@ describe('the unauthenticated check before input validation', () => {
 
   it('covers routes of every group that needs a caller', () => {
     expect(new Set(guarded.map((route) => route.group))).toEqual(
-      new Set(['console', 'data', 'events', 'hosting', 'roles', 'social', 'storage']),
+      new Set(['console', 'data', 'events', 'hosting', 'roles', 'secrets', 'social', 'storage']),
     );
     expect(guarded.length).toBeGreaterThan(80);
   });

@@ -1,4 +1,4 @@
-// Route table of the console's secret types and secrets endpoints (tenant level).
+// Route table of the secrets group: secret types and secrets (tenant level).
 import type { AnyRoute } from '#shared/http/route.ts';
 import {
   createSecretRoute,

@@ -15,9 +15,11 @@ import { loadPatternEngine } from '#shared/text/pattern-engine.ts';
 export const MAX_SCHEMA_BYTES = 32 * 1024;
 const CACHE_LIMIT = 100;
 
+// Both are CommonJS: their `default` is `module.exports` in Node and in an esbuild bundle alike,
+// where a named import (`{ Ajv }`) finds the export only in Node, which reads the names from the source.
 const loadAjv = lazyImport(async () => {
-  const [{ Ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
-  return { Ajv, addFormats: formats.default.default };
+  const [ajv, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
+  return { Ajv: ajv.default.Ajv, addFormats: formats.default.default };
 });
 const compiled = new BoundedMap<string, ValidateFunction>(CACHE_LIMIT, 'drop-oldest');
 
