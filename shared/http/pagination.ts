@@ -2,6 +2,7 @@
 // values over the maximum are clamped; anything that is not a whole number is a 400. Every paged
 // list, console and records alike, also takes `_count` (exact | planned | none), parsed here.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 
 /** `_count`: the exact total (the spec's), the planner's estimate, or none at all. */
 export const COUNT_MODES = ['exact', 'planned', 'none'] as const;
@@ -21,7 +22,7 @@ export interface PageRequest {
   count?: CountMode;
 }
 
-const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);
+const wholeNumber = lazySchema(() => z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number));
 
 /**
  * The last page number a list accepts, as the record lists' nine digits: (page - 1) × page_size
@@ -31,11 +32,11 @@ const LAST_PAGE = 999_999_999;
 
 export function pageQuery(defaultSize = 20, maxSize = 100) {
   return {
-    page: wholeNumber
+    page: wholeNumber()
       .pipe(z.number().int().min(1, 'Pages start at 1.').max(LAST_PAGE, `Pages stop at ${LAST_PAGE}.`))
       .optional()
       .default(1),
-    page_size: wholeNumber
+    page_size: wholeNumber()
       .pipe(z.number().int().min(1, 'Ensure this value is at least 1.'))
       .transform((size) => Math.min(size, maxSize))
       .optional()

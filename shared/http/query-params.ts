@@ -1,6 +1,7 @@
 // Query parameter shapes shared by the list endpoints: orderings over a fixed set of fields and
 // boolean flags, each a 400 naming the parameter when malformed.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 
 /** Turns `ordering=-name,slug` into terms over a fixed set of fields; anything else is a 400. */
 export function orderingQuery<F extends string>(fields: readonly F[], aliases: Record<string, F> = {}) {
@@ -30,4 +31,4 @@ export function tristateQuery(defaultValue: 'true' | 'false') {
     .transform((value) => (value === 'all' || value === '*' ? undefined : value === 'true' || value === '1'));
 }
 
-export const flagQuery = z.enum(['true', '1', 'false', '0']).transform((value) => value === 'true' || value === '1');
+export const flagQuery = lazySchema(() => z.enum(['true', '1', 'false', '0']).transform((value) => value === 'true' || value === '1'));

@@ -3,7 +3,9 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
-const groupName = z.string().trim().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.');
+const groupName = lazySchema(() =>
+  z.string().trim().min(1, 'This field may not be blank.').max(150, 'Ensure this field has no more than 150 characters.'),
+);
 
 const names = (what: string) =>
   z
@@ -14,7 +16,7 @@ const names = (what: string) =>
 /** POST and PUT both set the whole group: omitted lists are empty. */
 export const groupBody = lazySchema(() =>
   z.object({
-    name: groupName,
+    name: groupName(),
     permissions: names('permission codename').default([]),
     users: names('username').default([]),
   }),

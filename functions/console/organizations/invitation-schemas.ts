@@ -8,18 +8,20 @@ import { organizationPermissionNames, sitePermissionNames } from './member-schem
 export const INVITATION_STATUSES = ['pending', 'accepted', 'cancelled', 'expired'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
-const groupIdentifier = z.union([z.number().int().positive(), z.string().trim().min(1).max(150)]);
+const groupIdentifier = lazySchema(() => z.union([z.number().int().positive(), z.string().trim().min(1).max(150)]));
 
-export const invitationConfig = z
-  .object({
-    group: z.array(groupIdentifier).max(100).optional(),
-    site: z
-      .array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() }))
-      .max(100)
-      .optional(),
-  })
-  .strict();
-export type InvitationConfig = z.infer<typeof invitationConfig>;
+export const invitationConfig = lazySchema(() =>
+  z
+    .object({
+      group: z.array(groupIdentifier()).max(100).optional(),
+      site: z
+        .array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames().optional() }))
+        .max(100)
+        .optional(),
+    })
+    .strict(),
+);
+export type InvitationConfig = z.infer<ReturnType<typeof invitationConfig>>;
 
 export const createInvitationBody = lazySchema(() =>
   z.object({
@@ -29,8 +31,8 @@ export const createInvitationBody = lazySchema(() =>
       .max(254)
       .email('Enter a valid email address.')
       .transform((email) => email.toLowerCase()),
-    permissions: organizationPermissionNames.optional(),
-    invitation_config: invitationConfig.optional(),
+    permissions: organizationPermissionNames().optional(),
+    invitation_config: invitationConfig().optional(),
   }),
 );
 export type CreateInvitationBody = z.infer<ReturnType<typeof createInvitationBody>>;
@@ -51,7 +53,7 @@ export const tokenParams = lazySchema(() => z.object({ token: z.string().min(1).
 /** Empty for an existing user (who sends a bearer token); username and password for a new account. */
 export const acceptInvitationBody = lazySchema(() =>
   z.object({
-    username: username.optional(),
+    username: username().optional(),
     password: z
       .string()
       .min(8, 'This password is too short. It must contain at least 8 characters.')

@@ -21,7 +21,7 @@ export const listMembersQuery = lazySchema(() =>
   z.object({
     user__is_active: tristateQuery('true'),
     user__is_deleted: tristateQuery('false'),
-    is_admin: flagQuery.optional(),
+    is_admin: flagQuery().optional(),
     search: z.string().trim().max(200).optional(),
     ordering: orderingQuery(MEMBER_ORDERING_FIELDS, {
       user__username: 'username',
@@ -35,25 +35,25 @@ export const listMembersQuery = lazySchema(() =>
 );
 export type ListMembersQuery = z.infer<ReturnType<typeof listMembersQuery>>;
 
-export const sitePermissionNames = z.array(z.string().trim().min(1).max(100)).max(20);
-export const organizationPermissionNames = z.array(z.enum(ORGANIZATION_PERMISSIONS)).max(ORGANIZATION_PERMISSIONS.length);
-const groupIds = z.array(z.number().int().positive()).max(100);
-const userIdentifier = z.string().trim().min(1, 'This field may not be blank.').max(150);
+export const sitePermissionNames = lazySchema(() => z.array(z.string().trim().min(1).max(100)).max(20));
+export const organizationPermissionNames = lazySchema(() => z.array(z.enum(ORGANIZATION_PERMISSIONS)).max(ORGANIZATION_PERMISSIONS.length));
+const groupIds = lazySchema(() => z.array(z.number().int().positive()).max(100));
+const userIdentifier = lazySchema(() => z.string().trim().min(1, 'This field may not be blank.').max(150));
 
 export const addMemberBody = lazySchema(() =>
   z
     .object({
-      user_slug: userIdentifier.optional(),
+      user_slug: userIdentifier().optional(),
       // The spec names it user_id but gives the username; a numeric id is taken too.
       // Ids are PostgreSQL integers: a larger number is a 400 here, not an out-of-range error later.
-      user_id: z.union([userIdentifier, z.number().int().positive().max(2_147_483_647)]).optional(),
-      group_ids: groupIds.optional(),
+      user_id: z.union([userIdentifier(), z.number().int().positive().max(2_147_483_647)]).optional(),
+      group_ids: groupIds().optional(),
       sites: z
-        .array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames.optional() }))
+        .array(z.object({ slug: z.string().trim().min(1).max(50), permissions: sitePermissionNames().optional() }))
         .max(100)
         .optional(),
       is_admin: z.boolean().optional(),
-      permissions: organizationPermissionNames.optional(),
+      permissions: organizationPermissionNames().optional(),
     })
     .refine((body) => body.user_slug !== undefined || body.user_id !== undefined, {
       message: 'Give user_slug or user_id (the username).',
@@ -65,12 +65,12 @@ export type AddMemberBody = z.infer<ReturnType<typeof addMemberBody>>;
 export const changeMemberBody = lazySchema(() =>
   z.object({
     is_admin: z.boolean().optional(),
-    groups: groupIds.optional(),
+    groups: groupIds().optional(),
     site: z
-      .array(z.object({ uuid: z.string().uuid('Must be a valid UUID.'), permissions: sitePermissionNames.optional() }))
+      .array(z.object({ uuid: z.string().uuid('Must be a valid UUID.'), permissions: sitePermissionNames().optional() }))
       .max(100)
       .optional(),
-    permissions: organizationPermissionNames.optional(),
+    permissions: organizationPermissionNames().optional(),
   }),
 );
 export type ChangeMemberBody = z.infer<ReturnType<typeof changeMemberBody>>;

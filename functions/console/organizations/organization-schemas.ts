@@ -17,23 +17,25 @@ export const listOrganizationsQuery = lazySchema(() =>
 );
 export type ListOrganizationsQuery = z.infer<ReturnType<typeof listOrganizationsQuery>>;
 
-const organizationName = z
-  .string()
-  .trim()
-  .min(1, 'This field may not be blank.')
-  .max(255, 'Ensure this field has no more than 255 characters.');
+const organizationName = lazySchema(() =>
+  z.string().trim().min(1, 'This field may not be blank.').max(255, 'Ensure this field has no more than 255 characters.'),
+);
 
-export const organizationSlug = z
-  .string()
-  .trim()
-  .min(1, 'This field may not be blank.')
-  .max(100, 'Ensure this field has no more than 100 characters.')
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Enter a valid slug: lowercase letters, numbers and single hyphens.');
+export const organizationSlug = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .min(1, 'This field may not be blank.')
+    .max(100, 'Ensure this field has no more than 100 characters.')
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Enter a valid slug: lowercase letters, numbers and single hyphens.'),
+);
 
-export const createOrganizationBody = lazySchema(() => z.object({ name: organizationName, slug: organizationSlug.optional() }));
+export const createOrganizationBody = lazySchema(() => z.object({ name: organizationName(), slug: organizationSlug().optional() }));
 export type CreateOrganizationBody = z.infer<ReturnType<typeof createOrganizationBody>>;
 
-export const changeOrganizationBody = lazySchema(() => z.object({ name: organizationName.optional(), is_active: z.boolean().optional() }));
+export const changeOrganizationBody = lazySchema(() =>
+  z.object({ name: organizationName().optional(), is_active: z.boolean().optional() }),
+);
 export type ChangeOrganizationBody = z.infer<ReturnType<typeof changeOrganizationBody>>;
 
 export const organizationParams = lazySchema(() => z.object({ org_slug: z.string().min(1).max(100) }));

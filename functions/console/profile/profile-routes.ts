@@ -35,7 +35,7 @@ export const updateProfileRoute = defineRoute({
   method: 'PUT',
   path: '/api/profile/',
   summary: "Change the caller's first_name, last_name and email",
-  body: () => profileChanges,
+  body: profileChanges,
   response: profileSchema,
   envelope: 'bare',
   handler: async (ctx, { body }) => profileRecord(await changeProfile(ports(ctx), ctx.user, body)),

@@ -3,14 +3,15 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 
-const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
-
-export const profileChanges = z.object({
-  first_name: personalName.optional(),
-  last_name: personalName.optional(),
-  email: z.string().trim().max(254).email('Enter a valid email address.').optional(),
+export const profileChanges = lazySchema(() => {
+  const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
+  return z.object({
+    first_name: personalName.optional(),
+    last_name: personalName.optional(),
+    email: z.string().trim().max(254).email('Enter a valid email address.').optional(),
+  });
 });
-export type ProfileChanges = z.infer<typeof profileChanges>;
+export type ProfileChanges = z.infer<ReturnType<typeof profileChanges>>;
 
 export const changePasswordBody = lazySchema(() =>
   z.object({

@@ -12,46 +12,50 @@ export function looksLikeUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
-const environment = z.enum(ENVIRONMENTS, {
-  error: () => `Choose one of: ${ENVIRONMENTS.join(', ')}.`,
-});
-const siteName = z
-  .string()
-  .trim()
-  .min(1, 'This field may not be blank.')
-  .max(255, 'Ensure this field has no more than 255 characters.')
-  .refine((name) => /[a-z0-9]/i.test(name), 'The name needs at least one letter or digit.');
-const description = z.string().max(10_000, 'Ensure this field has no more than 10000 characters.');
+const environment = lazySchema(() =>
+  z.enum(ENVIRONMENTS, {
+    error: () => `Choose one of: ${ENVIRONMENTS.join(', ')}.`,
+  }),
+);
+const siteName = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .min(1, 'This field may not be blank.')
+    .max(255, 'Ensure this field has no more than 255 characters.')
+    .refine((name) => /[a-z0-9]/i.test(name), 'The name needs at least one letter or digit.'),
+);
+const description = lazySchema(() => z.string().max(10_000, 'Ensure this field has no more than 10000 characters.'));
 
 export const createSiteBody = lazySchema(() =>
   z.object({
-    name: siteName,
-    description: description.optional(),
-    environment: environment.optional(),
+    name: siteName(),
+    description: description().optional(),
+    environment: environment().optional(),
   }),
 );
 export type CreateSiteBody = z.infer<ReturnType<typeof createSiteBody>>;
 
 export const updateSiteBody = lazySchema(() =>
   z.object({
-    name: siteName.optional(),
-    description: description.optional(),
-    environment: environment.optional(),
+    name: siteName().optional(),
+    description: description().optional(),
+    environment: environment().optional(),
     is_active: z.boolean().optional(),
   }),
 );
 export type UpdateSiteBody = z.infer<ReturnType<typeof updateSiteBody>>;
 
-const segment = z.string().min(1).max(255);
-export const organizationParams = lazySchema(() => z.object({ org_slug: segment }));
-export const siteParams = lazySchema(() => z.object({ site_slug: segment }));
-export const domainParams = lazySchema(() => z.object({ site_slug: segment, domain_slug: segment }));
+const segment = lazySchema(() => z.string().min(1).max(255));
+export const organizationParams = lazySchema(() => z.object({ org_slug: segment() }));
+export const siteParams = lazySchema(() => z.object({ site_slug: segment() }));
+export const domainParams = lazySchema(() => z.object({ site_slug: segment(), domain_slug: segment() }));
 export const userSitesParams = lazySchema(() => z.object({ username: z.string().min(1).max(150) }));
 
 export const listSitesQuery = lazySchema(() =>
   z.object({
     search: z.string().trim().max(200).optional(),
-    environment: environment.optional(),
+    environment: environment().optional(),
     ...pageQuery(),
   }),
 );
@@ -59,11 +63,11 @@ export type ListSitesQuery = z.infer<ReturnType<typeof listSitesQuery>>;
 
 export const listDomainsQuery = lazySchema(() => z.object({ ...pageQuery() }));
 
-const isPrimary = z.boolean();
+const isPrimary = lazySchema(() => z.boolean());
 export const createDomainBody = lazySchema(() =>
   z.object({
     domain: z.string().max(300, 'Ensure this field has no more than 253 characters.'),
-    is_primary: isPrimary.optional(),
+    is_primary: isPrimary().optional(),
     is_active: z.boolean().optional(),
   }),
 );
@@ -74,7 +78,9 @@ export const patchDomainBody = lazySchema(() => createDomainBody().partial());
 export type DomainChanges = z.infer<ReturnType<typeof patchDomainBody>>;
 
 /** A site permission codename; a bad one is named in the error. */
-const sitePermission = z.string().transform((codename, ctx): SitePermission => {
+const sitePermission = lazySchema(() => z.string().transform(sitePermissionOf));
+
+function sitePermissionOf(codename: string, ctx: z.RefinementCtx): SitePermission {
   if (!isSitePermission(codename)) {
     ctx.addIssue({
       code: 'custom',
@@ -83,15 +89,17 @@ const sitePermission = z.string().transform((codename, ctx): SitePermission => {
     return z.NEVER;
   }
   return codename;
-});
-const permissionList = z
-  .array(sitePermission)
-  .max(SITE_PERMISSIONS.length * 2)
-  .optional();
+}
+const permissionList = lazySchema(() =>
+  z
+    .array(sitePermission())
+    .max(SITE_PERMISSIONS.length * 2)
+    .optional(),
+);
 
 export const userSitesBody = lazySchema(() =>
   z.object({
-    sites: z.array(z.object({ slug: z.string().min(1).max(255), permissions: permissionList })).max(500),
+    sites: z.array(z.object({ slug: z.string().min(1).max(255), permissions: permissionList() })).max(500),
   }),
 );
 export type UserSitesBody = z.infer<ReturnType<typeof userSitesBody>>;
@@ -99,7 +107,7 @@ export const userSitesDeleteBody = lazySchema(() => z.object({ sites: z.array(z.
 
 export const siteUsersBody = lazySchema(() =>
   z.object({
-    users: z.array(z.object({ username: z.string().min(1).max(150), permissions: permissionList })).max(500),
+    users: z.array(z.object({ username: z.string().min(1).max(150), permissions: permissionList() })).max(500),
   }),
 );
 export type SiteUsersBody = z.infer<ReturnType<typeof siteUsersBody>>;

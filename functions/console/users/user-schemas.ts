@@ -6,28 +6,33 @@ import { pageQuery } from '#shared/http/pagination.ts';
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Usernames appear in URLs next to UUIDs and `me`, so neither form may be taken as a username.
-export const username = z
-  .string()
-  .trim()
-  .min(1, 'This field may not be blank.')
-  .max(150, 'Ensure this field has no more than 150 characters.')
-  .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
-  .refine((value) => !UUID_PATTERN.test(value) && value !== 'me', 'This username is reserved.');
+export const username = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .min(1, 'This field may not be blank.')
+    .max(150, 'Ensure this field has no more than 150 characters.')
+    .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
+    .refine((value) => !UUID_PATTERN.test(value) && value !== 'me', 'This username is reserved.'),
+);
 
-const email = z.string().trim().max(254).email('Enter a valid email address.');
-const password = z
-  .string()
-  .min(8, 'This password is too short. It must contain at least 8 characters.')
-  .max(128, 'Ensure this field has no more than 128 characters.');
-const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
+// The parts of the bodies below, built with the first body that needs them (lazySchema says why).
+const email = lazySchema(() => z.string().trim().max(254).email('Enter a valid email address.'));
+const password = lazySchema(() =>
+  z
+    .string()
+    .min(8, 'This password is too short. It must contain at least 8 characters.')
+    .max(128, 'Ensure this field has no more than 128 characters.'),
+);
+const personalName = lazySchema(() => z.string().trim().max(150, 'Ensure this field has no more than 150 characters.'));
 
 export const createUserBody = lazySchema(() =>
   z.object({
-    username,
-    email,
-    password,
-    first_name: personalName.optional(),
-    last_name: personalName.optional(),
+    username: username(),
+    email: email(),
+    password: password(),
+    first_name: personalName().optional(),
+    last_name: personalName().optional(),
     is_active: z.boolean().optional(),
     is_staff: z.boolean().optional(),
     is_superuser: z.boolean().optional(),
@@ -35,36 +40,36 @@ export const createUserBody = lazySchema(() =>
 );
 export type CreateUserBody = z.infer<ReturnType<typeof createUserBody>>;
 
-const changes = {
-  username,
-  email,
-  password,
-  first_name: personalName,
-  last_name: personalName,
+const changes = () => ({
+  username: username(),
+  email: email(),
+  password: password(),
+  first_name: personalName(),
+  last_name: personalName(),
   is_active: z.boolean(),
   is_staff: z.boolean(),
   is_superuser: z.boolean(),
-};
+});
 
 /** PUT replaces the account's fields: username and email must be sent. */
 export const replaceUserBody = lazySchema(() =>
   z.object({
-    ...changes,
-    first_name: personalName.optional(),
-    last_name: personalName.optional(),
-    password: password.optional(),
+    ...changes(),
+    first_name: personalName().optional(),
+    last_name: personalName().optional(),
+    password: password().optional(),
     is_active: z.boolean().optional(),
     is_staff: z.boolean().optional(),
     is_superuser: z.boolean().optional(),
   }),
 );
-export const patchUserBody = lazySchema(() => z.object(changes).partial());
+export const patchUserBody = lazySchema(() => z.object(changes()).partial());
 export type UserChanges = z.infer<ReturnType<typeof patchUserBody>>;
 
 export const userParams = lazySchema(() => z.object({ username: z.string().min(1).max(150) }));
 
-const tristate = z.enum(['true', '1', 'false', '0', 'all', '*']);
-const flag = z.enum(['true', '1', 'false', '0']).transform((value) => value === 'true' || value === '1');
+const tristate = lazySchema(() => z.enum(['true', '1', 'false', '0', 'all', '*']));
+const flag = lazySchema(() => z.enum(['true', '1', 'false', '0']).transform((value) => value === 'true' || value === '1'));
 
 export const USER_ORDERING_FIELDS = ['id', 'username', 'email', 'first_name', 'last_name', 'date_joined', 'last_login'] as const;
 export type UserOrderingField = (typeof USER_ORDERING_FIELDS)[number];
@@ -73,7 +78,9 @@ export interface UserOrdering {
   descending: boolean;
 }
 
-const ordering = z.string().transform((value, ctx): UserOrdering[] => {
+const ordering = lazySchema(() => z.string().transform(userOrdering));
+
+function userOrdering(value: string, ctx: z.RefinementCtx): UserOrdering[] {
   const terms = value
     .split(',')
     .map((term) => term.trim())
@@ -91,18 +98,18 @@ const ordering = z.string().transform((value, ctx): UserOrdering[] => {
     parsed.push({ field: field as UserOrderingField, descending: term.startsWith('-') });
   }
   return parsed;
-});
+}
 
 export const listUsersQuery = lazySchema(() =>
   z.object({
     search: z.string().trim().max(200).optional(),
-    is_active: tristate
+    is_active: tristate()
       .default('true')
       .transform((value) => (value === 'all' || value === '*' ? undefined : value === 'true' || value === '1')),
-    is_staff: flag.optional(),
+    is_staff: flag().optional(),
     organization_slug: z.string().min(1).max(100).optional(),
     organization_uuid: z.string().regex(UUID_PATTERN, 'Must be a valid UUID.').optional(),
-    ordering: ordering.optional(),
+    ordering: ordering().optional(),
     ...pageQuery(),
   }),
 );

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { jsonObject } from '#shared/http/json-object.ts';
 
-const description = z.string().max(2000, 'Ensure this field has no more than 2000 characters.');
+const description = lazySchema(() => z.string().max(2000, 'Ensure this field has no more than 2000 characters.'));
 // As sent: z.record would copy it, and a `__proto__` member would become the copy's prototype, so
 // the schema compiled (reading through it) and the schema stored (own members only) would differ.
 const jsonSchema = jsonObject('The table schema must be a JSON object.');
@@ -31,7 +31,7 @@ export const createTableBody = lazySchema(() =>
       .string()
       .max(63, 'Ensure this field has no more than 63 characters.')
       .regex(SAFE_IDENTIFIER, 'Enter a valid table name: lower-case letters, digits and _, starting with a letter or _.'),
-    description: description.optional(),
+    description: description().optional(),
     json_schema: jsonSchema,
   }),
 );
@@ -39,25 +39,27 @@ export type CreateTableBody = z.infer<ReturnType<typeof createTableBody>>;
 
 /** `allow_data_loss` lets a schema change run steps that may lose data (DECISIONS: else 400 with the warnings). */
 /** `schema_hash`: the hash the client's change was made on; a stale one is 409 (no change lost to a race). */
-const baseHash = z
-  .string()
-  .regex(/^[0-9a-f]{64}$/, 'A schema_hash is 64 hexadecimal characters.')
-  .optional();
+const baseHash = lazySchema(() =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'A schema_hash is 64 hexadecimal characters.')
+    .optional(),
+);
 export const patchTableBody = lazySchema(() =>
   z.object({
-    description: description.optional(),
+    description: description().optional(),
     json_schema: jsonSchema.optional(),
     allow_data_loss: z.boolean().optional(),
-    schema_hash: baseHash,
+    schema_hash: baseHash(),
   }),
 );
 export type PatchTableBody = z.infer<ReturnType<typeof patchTableBody>>;
 export const replaceTableBody = lazySchema(() =>
   z.object({
-    description: description.optional(),
+    description: description().optional(),
     json_schema: jsonSchema,
     allow_data_loss: z.boolean().optional(),
-    schema_hash: baseHash,
+    schema_hash: baseHash(),
   }),
 );
 

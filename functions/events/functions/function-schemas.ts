@@ -3,10 +3,12 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
-const webhookUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'Send an http or https URL.');
+const webhookUrl = lazySchema(() =>
+  z
+    .string()
+    .max(2048)
+    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'Send an http or https URL.'),
+);
 
 export const appParams = lazySchema(() => z.object({ app_slug: z.string().min(1).max(100) }));
 export const functionParams = lazySchema(() =>
@@ -21,7 +23,7 @@ export const createFunctionBody = lazySchema(() =>
       .regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.')
       .optional(),
     execution_mode: z.literal('webhook').optional().default('webhook'),
-    webhook_url: webhookUrl,
+    webhook_url: webhookUrl(),
     timeout_seconds: z.number().int().min(1).max(300).optional().default(300),
     is_active: z.boolean().optional().default(true),
   }),
@@ -31,7 +33,7 @@ export type CreateFunctionBody = z.infer<ReturnType<typeof createFunctionBody>>;
 export const patchFunctionBody = lazySchema(() =>
   z.strictObject({
     name: z.string().trim().min(1).max(255).optional(),
-    webhook_url: webhookUrl.optional(),
+    webhook_url: webhookUrl().optional(),
     timeout_seconds: z.number().int().min(1).max(300).optional(),
     is_active: z.boolean().optional(),
   }),

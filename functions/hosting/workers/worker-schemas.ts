@@ -5,25 +5,29 @@ import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery } from '#shared/http/query-params.ts';
 
-const slug = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.');
-const wholeNumber = z
-  .string()
-  .regex(/^\d{1,9}$/, 'A whole number is required.')
-  .transform(Number);
+const slug = lazySchema(() => z.string().regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.'));
+const wholeNumber = lazySchema(() =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'A whole number is required.')
+    .transform(Number),
+);
 
 export const workerParams = lazySchema(() => z.object({ slug: z.string().min(1).max(100) }));
 
 export const buildParams = lazySchema(() => z.object({ slug: z.string().min(1).max(100), uuid: z.uuid('Not a valid UUID.') }));
 
 /** The text fields of the create form (multipart, so every value arrives as text). */
-export const createWorkerFields = z.object({
-  name: z.string().trim().min(1).max(255),
-  subdomain_input: z.string().min(1).max(63),
-  slug: slug.optional(),
-  is_internal: flagQuery.optional().default(true),
-  domain: z.string().max(253).optional(),
-  app: wholeNumber.optional(),
-});
+export const createWorkerFields = lazySchema(() =>
+  z.object({
+    name: z.string().trim().min(1).max(255),
+    subdomain_input: z.string().min(1).max(63),
+    slug: slug().optional(),
+    is_internal: flagQuery().optional().default(true),
+    domain: z.string().max(253).optional(),
+    app: wholeNumber().optional(),
+  }),
+);
 
 export const patchWorkerBody = lazySchema(() =>
   z.strictObject({
@@ -39,7 +43,7 @@ export const listWorkersQuery = lazySchema(() =>
   z.object({
     search: z.string().max(255).optional(),
     ordering: z.enum(['created_at', '-created_at', 'updated_at', '-updated_at']).optional().default('-created_at'),
-    app: wholeNumber.optional(),
+    app: wholeNumber().optional(),
     ...pageQuery(),
   }),
 );
@@ -49,7 +53,7 @@ export const availabilityQuery = lazySchema(() =>
   z.object({
     subdomain: z.string().max(63),
     exclude_slug: z.string().max(100).optional(),
-    is_internal: flagQuery.optional().default(true),
+    is_internal: flagQuery().optional().default(true),
     domain: z.string().max(253).optional(),
   }),
 );

@@ -58,7 +58,7 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
   const { build } = form;
   let worker: WorkerRow;
   try {
-    const input = parseOrThrow(createWorkerFields, Object.fromEntries(form.fields));
+    const input = parseOrThrow(createWorkerFields(), Object.fromEntries(form.fields));
     const target = workerTarget(env, input.subdomain_input, input.is_internal, input.domain, 'subdomain_input');
     if (input.app !== undefined && (await findAppName(env.db, env.site, input.app)) === undefined) {
       throw ValidationError.forFields({ app: ['No app with this id on the site.'] });

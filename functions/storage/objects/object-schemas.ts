@@ -10,17 +10,19 @@ import { bucketParams, choice, VISIBILITIES } from '../buckets/bucket-schemas.ts
 export const objectParams = bucketParams().extend({ key: z.string().min(1) });
 export type ObjectParams = z.infer<typeof objectParams>;
 
-const visibility = choice(VISIBILITIES);
+const visibility = lazySchema(() => choice(VISIBILITIES));
 
-const bytes = z.string().regex(/^\d+$/, 'A whole number of bytes is required.').transform(Number);
+const bytes = lazySchema(() => z.string().regex(/^\d+$/, 'A whole number of bytes is required.').transform(Number));
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
-const instant = z
-  .string()
-  .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), 'An ISO 8601 date or date-time is required.')
-  .transform((value) => new Date(value));
+const instant = lazySchema(() =>
+  z
+    .string()
+    .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)), 'An ISO 8601 date or date-time is required.')
+    .transform((value) => new Date(value)),
+);
 
-const text = z.string().max(1024, 'Ensure this value has no more than 1024 characters.');
+const text = lazySchema(() => z.string().max(1024, 'Ensure this value has no more than 1024 characters.'));
 
 export const MIME_CATEGORIES = ['image', 'video', 'audio', 'application', 'text'] as const;
 export const OBJECT_ORDERING_FIELDS = ['created_at', 'updated_at', 'size', 'filename', 'path'] as const;
@@ -29,28 +31,28 @@ export type ObjectOrderingField = (typeof OBJECT_ORDERING_FIELDS)[number];
 /** Every filter group of the spec; anything else is a 400 naming the parameter. */
 export const listObjectsQuery = lazySchema(() =>
   z.strictObject({
-    size__gte: bytes.optional(),
-    size__lte: bytes.optional(),
-    size__gt: bytes.optional(),
-    size__lt: bytes.optional(),
-    min_size: bytes.optional(),
-    max_size: bytes.optional(),
-    created_at__gte: instant.optional(),
-    created_at__lte: instant.optional(),
-    updated_at__gte: instant.optional(),
-    updated_at__lte: instant.optional(),
-    created_after: instant.optional(),
-    created_before: instant.optional(),
-    search: text.optional(),
-    filename__icontains: text.optional(),
-    prefix: text.optional(),
-    file: text.optional(),
-    file__icontains: text.optional(),
-    file__startswith: text.optional(),
-    file__istartswith: text.optional(),
-    metadata_search: text.optional(),
-    mimetype: text.optional(),
-    mimetype__in: text
+    size__gte: bytes().optional(),
+    size__lte: bytes().optional(),
+    size__gt: bytes().optional(),
+    size__lt: bytes().optional(),
+    min_size: bytes().optional(),
+    max_size: bytes().optional(),
+    created_at__gte: instant().optional(),
+    created_at__lte: instant().optional(),
+    updated_at__gte: instant().optional(),
+    updated_at__lte: instant().optional(),
+    created_after: instant().optional(),
+    created_before: instant().optional(),
+    search: text().optional(),
+    filename__icontains: text().optional(),
+    prefix: text().optional(),
+    file: text().optional(),
+    file__icontains: text().optional(),
+    file__startswith: text().optional(),
+    file__istartswith: text().optional(),
+    metadata_search: text().optional(),
+    mimetype: text().optional(),
+    mimetype__in: text()
       .transform((value) =>
         value
           .split(',')
@@ -59,11 +61,11 @@ export const listObjectsQuery = lazySchema(() =>
       )
       .optional(),
     mimetype_category: choice(MIME_CATEGORIES).optional(),
-    visibility: visibility.optional(),
-    created_by_me: flagQuery.optional(),
-    modified_by_me: flagQuery.optional(),
-    created_by__username: text.optional(),
-    created_by__username__icontains: text.optional(),
+    visibility: visibility().optional(),
+    created_by_me: flagQuery().optional(),
+    modified_by_me: flagQuery().optional(),
+    created_by__username: text().optional(),
+    created_by__username__icontains: text().optional(),
     ordering: orderingQuery(OBJECT_ORDERING_FIELDS).optional(),
     ...pageQuery(),
   }),
@@ -72,20 +74,20 @@ export type ListObjectsQuery = z.infer<ReturnType<typeof listObjectsQuery>>;
 
 export const downloadQuery = lazySchema(() =>
   z.strictObject({
-    metadata: flagQuery.optional(),
+    metadata: flagQuery().optional(),
     /** `true` serves the file as an attachment whatever its type. */
-    download: flagQuery.optional(),
+    download: flagQuery().optional(),
   }),
 );
 export type DownloadQuery = z.infer<ReturnType<typeof downloadQuery>>;
 
-const metadataObject = z.record(z.string().max(255), jsonValue);
+const metadataObject = lazySchema(() => z.record(z.string().max(255), jsonValue));
 
 export const patchObjectBody = lazySchema(() =>
   z.strictObject({
     /** Merged into the stored metadata; a `null` value removes its key. */
-    metadata: metadataObject.optional(),
-    visibility: visibility.nullable().optional(),
+    metadata: metadataObject().optional(),
+    visibility: visibility().nullable().optional(),
     filename: z.string().optional(),
   }),
 );
@@ -106,8 +108,8 @@ export const SEARCH_COLUMNS = ['created_at', 'updated_at', 'size', 'filename'] a
 export const MAX_SEARCH_LIMIT = 1000;
 export const searchBody = lazySchema(() =>
   z.strictObject({
-    prefix: text.optional(),
-    search: text.optional(),
+    prefix: text().optional(),
+    search: text().optional(),
     sortBy: z
       .strictObject({
         column: choice(SEARCH_COLUMNS),
@@ -137,19 +139,21 @@ export type TransferBody = z.infer<ReturnType<typeof transferBody>>;
 
 /** The legacy upload's and batch upload's `metadata` fields: JSON text of an object (or an array of them). */
 export const metadataField = metadataObject;
-export const batchMetadataField = z.union([metadataObject, z.array(metadataObject)]);
-export const batchPathsField = z.array(z.string());
+export const batchMetadataField = lazySchema(() => z.union([metadataObject(), z.array(metadataObject())]));
+export const batchPathsField = lazySchema(() => z.array(z.string()));
 
 /** Asking for a presigned upload: what will be sent, so it can be checked before a byte moves. */
-export const uploadUrlBody = z.strictObject({
-  size: z.number().int('A whole number of bytes is required.').min(0, 'Ensure this value is at least 0.'),
-  /** The file's type; absent (or octet-stream), the one its name suggests. */
-  content_type: z.string().max(255).optional(),
-  /** Defaults to the last segment of the path. */
-  filename: z.string().optional(),
-  metadata: metadataObject.optional(),
-});
-export type UploadUrlBody = z.infer<typeof uploadUrlBody>;
+export const uploadUrlBody = lazySchema(() =>
+  z.strictObject({
+    size: z.number().int('A whole number of bytes is required.').min(0, 'Ensure this value is at least 0.'),
+    /** The file's type; absent (or octet-stream), the one its name suggests. */
+    content_type: z.string().max(255).optional(),
+    /** Defaults to the last segment of the path. */
+    filename: z.string().optional(),
+    metadata: metadataObject().optional(),
+  }),
+);
+export type UploadUrlBody = z.infer<ReturnType<typeof uploadUrlBody>>;
 
 export const completeUploadBody = lazySchema(() =>
   z.strictObject({

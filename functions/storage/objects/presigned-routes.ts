@@ -32,7 +32,7 @@ export const uploadUrlRoute = defineRoute({
   summary:
     'A presigned PUT for the bytes of the object at a path (`size`, `content_type`, `filename`, `metadata`), for files too large for the API',
   params: () => objectParams,
-  body: () => uploadUrlBody,
+  body: uploadUrlBody,
   envelope: 'B',
   response: uploadUrlSchema,
   message: 'Upload URL created: PUT the file there, then POST complete_url with the object_uuid',

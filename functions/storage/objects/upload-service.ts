@@ -126,7 +126,7 @@ export async function uploadByPath(
   if (isMultipart(body.contentType)) {
     const file = await singleFile(target, body, lastSegment(path));
     const metadata = await orAbandon(target, [file.bytes.key], async () => {
-      const combined = { ...fromHeaders, ...jsonField(file.fields.get('metadata'), 'metadata', metadataField, {}) };
+      const combined = { ...fromHeaders, ...jsonField(file.fields.get('metadata'), 'metadata', metadataField(), {}) };
       assertMetadataSize(combined);
       return combined;
     });
@@ -150,7 +150,7 @@ export async function legacyUpload(env: StorageEnv, params: BucketParams, body: 
   const file = await singleFile(target, body, undefined);
   const record = await orAbandon(target, [file.bytes.key], async () => {
     const path = normalizeObjectPath(file.fields.get('path') || file.filename, 'path');
-    const metadata = jsonField(file.fields.get('metadata'), 'metadata', metadataField, {});
+    const metadata = jsonField(file.fields.get('metadata'), 'metadata', metadataField(), {});
     assertMetadataSize(metadata);
     return { path, metadata };
   });
@@ -202,8 +202,8 @@ export async function batchUpload(env: StorageEnv, params: BucketParams, body: S
       files.push(result.value);
     }
     if (files.length === 0) throw ValidationError.forFields({ files: ['No file was submitted.'] });
-    const givenPaths = jsonField(form.fields.get('paths'), 'paths', batchPathsField, undefined);
-    const givenMetadata = jsonField(form.fields.get('metadata'), 'metadata', batchMetadataField, {});
+    const givenPaths = jsonField(form.fields.get('paths'), 'paths', batchPathsField(), undefined);
+    const givenMetadata = jsonField(form.fields.get('metadata'), 'metadata', batchMetadataField(), {});
     if (givenPaths !== undefined && givenPaths.length !== files.length) {
       throw ValidationError.forFields({ paths: [`Give one path per file (${files.length}).`] });
     }

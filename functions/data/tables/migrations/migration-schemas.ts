@@ -5,7 +5,7 @@ import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { jsonValue } from '#shared/json/json-value.ts';
 
 const jsonSchema = lazySchema(() => z.record(z.string(), jsonValue, { message: 'The table schema must be a JSON object.' }));
-const wholeNumber = z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number);
+const wholeNumber = lazySchema(() => z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number));
 
 export const previewBody = lazySchema(() => z.object({ new_schema: jsonSchema() }));
 export const validateBody = lazySchema(() => z.object({ schema: jsonSchema() }));
@@ -16,13 +16,13 @@ export const rollbackBody = lazySchema(() =>
 /** Operation history: `limit` default 10 (the spec), at most 100 (DECISIONS' console maximum); `offset` from 0. */
 export const historyQuery = lazySchema(() =>
   z.object({
-    limit: wholeNumber
+    limit: wholeNumber()
       .pipe(z.number().int().min(1, 'Ensure this value is at least 1.'))
       .transform((n) => Math.min(n, 100))
       .optional()
       .default(10),
     // Nine digits, as the record lists' offset: the statement's OFFSET stays an exact integer.
-    offset: wholeNumber.pipe(z.number().int().max(999_999_999, 'Ensure this value is at most 999999999.')).optional().default(0),
+    offset: wholeNumber().pipe(z.number().int().max(999_999_999, 'Ensure this value is at most 999999999.')).optional().default(0),
   }),
 );
 
