@@ -5,7 +5,7 @@
 // Every `pattern` and `patternProperties` of a schema runs on the linear-time engine of
 // user-patterns.ts (ajv's `code.regExp`), so a tenant's pattern cannot hold the process.
 // ajv and ajv-formats (some 100 KB) and the pattern engine (re2js, 147 KB) load with the first schema
-// checked, not with the console bundle: no other console route uses them.
+// checked, not with the secrets bundle: listing and reading secrets never needs them.
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from 'ajv';
 import { lazyImport } from '#shared/lazy-import.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';

@@ -3,6 +3,7 @@
 // way zxcvbn ranks a list it is given (its buildRankedDictionary): a word's rank is its place in the
 // list, from 1, and a word listed twice keeps its later place.
 import { createHash } from 'node:crypto';
+import { lazyImport } from '#shared/lazy-import.ts';
 import type { SeededPasswordWordList } from './password-word-repository.ts';
 import type { PasswordWordRanks, PasswordWordSource } from './password-words.ts';
 
@@ -12,21 +13,13 @@ export interface PackagedPasswordWordLists {
   version: string;
 }
 
-let packaged: Promise<PackagedPasswordWordLists> | undefined;
-
-export function packagedPasswordWordLists(): Promise<PackagedPasswordWordLists> {
-  packaged ??= (async () => {
-    const [common, english] = await Promise.all([import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
-    const lists = Object.entries({ ...common.dictionary, ...english.dictionary }).map(([name, words]) => rankedList(name, words));
-    const hash = createHash('sha256');
-    for (const list of lists) hash.update(JSON.stringify([list.name, [...list.ranks]]));
-    return { lists, version: hash.digest('hex') };
-  })().catch((error: unknown) => {
-    packaged = undefined; // a failed load is retried by the next caller, not cached
-    throw error;
-  });
-  return packaged;
-}
+export const packagedPasswordWordLists = lazyImport(async (): Promise<PackagedPasswordWordLists> => {
+  const [common, english] = await Promise.all([import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+  const lists = Object.entries({ ...common.dictionary, ...english.dictionary }).map(([name, words]) => rankedList(name, words));
+  const hash = createHash('sha256');
+  for (const list of lists) hash.update(JSON.stringify([list.name, [...list.ranks]]));
+  return { lists, version: hash.digest('hex') };
+});
 
 function rankedList(name: string, words: ReadonlyArray<string | number>): SeededPasswordWordList {
   const ranks = new Map<string, number>();

@@ -10,6 +10,7 @@
 // the answer is the one zxcvbn gives with whole lists (test/integration/auth/password-words.test.ts).
 import type { ZxcvbnFactory, ZxcvbnResult } from '@zxcvbn-ts/core';
 import type { Queryable } from '#shared/db/database.ts';
+import { lazyImport } from '#shared/lazy-import.ts';
 import { passwordWordsFor, type PasswordWordList, type PasswordWordRanks, type PasswordWordSource } from './password-words.ts';
 
 /** zxcvbn's 3: "safely unguessable: moderate protection from offline slow-hash scenario". */
@@ -39,18 +40,8 @@ interface EstimatorInternals {
   main(password: string, userInputs: string[]): unknown;
 }
 
-let estimator: Promise<ZxcvbnFactory> | undefined;
-
 /** zxcvbn, loaded with the first check; the lists are set per check. */
-function loadEstimator(): Promise<ZxcvbnFactory> {
-  estimator ??= import('./zxcvbn-estimator.ts')
-    .then(({ newEstimator }) => newEstimator())
-    .catch((error: unknown) => {
-      estimator = undefined; // a failed load is retried by the next caller, not cached
-      throw error;
-    });
-  return estimator;
-}
+const loadEstimator = lazyImport(async (): Promise<ZxcvbnFactory> => (await import('./zxcvbn-estimator.ts')).newEstimator());
 
 /**
  * Gives the estimator `lists`, each holding what `wordsOf` makes for it. Synchronous with the run

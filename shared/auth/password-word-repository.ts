@@ -3,12 +3,12 @@ import type { Queryable } from '#shared/db/database.ts';
 import { sql } from '#shared/db/sql.ts';
 import type { PasswordWordList, PasswordWordRanks } from './password-words.ts';
 
-/** A list as seeded: its words in rank order of first appearance, `ranks` as the estimator ranks them. */
+/** A list as seeded: each of its words with its rank, as the estimator ranks them. */
 export interface SeededPasswordWordList extends PasswordWordList {
   ranks: ReadonlyMap<string, number>;
 }
 
-/** Rows a seeding statement inserts at once: some 12 statements for every list. */
+/** Rows a seeding statement inserts at once: some 15 statements for all the lists. */
 const SEED_BATCH_ROWS = 20_000;
 
 export async function storedPasswordWordLists(db: Queryable): Promise<PasswordWordList[]> {
