@@ -62,7 +62,7 @@ export async function createAppRole(
     await lockAppRoles(tx, site, app.id);
     const parentSlug = input.parent_role_slug ?? '';
     const parentId = parentSlug === '' ? null : (await parentIn(tx, site, app, parentSlug)).id;
-    const nameSlug = slugFrom(input.name, 100) || 'role';
+    const nameSlug = (await slugFrom(input.name, 100)) || 'role';
     const slug = await uniqueSlug(`${app.slug}-${nameSlug}`, (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
     await insertAppRole(tx, site, {
       appId: app.id,

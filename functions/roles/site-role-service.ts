@@ -69,7 +69,7 @@ export async function createSiteRole(
   await assertDefinesRoles(db, site, caller);
   return db.transaction(async (tx) => {
     const ids = await appRoleIds(tx, site, input.role_slugs ?? []);
-    const slug = await uniqueSlug(slugFrom(input.name, 100) || 'role', (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
+    const slug = await uniqueSlug((await slugFrom(input.name, 100)) || 'role', (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
     const id = await insertSiteRole(tx, site, { name: input.name, slug, description: input.description ?? '' });
     await setSiteRoleAppRoles(tx, site, id, ids);
     return siteRoleDetail(tx, site, slug);

@@ -48,7 +48,7 @@ async function freeSlugFor(ports: OrganizationServicePorts, body: CreateOrganiza
     return body.slug;
   }
   // A name of only symbols still needs a slug.
-  const base = slugFrom(body.name, SLUG_MAX_LENGTH) || 'organization';
+  const base = (await slugFrom(body.name, SLUG_MAX_LENGTH)) || 'organization';
   return uniqueSlug(base, (candidate) => organizationSlugsLike(ports.db, candidate), { maxLength: SLUG_MAX_LENGTH });
 }
 

@@ -31,8 +31,8 @@ export function domainProblem(host: string, site: { slug: string }, platformDoma
 }
 
 /** The slug of a domain: its labels joined by hyphens (`shop.example.com` → `shop-example-com`). */
-export function domainSlugBase(host: string): string {
-  return slugFrom(host.replace(/\./g, ' '), 200) || 'domain';
+export async function domainSlugBase(host: string): Promise<string> {
+  return (await slugFrom(host.replace(/\./g, ' '), 200)) || 'domain';
 }
 
 /** The host every new site gets as its primary domain. */

@@ -71,7 +71,7 @@ export async function demotePrimary(db: Queryable, siteId: number, keepDomainId?
 
 async function freeDomainSlug(db: Queryable, host: string): Promise<string> {
   return uniqueSlug(
-    domainSlugBase(host),
+    await domainSlugBase(host),
     async (base) => {
       const rows = await db.query((orm) =>
         orm

@@ -74,7 +74,7 @@ export async function createSite(
   const { organization } = await organizationForAction(ports.db, caller, organizationSlug, 'manage_sites');
   try {
     const site = await ports.db.transaction(async (tx) => {
-      const slug = await uniqueSlug(slugFrom(body.name) || 'site', (base) => takenSlugs(tx, base), {
+      const slug = await uniqueSlug((await slugFrom(body.name)) || 'site', (base) => takenSlugs(tx, base), {
         reserved: RESERVED_SITE_SLUGS,
       });
       const row = await insertSite(tx, {

@@ -44,7 +44,7 @@ export async function appWithDatasources(
 
 export async function createApp(db: Queryable, site: Tenant, caller: Principal, body: CreateAppBody) {
   await assertManagesData(db, site, caller);
-  const base = slugFrom(body.name, 100);
+  const base = await slugFrom(body.name, 100);
   if (base === '') throw ValidationError.forFields({ name: ['The name must contain at least one letter or digit.'] });
   for (let attempt = 0; ; attempt += 1) {
     const slug = await uniqueSlug(base, (b) => slugsLike(db, site, 'apps', b), { maxLength: 100 });

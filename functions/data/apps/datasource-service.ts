@@ -62,7 +62,7 @@ export async function createDatasource(
   const providerConfig = checkedProvider(body.provider_type, body.provider_config);
   let slug = body.slug;
   if (slug === undefined) {
-    const base = slugFrom(body.name, 100);
+    const base = await slugFrom(body.name, 100);
     if (base === '') throw ValidationError.forFields({ name: ['The name must contain at least one letter or digit.'] });
     slug = await uniqueSlug(base, (b) => slugsLike(db, site, 'datasources', b, app.id), { maxLength: 100 });
   } else if ((await findDatasource(db, site, app.id, slug)) !== undefined) {

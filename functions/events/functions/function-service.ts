@@ -80,7 +80,7 @@ export async function createFunction(env: FunctionsEnv, appSlug: string, body: C
   }
   const slug =
     body.slug ??
-    (await uniqueSlug(slugFrom(body.name, 100) || 'function', (base) => functionSlugsLike(env.db, env.site, app.id, base), {
+    (await uniqueSlug((await slugFrom(body.name, 100)) || 'function', (base) => functionSlugsLike(env.db, env.site, app.id, base), {
       maxLength: 100,
     }));
   const id = await nextFunctionId(env.db, env.site);

@@ -71,7 +71,7 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
           throw ValidationError.forFields({ slug: ['A frontend worker with this slug already exists.'] });
         slug = input.slug;
       } else {
-        slug = await uniqueSlug(slugFrom(target.subdomain, SLUG_MAX), (base) => workerSlugsLike(tx, env.site, base), {
+        slug = await uniqueSlug(await slugFrom(target.subdomain, SLUG_MAX), (base) => workerSlugsLike(tx, env.site, base), {
           maxLength: SLUG_MAX,
         });
       }

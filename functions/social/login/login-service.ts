@@ -71,7 +71,7 @@ export async function startSocialLogin(
 }
 
 async function newUsername(db: Queryable, identity: ProviderIdentity, email: string): Promise<string> {
-  const base = slugFrom(identity.preferredUsername ?? email.split('@')[0] ?? '', 140) || 'user';
+  const base = (await slugFrom(identity.preferredUsername ?? email.split('@')[0] ?? '', 140)) || 'user';
   return uniqueSlug(base, (prefix) => usernamesLike(db, prefix), { maxLength: 150 });
 }
 

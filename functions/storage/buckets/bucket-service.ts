@@ -69,7 +69,7 @@ export async function createBucket(
   await assertManagesSiteContent(db, site, caller, MANAGE_MESSAGE);
   const app = await existingApp(db, site, appSlug);
   if (body.storage_provider === 'document_library' && !documentLibraryAvailable) throw new DocumentLibraryNotConfiguredError();
-  const base = slugFrom(body.name, SLUG_LENGTH);
+  const base = await slugFrom(body.name, SLUG_LENGTH);
   if (base === '') throw ValidationError.forFields({ name: ['The name must contain at least one letter or digit.'] });
   const values = {
     name: body.name,
