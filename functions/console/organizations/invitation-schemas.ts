@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
-import { username } from '../users/user-schemas.ts';
+import { password, username } from '../users/user-schemas.ts';
 import { organizationPermissionNames, sitePermissionNames } from './member-schemas.ts';
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'cancelled', 'expired'] as const;
@@ -54,11 +54,7 @@ export const tokenParams = lazySchema(() => z.object({ token: z.string().min(1).
 export const acceptInvitationBody = lazySchema(() =>
   z.object({
     username: username().optional(),
-    password: z
-      .string()
-      .min(8, 'This password is too short. It must contain at least 8 characters.')
-      .max(128, 'Ensure this field has no more than 128 characters.')
-      .optional(),
+    password: password().optional(),
   }),
 );
 export type AcceptInvitationBody = z.infer<ReturnType<typeof acceptInvitationBody>>;

@@ -2,6 +2,7 @@
 // other members of a body sent back from GET (username, uuid, ...) are ignored.
 import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
+import { password } from '../users/user-schemas.ts';
 
 export const profileChanges = lazySchema(() => {
   const personalName = z.string().trim().max(150, 'Ensure this field has no more than 150 characters.');
@@ -16,10 +17,7 @@ export type ProfileChanges = z.infer<ReturnType<typeof profileChanges>>;
 export const changePasswordBody = lazySchema(() =>
   z.object({
     old_password: z.string().min(1, 'This field may not be blank.').max(128),
-    new_password: z
-      .string()
-      .min(8, 'This password is too short. It must contain at least 8 characters.')
-      .max(128, 'Ensure this field has no more than 128 characters.'),
+    new_password: password(),
   }),
 );
 export type ChangePasswordBody = z.infer<ReturnType<typeof changePasswordBody>>;

@@ -18,7 +18,8 @@ export const username = lazySchema(() =>
 
 // The parts of the bodies below, built with the first body that needs them (lazySchema says why).
 const email = lazySchema(() => z.string().trim().max(254).email('Enter a valid email address.'));
-const password = lazySchema(() =>
+/** A password a user chooses: every body that sets one (new users, invitations, a changed password). */
+export const password = lazySchema(() =>
   z
     .string()
     .min(8, 'This password is too short. It must contain at least 8 characters.')
