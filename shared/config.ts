@@ -3,16 +3,17 @@
 import path from 'node:path';
 import * as z from 'zod';
 
-const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+const booleanFlag = () => z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
-const commaList = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0),
-);
+const commaList = () =>
+  z.string().transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
 
-const seconds = z.coerce.number().int().positive();
+const seconds = () => z.coerce.number().int().positive();
 
 /**
  * API Gateway hands Lambda at most 6 MB of payload each way, and binary bodies travel base64-encoded
@@ -39,138 +40,164 @@ function defaultPublicApiUrl(platformDomain: string, port: number, env: NodeJS.P
   return `http://{site}.${platformDomain}:${port}`;
 }
 
-const settingsSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('.data'),
-  DATABASE_URL: z.string().url().optional(),
-  DATABASE_SECRET_ARN: z.string().min(1).optional(),
-  DATABASE_HOST: z.string().min(1).optional(),
-  DATABASE_NAME: z.string().min(1).optional(),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
-  ADMIN_USERNAME: z.string().min(1).default('admin'),
-  ADMIN_EMAIL: z.string().email().default('admin@example.com'),
-  ADMIN_PASSWORD: z.string().min(8).optional(),
-  ADMIN_PASSWORD_SECRET_ARN: z.string().min(1).optional(),
-  PLATFORM_DOMAIN: z.string().min(1).default('localhost'),
-  PUBLIC_API_URL: z
-    .string()
-    .refine(isPublicUrlTemplate, 'must be an http(s) URL, optionally with {site} standing for the site slug')
-    .optional(),
-  CORS_ORIGINS: commaList.default(['http://localhost:3000', 'http://localhost:5173']),
-  ACCESS_TOKEN_TTL_SECONDS: seconds.default(900),
-  REFRESH_TOKEN_TTL_SECONDS: seconds.default(7 * 24 * 3600),
-  JWT_ISSUER: z.string().min(1).default('tessera'),
-  JWT_PRIVATE_KEY: z.string().min(1).optional(),
-  JWT_SIGNING_KEY_SECRET_ARN: z.string().min(1).optional(),
-  EMAIL_TRANSPORT: z.enum(['outbox', 'ses']).default('outbox'),
-  EMAIL_FROM: z.string().min(3).default('Tessera <no-reply@localhost>'),
-  CONSOLE_URL: z.string().url().default('http://localhost:3000'),
-  INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(7),
-  SECRETS_ENCRYPTION_KEY: z
-    .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
-    .optional(),
-  SECRETS_ENCRYPTION_KEY_SECRET_ARN: z.string().min(1).optional(),
-  PASSWORD_SCRYPT_COST: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
-    .default(32768),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
-  REQUEST_LOG: booleanFlag.default(true),
-  OBJECT_STORE: z.enum(['filesystem', 's3']).default('filesystem'),
-  S3_BUCKET: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
-    .optional(),
-  S3_ENDPOINT: z.string().url().optional(),
-  S3_REGION: z.string().min(1).optional(),
-  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
-  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  PRESIGNED_URL_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(7 * 24 * 3600)
-    .default(900),
-  DIRECT_TRANSFER_MAX_BYTES: z.coerce.number().int().positive().optional(),
-  GRAPH_API_URL: z.string().url().default('https://graph.microsoft.com/v1.0'),
-  GRAPH_TOKEN_URL: z.string().url().optional(),
-  GRAPH_TENANT_ID: z.string().min(1).optional(),
-  GRAPH_CLIENT_ID: z.string().min(1).optional(),
-  GRAPH_CLIENT_SECRET: z.string().min(1).optional(),
-  GRAPH_CLIENT_SECRET_ARN: z.string().min(1).optional(),
-  GRAPH_SITE_HOSTNAME: z.string().min(1).optional(),
-  GRAPH_SITE_PATH: z.string().startsWith('/').includes('{site}', { message: 'must contain {site}' }).default('/sites/tessera-{site}'),
-  GRAPH_GUEST_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(8000),
-  GRAPH_GUEST_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(1000),
-  GRAPH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
-  GRAPH_INVITE_REDIRECT_URL: z.string().url().optional(),
-  SCHEMA_MIGRATION_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  SCHEMA_MIGRATION_WAIT_MS: z.coerce.number().int().min(0).max(28_000).default(25_000),
-  SCHEMA_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
-  SCHEMA_TOMBSTONE_RETENTION_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(7 * 24 * 3600),
-  SCHEMA_DDL_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(30_000),
-  DATA_POPULATE_MAX_DEPTH: z.coerce.number().int().min(1).max(10).default(3),
-  DATA_HIERARCHY_DEFAULT_DEPTH: z.coerce.number().int().min(0).max(100).default(10),
-  OUTBOUND_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
-  MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
-  MAINTENANCE_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
-  MAINTENANCE_ORPHAN_KEYS_PER_RUN: z.coerce.number().int().min(1).default(100_000),
-  PRE_EVENT_BUDGET_MS: z.coerce.number().int().min(100).max(28_000).default(20_000),
-  PRE_EVENT_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  POST_EVENT_QUEUE_URL: z.string().url().optional(),
-  HOSTED_DOMAIN: z
-    .string()
-    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a lower-case domain name')
-    .default('localhost'),
-  HOSTED_SITE_URL: z
-    .string()
-    .refine((value) => /^https?:\/\/\{host\}(:\d+)?\/?$/.test(value), 'must be http(s)://{host} with an optional port')
-    .optional(),
-  HOSTING_BUCKET: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)')
-    .optional(),
+/**
+ * A variable's schema, built only when the variable is set, and its value when it is not (undefined:
+ * optional). A settings object of every variable's schema was some 300 zod instances (each method
+ * call makes one), built by every cold start at import while a deployment sets a few dozen
+ * variables; now only those are parsed, each with a schema of its own.
+ */
+interface Setting<S extends z.ZodType, F> {
+  schema: () => S;
+  fallback: F;
+}
+
+function setting<S extends z.ZodType>(schema: () => S): Setting<S, undefined>;
+function setting<S extends z.ZodType>(schema: () => S, fallback: z.output<S>): Setting<S, z.output<S>>;
+function setting<S extends z.ZodType>(schema: () => S, fallback?: z.output<S>): Setting<S, z.output<S> | undefined> {
+  return { schema, fallback };
+}
+
+const SETTINGS = {
+  PORT: setting(() => z.coerce.number().int().min(0).max(65535), 8000),
+  HOST: setting(() => z.string().min(1), '127.0.0.1'),
+  DATA_DIR: setting(() => z.string().min(1), '.data'),
+  DATABASE_URL: setting(() => z.string().url()),
+  DATABASE_SECRET_ARN: setting(() => z.string().min(1)),
+  DATABASE_HOST: setting(() => z.string().min(1)),
+  DATABASE_NAME: setting(() => z.string().min(1)),
+  DATABASE_POOL_MAX: setting(() => z.coerce.number().int().min(1).max(100), 10),
+  DATABASE_STATEMENT_TIMEOUT_MS: setting(() => z.coerce.number().int().min(0).max(3_600_000), 25_000),
+  ADMIN_USERNAME: setting(() => z.string().min(1), 'admin'),
+  ADMIN_EMAIL: setting(() => z.string().email(), 'admin@example.com'),
+  ADMIN_PASSWORD: setting(() => z.string().min(8)),
+  ADMIN_PASSWORD_SECRET_ARN: setting(() => z.string().min(1)),
+  PLATFORM_DOMAIN: setting(() => z.string().min(1), 'localhost'),
+  PUBLIC_API_URL: setting(() =>
+    z.string().refine(isPublicUrlTemplate, 'must be an http(s) URL, optionally with {site} standing for the site slug'),
+  ),
+  CORS_ORIGINS: setting(commaList, ['http://localhost:3000', 'http://localhost:5173']),
+  ACCESS_TOKEN_TTL_SECONDS: setting(seconds, 900),
+  REFRESH_TOKEN_TTL_SECONDS: setting(seconds, 7 * 24 * 3600),
+  JWT_ISSUER: setting(() => z.string().min(1), 'tessera'),
+  JWT_PRIVATE_KEY: setting(() => z.string().min(1)),
+  JWT_SIGNING_KEY_SECRET_ARN: setting(() => z.string().min(1)),
+  EMAIL_TRANSPORT: setting(() => z.enum(['outbox', 'ses']), 'outbox'),
+  EMAIL_FROM: setting(() => z.string().min(3), 'Tessera <no-reply@localhost>'),
+  CONSOLE_URL: setting(() => z.string().url(), 'http://localhost:3000'),
+  INVITATION_TTL_DAYS: setting(() => z.coerce.number().int().min(1).max(90), 7),
+  SECRETS_ENCRYPTION_KEY: setting(() =>
+    z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded'),
+  ),
+  SECRETS_ENCRYPTION_KEY_SECRET_ARN: setting(() => z.string().min(1)),
+  PASSWORD_SCRYPT_COST: setting(
+    () =>
+      z.coerce
+        .number()
+        .int()
+        .min(1024)
+        .refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+    32768,
+  ),
+  LOG_LEVEL: setting(() => z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
+  REQUEST_LOG: setting(booleanFlag, true),
+  OBJECT_STORE: setting(() => z.enum(['filesystem', 's3']), 'filesystem'),
+  S3_BUCKET: setting(() =>
+    z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)'),
+  ),
+  S3_ENDPOINT: setting(() => z.string().url()),
+  S3_REGION: setting(() => z.string().min(1)),
+  S3_FORCE_PATH_STYLE: setting(booleanFlag, false),
+  S3_ACCESS_KEY_ID: setting(() => z.string().min(1)),
+  S3_SECRET_ACCESS_KEY: setting(() => z.string().min(1)),
+  PRESIGNED_URL_TTL_SECONDS: setting(
+    () =>
+      z.coerce
+        .number()
+        .int()
+        .min(60)
+        .max(7 * 24 * 3600),
+    900,
+  ),
+  DIRECT_TRANSFER_MAX_BYTES: setting(() => z.coerce.number().int().positive()),
+  GRAPH_API_URL: setting(() => z.string().url(), 'https://graph.microsoft.com/v1.0'),
+  GRAPH_TOKEN_URL: setting(() => z.string().url()),
+  GRAPH_TENANT_ID: setting(() => z.string().min(1)),
+  GRAPH_CLIENT_ID: setting(() => z.string().min(1)),
+  GRAPH_CLIENT_SECRET: setting(() => z.string().min(1)),
+  GRAPH_CLIENT_SECRET_ARN: setting(() => z.string().min(1)),
+  GRAPH_SITE_HOSTNAME: setting(() => z.string().min(1)),
+  GRAPH_SITE_PATH: setting(
+    () => z.string().startsWith('/').includes('{site}', { message: 'must contain {site}' }),
+    '/sites/tessera-{site}',
+  ),
+  GRAPH_GUEST_WAIT_MS: setting(() => z.coerce.number().int().min(0).max(60_000), 8000),
+  GRAPH_GUEST_POLL_MS: setting(() => z.coerce.number().int().min(1).max(10_000), 1000),
+  GRAPH_REQUEST_TIMEOUT_MS: setting(() => z.coerce.number().int().min(100).max(120_000), 15_000),
+  GRAPH_INVITE_REDIRECT_URL: setting(() => z.string().url()),
+  SCHEMA_MIGRATION_STATE_MACHINE_ARN: setting(() => z.string().startsWith('arn:')),
+  SCHEMA_MIGRATION_WAIT_MS: setting(() => z.coerce.number().int().min(0).max(28_000), 25_000),
+  SCHEMA_LOCK_TIMEOUT_MS: setting(() => z.coerce.number().int().min(1).max(60_000), 5_000),
+  SCHEMA_TOMBSTONE_RETENTION_SECONDS: setting(() => z.coerce.number().int().min(0), 7 * 24 * 3600),
+  SCHEMA_DDL_TIMEOUT_MS: setting(() => z.coerce.number().int().min(1).max(30_000), 30_000),
+  DATA_POPULATE_MAX_DEPTH: setting(() => z.coerce.number().int().min(1).max(10), 3),
+  DATA_HIERARCHY_DEFAULT_DEPTH: setting(() => z.coerce.number().int().min(0).max(100), 10),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: setting(booleanFlag, false),
+  MAINTENANCE_INTERVAL_SECONDS: setting(() => z.coerce.number().int().min(10), 300),
+  MAINTENANCE_GRACE_SECONDS: setting(() => z.coerce.number().int().min(0), 900),
+  MAINTENANCE_ORPHAN_KEYS_PER_RUN: setting(() => z.coerce.number().int().min(1), 100_000),
+  PRE_EVENT_BUDGET_MS: setting(() => z.coerce.number().int().min(100).max(28_000), 20_000),
+  PRE_EVENT_STATE_MACHINE_ARN: setting(() => z.string().startsWith('arn:')),
+  POST_EVENT_QUEUE_URL: setting(() => z.string().url()),
+  HOSTED_DOMAIN: setting(
+    () => z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a lower-case domain name'),
+    'localhost',
+  ),
+  HOSTED_SITE_URL: setting(() =>
+    z.string().refine((value) => /^https?:\/\/\{host\}(:\d+)?\/?$/.test(value), 'must be http(s)://{host} with an optional port'),
+  ),
+  HOSTING_BUCKET: setting(() =>
+    z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)'),
+  ),
   /** Deployed: the CloudFront KeyValueStore the edge reads host → build from; unset locally. */
-  HOSTING_KVS_ARN: z
-    .string()
-    .regex(/^arn:aws[a-z-]*:cloudfront::\d{12}:key-value-store\/[A-Za-z0-9-]+$/, 'must be a CloudFront KeyValueStore ARN')
-    .optional(),
-  HOSTING_MAX_ARCHIVE_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(100 * 1024 * 1024),
-  HOSTING_MAX_ENTRIES: z.coerce.number().int().positive().default(10_000),
-  HOSTING_MAX_FILE_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(50 * 1024 * 1024),
-  HOSTING_MAX_TOTAL_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(250 * 1024 * 1024),
-  HOSTING_MAX_COMPRESSION_RATIO: z.coerce.number().positive().default(100),
-  RATE_LIMIT_ENABLED: booleanFlag.default(true),
-  RATE_LIMIT_CONSOLE_PER_MINUTE: z.coerce.number().int().positive().default(100),
-  RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(30),
-  RATE_LIMIT_LOGIN_PER_HOUR: z.coerce.number().int().positive().default(20),
-  RATE_LIMIT_AUTHENTICATED_PER_HOUR: z.coerce.number().int().positive().default(1000),
-  RATE_LIMIT_ANONYMOUS_PER_HOUR: z.coerce.number().int().positive().default(100),
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  RATE_LIMIT_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
-});
+  HOSTING_KVS_ARN: setting(() =>
+    z.string().regex(/^arn:aws[a-z-]*:cloudfront::\d{12}:key-value-store\/[A-Za-z0-9-]+$/, 'must be a CloudFront KeyValueStore ARN'),
+  ),
+  HOSTING_MAX_ARCHIVE_BYTES: setting(() => z.coerce.number().int().positive(), 100 * 1024 * 1024),
+  HOSTING_MAX_ENTRIES: setting(() => z.coerce.number().int().positive(), 10_000),
+  HOSTING_MAX_FILE_BYTES: setting(() => z.coerce.number().int().positive(), 50 * 1024 * 1024),
+  HOSTING_MAX_TOTAL_BYTES: setting(() => z.coerce.number().int().positive(), 250 * 1024 * 1024),
+  HOSTING_MAX_COMPRESSION_RATIO: setting(() => z.coerce.number().positive(), 100),
+  RATE_LIMIT_ENABLED: setting(booleanFlag, true),
+  RATE_LIMIT_CONSOLE_PER_MINUTE: setting(() => z.coerce.number().int().positive(), 100),
+  RATE_LIMIT_CONSOLE_WRITES_PER_MINUTE: setting(() => z.coerce.number().int().positive(), 30),
+  RATE_LIMIT_LOGIN_PER_HOUR: setting(() => z.coerce.number().int().positive(), 20),
+  RATE_LIMIT_AUTHENTICATED_PER_HOUR: setting(() => z.coerce.number().int().positive(), 1000),
+  RATE_LIMIT_ANONYMOUS_PER_HOUR: setting(() => z.coerce.number().int().positive(), 100),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: setting(() => z.coerce.number().int().positive(), 10),
+  RATE_LIMIT_SWEEP_INTERVAL_SECONDS: setting(() => z.coerce.number().int().min(1).max(86_400), 300),
+};
+
+type SettingValue<T> = T extends Setting<infer S, infer F> ? z.output<S> | F : never;
+type Settings = { [K in keyof typeof SETTINGS]: SettingValue<(typeof SETTINGS)[K]> };
+
+/** Every variable that is set, parsed, and the fallbacks of the rest; a ConfigError names each bad one. */
+function readSettings(env: NodeJS.ProcessEnv): Settings {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, { schema, fallback }] of Object.entries(SETTINGS) as Array<[string, Setting<z.ZodType, unknown>]>) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') {
+      // A fresh list each time: a caller that changes its config's list must not change the next one's.
+      values[name] = Array.isArray(fallback) ? [...fallback] : fallback;
+      continue;
+    }
+    const parsed = schema().safeParse(raw);
+    if (parsed.success) values[name] = parsed.data;
+    else problems.push(...parsed.error.issues.map((issue) => `${[name, ...issue.path].join('.')}: ${issue.message}`));
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return values as Settings;
+}
 
 export interface Config {
   port: number;
@@ -351,14 +378,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the settings; throws a ConfigError naming every bad variable at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(
-    Object.keys(settingsSchema.shape).flatMap((key) => (env[key] === undefined || env[key] === '' ? [] : [[key, env[key]]])),
-  );
-  const parsed = settingsSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
-  }
-  const s = parsed.data;
+  const s = readSettings(env);
   const combinationProblems = [
     ...(s.OBJECT_STORE === 's3' && s.S3_BUCKET === undefined ? ['S3_BUCKET: required when OBJECT_STORE is s3'] : []),
     ...((s.S3_ACCESS_KEY_ID === undefined) !== (s.S3_SECRET_ACCESS_KEY === undefined)
@@ -442,7 +462,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function hostingOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): HostingConfig {
+function hostingOf(s: Settings, env: NodeJS.ProcessEnv): HostingConfig {
   return {
     hostedDomain: s.HOSTED_DOMAIN,
     siteUrl: (s.HOSTED_SITE_URL ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? `http://{host}:${s.PORT}` : 'https://{host}')).replace(
@@ -464,7 +484,7 @@ function hostingOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): H
   };
 }
 
-function objectStoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv): Config['objectStore'] {
+function objectStoreOf(s: Settings, env: NodeJS.ProcessEnv): Config['objectStore'] {
   if (s.OBJECT_STORE === 'filesystem' || s.S3_BUCKET === undefined) {
     return { backend: 'filesystem', root: path.join(s.DATA_DIR, 'objects') };
   }
@@ -472,7 +492,7 @@ function objectStoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv
 }
 
 /** A bucket reached with the S3_* settings (endpoint, region, keys). */
-function s3StoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv, bucket: string): S3StoreConfig {
+function s3StoreOf(s: Settings, env: NodeJS.ProcessEnv, bucket: string): S3StoreConfig {
   return {
     backend: 's3',
     bucket,
@@ -491,7 +511,7 @@ function s3StoreOf(s: z.infer<typeof settingsSchema>, env: NodeJS.ProcessEnv, bu
  * The document library is configured by its client id, secret, token endpoint (or tenant id) and
  * SharePoint host together: none of them means "not configured", some of them is a mistake.
  */
-function documentLibraryConfig(s: z.infer<typeof settingsSchema>): DocumentLibraryConfig | undefined | ConfigError {
+function documentLibraryConfig(s: Settings): DocumentLibraryConfig | undefined | ConfigError {
   const required: Record<string, unknown> = {
     GRAPH_CLIENT_ID: s.GRAPH_CLIENT_ID,
     'GRAPH_CLIENT_SECRET or GRAPH_CLIENT_SECRET_ARN': s.GRAPH_CLIENT_SECRET ?? s.GRAPH_CLIENT_SECRET_ARN,
