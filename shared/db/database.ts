@@ -10,11 +10,9 @@ import { mapDatabaseError } from './database-errors.ts';
 import { ServiceUnavailableError } from '#shared/errors.ts';
 import type { PglitePreparedStatements } from './pglite-prepared.ts';
 import { renderStatement, type RenderedStatement } from './render-sql.ts';
-import * as platformSchema from './platform-schema.ts';
 
-export type PlatformSchema = typeof platformSchema;
 /** Drizzle bound either to the whole database or to one transaction. */
-export type Orm = PgDatabase<PgQueryResultHKT, PlatformSchema>;
+export type Orm = PgDatabase<PgQueryResultHKT>;
 export type DriverName = 'postgres' | 'pglite';
 export type Row = Record<string, unknown>;
 
@@ -337,7 +335,7 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     },
   });
-  const orm = drizzle(client, { schema: platformSchema }) as unknown as Orm;
+  const orm = drizzle(client) as unknown as Orm;
   const runMigrations: MigrationRunner = async (folder) => {
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // The lock belongs to a session, so migrate through a one-connection client that holds it.
@@ -383,7 +381,7 @@ export async function connectPglite(dataDir: string, template?: Blob): Promise<D
   const { drizzle } = await import('drizzle-orm/pglite');
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir, template === undefined ? {} : { loadDataDir: template });
-  const orm = drizzle(client, { schema: platformSchema });
+  const orm = drizzle(client);
   // PGlite is one connection in one process: nothing else can migrate at the same time.
   const runMigrations: MigrationRunner = async (folder) => {
     const { migrate } = await import('drizzle-orm/pglite/migrator');

@@ -16,16 +16,16 @@ import {
   varchar,
 } from 'drizzle-orm/pg-core';
 
-export const platform = pgSchema('platform');
+export const platform = /* @__PURE__ */ pgSchema('platform');
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 };
 
-export const users = platform.table(
+export const users = /* @__PURE__ */ platform.table(
   'users',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     uuid: uuid('uuid').notNull().defaultRandom().unique(),
     username: varchar('username', { length: 150 }).notNull().unique(),
@@ -42,58 +42,58 @@ export const users = platform.table(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     // Tokens issued before this instant are refused: set on password change and on soft delete.
     tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
-  },
+  }),
   (table) => [uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`), index('users_date_joined_idx').on(table.dateJoined)],
 );
 
-export const permissions = platform.table('permissions', {
+export const permissions = /* @__PURE__ */ platform.table('permissions', () => ({
   id: serial('id').primaryKey(),
   codename: varchar('codename', { length: 100 }).notNull().unique(),
   name: varchar('name', { length: 255 }).notNull(),
   model: varchar('model', { length: 50 }).notNull(),
-});
+}));
 
-export const groups = platform.table('groups', {
+export const groups = /* @__PURE__ */ platform.table('groups', () => ({
   id: serial('id').primaryKey(),
   name: varchar('name', { length: 150 }).notNull().unique(),
-});
+}));
 
-export const groupPermissions = platform.table(
+export const groupPermissions = /* @__PURE__ */ platform.table(
   'group_permissions',
-  {
+  () => ({
     groupId: integer('group_id')
       .notNull()
       .references(() => groups.id, { onDelete: 'cascade' }),
     permissionId: integer('permission_id')
       .notNull()
       .references(() => permissions.id, { onDelete: 'cascade' }),
-  },
+  }),
   (table) => [primaryKey({ columns: [table.groupId, table.permissionId] })],
 );
 
-export const userGroups = platform.table(
+export const userGroups = /* @__PURE__ */ platform.table(
   'user_groups',
-  {
+  () => ({
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     groupId: integer('group_id')
       .notNull()
       .references(() => groups.id, { onDelete: 'cascade' }),
-  },
+  }),
   (table) => [primaryKey({ columns: [table.userId, table.groupId] }), index('user_groups_group_idx').on(table.groupId)],
 );
 
-export const userPermissions = platform.table(
+export const userPermissions = /* @__PURE__ */ platform.table(
   'user_permissions',
-  {
+  () => ({
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     permissionId: integer('permission_id')
       .notNull()
       .references(() => permissions.id, { onDelete: 'cascade' }),
-  },
+  }),
   (table) => [primaryKey({ columns: [table.userId, table.permissionId] })],
 );
 
@@ -102,19 +102,19 @@ export const userPermissions = platform.table(
  * token families (`token_type` `family`, `jti` the family id): every token descended from one
  * sign-in, cut off at once when a rotated refresh token is used again.
  */
-export const revokedTokens = platform.table(
+export const revokedTokens = /* @__PURE__ */ platform.table(
   'revoked_tokens',
-  {
+  () => ({
     jti: uuid('jti').primaryKey(),
     userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
     tokenType: varchar('token_type', { length: 10 }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }).notNull().defaultNow(),
-  },
+  }),
   (table) => [index('revoked_tokens_expires_at_idx').on(table.expiresAt)],
 );
 
-export const organizations = platform.table('organizations', {
+export const organizations = /* @__PURE__ */ platform.table('organizations', () => ({
   id: serial('id').primaryKey(),
   uuid: uuid('uuid').notNull().defaultRandom().unique(),
   name: varchar('name', { length: 255 }).notNull(),
@@ -122,7 +122,7 @@ export const organizations = platform.table('organizations', {
   isActive: boolean('is_active').notNull().default(true),
   created: timestamp('created', { withTimezone: true }).notNull().defaultNow(),
   modified: timestamp('modified', { withTimezone: true }).notNull().defaultNow(),
-});
+}));
 
 /**
  * Origins of a membership: `creator` founded the organization, `invitation` accepted one,
@@ -132,9 +132,9 @@ export const organizations = platform.table('organizations', {
 export const MEMBERSHIP_ORIGINS = ['creator', 'invitation', 'authorised', 'unknown'] as const;
 export type MembershipOrigin = (typeof MEMBERSHIP_ORIGINS)[number];
 
-export const organizationMembers = platform.table(
+export const organizationMembers = /* @__PURE__ */ platform.table(
   'organization_members',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     uuid: uuid('uuid').notNull().defaultRandom().unique(),
     organizationId: integer('organization_id')
@@ -154,7 +154,7 @@ export const organizationMembers = platform.table(
      */
     joinedVia: varchar('joined_via', { length: 20 }).notNull().default('unknown'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
+  }),
   (table) => [
     uniqueIndex('organization_members_org_user_key').on(table.organizationId, table.userId),
     index('organization_members_user_idx').on(table.userId),
@@ -166,22 +166,22 @@ export const organizationMembers = platform.table(
  * permissions count inside that organization only; platform-wide grants are user_groups, which
  * only superusers and the groups API manage.
  */
-export const organizationMemberGroups = platform.table(
+export const organizationMemberGroups = /* @__PURE__ */ platform.table(
   'organization_member_groups',
-  {
+  () => ({
     memberId: integer('member_id')
       .notNull()
       .references(() => organizationMembers.id, { onDelete: 'cascade' }),
     groupId: integer('group_id')
       .notNull()
       .references(() => groups.id, { onDelete: 'cascade' }),
-  },
+  }),
   (table) => [primaryKey({ columns: [table.memberId, table.groupId] }), index('organization_member_groups_group_idx').on(table.groupId)],
 );
 
-export const invitations = platform.table(
+export const invitations = /* @__PURE__ */ platform.table(
   'invitations',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     /** The invitation token sent to the invitee. */
     uuid: uuid('uuid').notNull().defaultRandom().unique(),
@@ -197,14 +197,14 @@ export const invitations = platform.table(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true }),
-  },
+  }),
   (table) => [index('invitations_organization_idx').on(table.organizationId)],
 );
 
 /** A site is a tenant; its data lives in its own PostgreSQL schema, named by `schema_name`. */
-export const sites = platform.table(
+export const sites = /* @__PURE__ */ platform.table(
   'sites',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     uuid: uuid('uuid').notNull().defaultRandom().unique(),
     // Restrict, not cascade: deleting an organization must drop its sites' schemas first.
@@ -218,14 +218,14 @@ export const sites = platform.table(
     environment: varchar('environment', { length: 20 }).notNull().default('production'),
     isActive: boolean('is_active').notNull().default(true),
     ...timestamps,
-  },
+  }),
   (table) => [index('sites_organization_idx').on(table.organizationId)],
 );
 
 /** Host names that lead to a site; a domain belongs to one site platform-wide. */
-export const domains = platform.table(
+export const domains = /* @__PURE__ */ platform.table(
   'domains',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     uuid: uuid('uuid').notNull().defaultRandom().unique(),
     siteId: integer('site_id')
@@ -237,7 +237,7 @@ export const domains = platform.table(
     isPrimary: boolean('is_primary').notNull().default(false),
     isActive: boolean('is_active').notNull().default(true),
     ...timestamps,
-  },
+  }),
   (table) => [
     index('domains_site_idx').on(table.siteId),
     uniqueIndex('domains_one_primary_per_site_key').on(table.siteId).where(sql`${table.isPrimary}`),
@@ -245,9 +245,9 @@ export const domains = platform.table(
 );
 
 /** The user↔site relation: which site permissions (`view_site`, `manage_site`, ...) a user holds where. */
-export const siteUserPermissions = platform.table(
+export const siteUserPermissions = /* @__PURE__ */ platform.table(
   'site_user_permissions',
-  {
+  () => ({
     siteId: integer('site_id')
       .notNull()
       .references(() => sites.id, { onDelete: 'cascade' }),
@@ -258,7 +258,7 @@ export const siteUserPermissions = platform.table(
       .notNull()
       .references(() => permissions.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
+  }),
   (table) => [
     primaryKey({ columns: [table.siteId, table.userId, table.permissionId] }),
     index('site_user_permissions_user_idx').on(table.userId),
@@ -278,17 +278,17 @@ export type DomainRow = typeof domains.$inferSelect;
  * that starts over when a request arrives after its window ended. Every Lambda shares them. The
  * table is UNLOGGED (migration 0006, which drizzle cannot express): see that migration for why.
  */
-export const rateLimitCounters = platform.table('rate_limit_counters', {
+export const rateLimitCounters = /* @__PURE__ */ platform.table('rate_limit_counters', () => ({
   key: text('key').primaryKey(),
   /** Epoch seconds at which the current window began. */
   windowStart: integer('window_start').notNull(),
   hits: integer('hits').notNull(),
-});
+}));
 
 /** Sign-in providers of the platform itself (a tenant's own are in its schema, same columns). */
-export const socialApps = platform.table(
+export const socialApps = /* @__PURE__ */ platform.table(
   'social_apps',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     provider: varchar('provider', { length: 50 }).notNull(),
     providerId: varchar('provider_id', { length: 100 }).notNull().default(''),
@@ -301,15 +301,15 @@ export const socialApps = platform.table(
     key: text('key').notNull().default(''),
     settings: jsonb('settings').notNull().default({}),
     ...timestamps,
-  },
+  }),
   // The sign-in URL names a provider by provider_id when set, else by provider: one app per name.
   (table) => [uniqueIndex('social_apps_login_name').on(sql`(coalesce(nullif(${table.providerId}, ''), ${table.provider}))`)],
 );
 
 /** A provider account linked to a platform user (the provider's `sub` is `uid`). */
-export const socialAccounts = platform.table(
+export const socialAccounts = /* @__PURE__ */ platform.table(
   'social_accounts',
-  {
+  () => ({
     id: serial('id').primaryKey(),
     userId: integer('user_id')
       .notNull()
@@ -319,7 +319,7 @@ export const socialAccounts = platform.table(
       .references(() => socialApps.id),
     uid: varchar('uid', { length: 255 }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
+  }),
   (table) => [uniqueIndex('social_accounts_app_uid').on(table.socialAppId, table.uid), index('social_accounts_user').on(table.userId)],
 );
 
@@ -327,7 +327,7 @@ export const socialAccounts = platform.table(
  * A programmatic sign-in under way: the `state` handed to the client, with the PKCE verifier and
  * nonce it must come back with. Used once (deleted when redeemed) and short-lived.
  */
-export const socialLoginStates = platform.table('social_login_states', {
+export const socialLoginStates = /* @__PURE__ */ platform.table('social_login_states', () => ({
   state: varchar('state', { length: 128 }).primaryKey(),
   socialAppId: integer('social_app_id').notNull(),
   /** The site whose provider this is; null for the platform's own. */
@@ -336,16 +336,16 @@ export const socialLoginStates = platform.table('social_login_states', {
   codeVerifier: varchar('code_verifier', { length: 128 }).notNull(),
   nonce: varchar('nonce', { length: 128 }).notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-});
+}));
 
 /**
  * The hosted subdomain registry: every frontend worker's full domain, across all sites, so a domain
  * is taken once platform-wide, and the host → active build mapping that serving reads (the dev
  * server here, the CloudFront KeyValueStore deployed). `buildPrefix` is null until a build is active.
  */
-export const hostedDomains = platform.table(
+export const hostedDomains = /* @__PURE__ */ platform.table(
   'hosted_domains',
-  {
+  () => ({
     /** Lower-case host name without port: `<prefix><subdomain>.<hosted or customer domain>`. */
     fullDomain: varchar('full_domain', { length: 253 }).primaryKey(),
     siteId: integer('site_id')
@@ -356,7 +356,7 @@ export const hostedDomains = platform.table(
     /** Where the active build's files start in the builds store: `<site uuid>/<build uuid>`. */
     buildPrefix: varchar('build_prefix', { length: 100 }),
     ...timestamps,
-  },
+  }),
   (table) => [uniqueIndex('hosted_domains_site_worker_key').on(table.siteId, table.workerSlug)],
 );
 
@@ -366,7 +366,7 @@ export const hostedDomains = platform.table(
  * failure after the commit cannot leave bytes behind for good; the maintenance sweep works the
  * queue and removes a row only once both stores are empty of the site.
  */
-export const tenantPurges = platform.table('tenant_purges', {
+export const tenantPurges = /* @__PURE__ */ platform.table('tenant_purges', () => ({
   id: serial('id').primaryKey(),
   siteUuid: uuid('site_uuid').notNull(),
   /**
@@ -377,18 +377,18 @@ export const tenantPurges = platform.table('tenant_purges', {
   attempts: integer('attempts').notNull().default(0),
   lastError: text('last_error'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}));
 
 /**
  * Where a maintenance step that works through a large store a slice per run stopped: the orphan
  * sweep lists the object store in key order from `position` (a storage key) and goes on from there
  * on the next run; no row (or a null position) starts from the beginning.
  */
-export const maintenanceCursors = platform.table('maintenance_cursors', {
+export const maintenanceCursors = /* @__PURE__ */ platform.table('maintenance_cursors', () => ({
   name: varchar('name', { length: 100 }).primaryKey(),
   position: text('position'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}));
 
 /**
  * The password-strength estimator's word lists (zxcvbn's common passwords, English words, names,
@@ -396,21 +396,21 @@ export const maintenanceCursors = platform.table('maintenance_cursors', {
  * `position` keeps the lists in the order the estimator is given them; `version` is a hash of every
  * list, so a dependency upgrade that changes a word reseeds them all.
  */
-export const passwordWordLists = platform.table('password_word_lists', {
+export const passwordWordLists = /* @__PURE__ */ platform.table('password_word_lists', () => ({
   name: varchar('name', { length: 64 }).primaryKey(),
   position: integer('position').notNull(),
   maxWordSize: integer('max_word_size').notNull(),
   words: integer('words').notNull(),
   version: varchar('version', { length: 64 }).notNull(),
-});
+}));
 
 /** Each word of each list with its rank there (1 is the most common); a check asks for a few hundred words at once. */
-export const passwordWords = platform.table(
+export const passwordWords = /* @__PURE__ */ platform.table(
   'password_words',
-  {
+  () => ({
     word: text('word').notNull(),
     list: varchar('list', { length: 64 }).notNull(),
     rank: integer('rank').notNull(),
-  },
+  }),
   (table) => [primaryKey({ columns: [table.word, table.list] })],
 );
