@@ -5,7 +5,7 @@ import { defineRoute } from '#shared/http/route.ts';
 import { blacklistTokens, obtainTokens, refreshTokens, verifyToken } from './token-service.ts';
 
 // Bounded so an oversized password cannot make the KDF the bottleneck of the login endpoint.
-const credentials = z.object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) });
+const credentials = lazySchema(() => z.object({ username: z.string().min(1).max(150), password: z.string().min(1).max(1024) }));
 const refreshBody = lazySchema(() => z.object({ refresh: z.string().min(1) }));
 const verifyBody = lazySchema(() => z.object({ token: z.string().min(1) }));
 
@@ -20,7 +20,7 @@ export const obtainTokenRoute = defineRoute({
   access: 'public',
   host: 'any',
   countsAsLogin: true,
-  body: () => credentials,
+  body: credentials,
   envelope: 'bare',
   response: tokenPair,
   handler: async (ctx, { body }) => {
@@ -36,7 +36,7 @@ export const obtainConsoleTokenRoute = defineRoute({
   access: 'public',
   host: 'any',
   countsAsLogin: true,
-  body: () => credentials,
+  body: credentials,
   envelope: 'bare',
   response: () => tokenPair().extend({ user: signedInUser() }),
   handler: async (ctx, { body }) => {

@@ -190,7 +190,7 @@ function describeRoute(group: string, route: AnyRoute, path: string): RouteConfi
  * self-referring component, each error envelope one component every operation refers to.
  */
 function nameSharedSchemas(): void {
-  zodToOpenAPIRegistry.add(jsonValue, { _internal: { refId: 'JsonValue' } });
+  zodToOpenAPIRegistry.add(jsonValue(), { _internal: { refId: 'JsonValue' } });
   for (const schema of Object.values(errorSchemas)) {
     const id = schema.meta()?.id;
     if (typeof id === 'string') zodToOpenAPIRegistry.add(schema, { _internal: { refId: id } });

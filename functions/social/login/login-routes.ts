@@ -19,7 +19,7 @@ const socialSignInSchema = lazySchema(() =>
     })
     .meta({ id: 'SocialSignIn' }),
 );
-const redirectUri = z.url({ protocol: /^https?$/ }).max(2000);
+const redirectUri = lazySchema(() => z.url({ protocol: /^https?$/ }).max(2000));
 
 export const socialRedirectRoute = defineRoute({
   method: 'GET',
@@ -29,7 +29,7 @@ export const socialRedirectRoute = defineRoute({
   host: 'any',
   countsAsLogin: true,
   params: providerParams,
-  query: () => z.object({ redirect_uri: redirectUri }),
+  query: () => z.object({ redirect_uri: redirectUri() }),
   response: () =>
     z.strictObject({ authorization_url: z.string(), state: z.string() }).meta({ description: 'To Accept: application/json; else 302' }),
   envelope: 'bare',
@@ -55,7 +55,7 @@ export const socialTokenRoute = defineRoute({
     z.strictObject({
       code: z.string().min(1).max(4096),
       state: z.string().min(1).max(128),
-      redirect_uri: redirectUri,
+      redirect_uri: redirectUri(),
       iss: z.string().max(2000).optional(),
     }),
   response: socialSignInSchema,

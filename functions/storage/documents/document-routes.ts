@@ -29,7 +29,7 @@ function grantAnswer({ link, anonymous }: GrantedDocument): Outcome<DocumentLink
   return outcome(link, { message });
 }
 
-async function documentAction(ctx: RequestContext, params: z.infer<typeof objectParams>, action: DocumentAction) {
+async function documentAction(ctx: RequestContext, params: z.infer<ReturnType<typeof objectParams>>, action: DocumentAction) {
   const env = { ...storageEnv(ctx), tokens: ctx.runtime.tokens };
   const opened = await openDocument(env, params, action, acceptsJson(ctx.request.headers.accept) ? 'json' : 'loader');
   return 'loaderUrl' in opened ? reply(302, undefined, { Location: opened.loaderUrl }) : grantAnswer(opened.granted);
@@ -42,7 +42,7 @@ export const viewDocumentRoute = defineRoute({
   host: 'tenant',
   access: 'optional',
   errorStyle: 'generic',
-  params: () => objectParams,
+  params: objectParams,
   envelope: 'A',
   response: documentLinkSchema,
   message: 'View access granted.',
@@ -56,7 +56,7 @@ export const editDocumentRoute = defineRoute({
   host: 'tenant',
   access: 'user',
   errorStyle: 'generic',
-  params: () => objectParams,
+  params: objectParams,
   envelope: 'A',
   response: documentLinkSchema,
   message: 'Edit access granted.',

@@ -3,6 +3,7 @@
 // URL fragment (never sent to a server, so never in logs or Referer headers), and is redeemed once:
 // redeeming records its id in the token blacklist, so a copied ticket cannot be replayed.
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { revokedTokens } from '#shared/db/platform-schema.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { TokenIssuer } from '#shared/auth/tokens.ts';
@@ -23,17 +24,19 @@ export interface DocumentTicket {
   grant: DocumentGrant;
 }
 
-const ticketClaims = z.object({
-  site: z.string(),
-  app: z.string(),
-  bucket: z.string(),
-  path: z.string(),
-  action: z.enum(['view', 'edit']),
-  grant: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('anonymous') }),
-    z.object({ kind: z.literal('user'), userId: z.number().int(), email: z.string(), displayName: z.string() }),
-  ]),
-});
+const ticketClaims = lazySchema(() =>
+  z.object({
+    site: z.string(),
+    app: z.string(),
+    bucket: z.string(),
+    path: z.string(),
+    action: z.enum(['view', 'edit']),
+    grant: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('anonymous') }),
+      z.object({ kind: z.literal('user'), userId: z.number().int(), email: z.string(), displayName: z.string() }),
+    ]),
+  }),
+);
 
 export async function issueDocumentTicket(tokens: TokenIssuer, ticket: DocumentTicket): Promise<string> {
   const subject = ticket.grant.kind === 'user' ? String(ticket.grant.userId) : 'anonymous';
@@ -44,7 +47,7 @@ export async function issueDocumentTicket(tokens: TokenIssuer, ticket: DocumentT
 /** The ticket's grant, once: a second redemption (a replay) is 401 INVALID_TOKEN. */
 export async function redeemDocumentTicket(db: Queryable, tokens: TokenIssuer, token: string): Promise<DocumentTicket> {
   const verified = await tokens.verifyTicket(token, PURPOSE);
-  const parsed = ticketClaims.safeParse(verified.claims);
+  const parsed = ticketClaims().safeParse(verified.claims);
   if (!parsed.success) throw new InvalidTokenError('Ticket is malformed');
   const ticket = parsed.data;
   const claimed = await db.query((orm) =>

@@ -7,8 +7,8 @@ import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery, orderingQuery } from '#shared/http/query-params.ts';
 import { bucketParams, choice, VISIBILITIES } from '../buckets/bucket-schemas.ts';
 
-export const objectParams = bucketParams().extend({ key: z.string().min(1) });
-export type ObjectParams = z.infer<typeof objectParams>;
+export const objectParams = lazySchema(() => bucketParams().extend({ key: z.string().min(1) }));
+export type ObjectParams = z.infer<ReturnType<typeof objectParams>>;
 
 const visibility = lazySchema(() => choice(VISIBILITIES));
 
@@ -81,7 +81,7 @@ export const downloadQuery = lazySchema(() =>
 );
 export type DownloadQuery = z.infer<ReturnType<typeof downloadQuery>>;
 
-const metadataObject = lazySchema(() => z.record(z.string().max(255), jsonValue));
+const metadataObject = lazySchema(() => z.record(z.string().max(255), jsonValue()));
 
 export const patchObjectBody = lazySchema(() =>
   z.strictObject({

@@ -31,7 +31,7 @@ export const uploadUrlRoute = defineRoute({
   path: `${OBJECT}/upload-url`,
   summary:
     'A presigned PUT for the bytes of the object at a path (`size`, `content_type`, `filename`, `metadata`), for files too large for the API',
-  params: () => objectParams,
+  params: objectParams,
   body: uploadUrlBody,
   envelope: 'B',
   response: uploadUrlSchema,
@@ -56,7 +56,7 @@ export const completeUploadRoute = defineRoute({
   method: 'POST',
   path: `${OBJECT}/complete-upload`,
   summary: 'Complete a presigned upload (`object_uuid`): the bytes are checked and become the object at the path',
-  params: () => objectParams,
+  params: objectParams,
   body: completeUploadBody,
   envelope: 'B',
   response: objectSchema,

@@ -25,7 +25,7 @@ function uploadByPathRoute(method: 'PUT' | 'POST') {
     method,
     path: OBJECT,
     summary: 'Upload or replace the object at a path: raw bytes (Content-Type is the file type) or multipart `file`; X-Metadata-* headers',
-    params: () => objectParams,
+    params: objectParams,
     envelope: 'B',
     response: objectSchema,
     message: 'File uploaded successfully',

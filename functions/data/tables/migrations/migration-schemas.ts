@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { jsonValue } from '#shared/json/json-value.ts';
 
-const jsonSchema = lazySchema(() => z.record(z.string(), jsonValue, { message: 'The table schema must be a JSON object.' }));
+const jsonSchema = lazySchema(() => z.record(z.string(), jsonValue(), { message: 'The table schema must be a JSON object.' }));
 const wholeNumber = lazySchema(() => z.string().regex(/^\d+$/, 'A whole number is required.').transform(Number));
 
 export const previewBody = lazySchema(() => z.object({ new_schema: jsonSchema() }));
