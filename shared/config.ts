@@ -42,9 +42,8 @@ function defaultPublicApiUrl(platformDomain: string, port: number, env: NodeJS.P
 
 /**
  * A variable's schema, built only when the variable is set, and its value when it is not (undefined:
- * optional). A settings object of every variable's schema was some 300 zod instances (each method
- * call makes one), built by every cold start at import while a deployment sets a few dozen
- * variables; now only those are parsed, each with a schema of its own.
+ * optional). One zod object of every variable would be some 300 instances (each method call makes
+ * one), built by every cold start, where a deployment sets a few dozen variables.
  */
 interface Setting<S extends z.ZodType, F> {
   schema: () => S;

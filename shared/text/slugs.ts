@@ -4,7 +4,7 @@ import { lazyImport } from '#shared/lazy-import.ts';
 
 type Slugify = (text: string, options: { lower: boolean; strict: boolean; trim: boolean }) => string;
 
-// slugify's UMD wrapper builds its character map twice when it loads (5 to 9 ms), and most cold
+// slugify's UMD wrapper builds its character maps twice when it loads (1 to 2 ms), and most cold
 // starts create nothing that needs a slug, so it loads on the first name slugged. It ships CommonJS
 // with `export =`: both Node and an esbuild bundle give a dynamic import of it the function as
 // `default`.
