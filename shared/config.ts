@@ -2,6 +2,7 @@
 // stops the process at start-up with a message naming the variable instead of failing later.
 import path from 'node:path';
 import * as z from 'zod';
+import { lazySchema } from '#shared/http/lazy-schema.ts';
 
 const booleanFlag = () => z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
@@ -53,7 +54,8 @@ interface Setting<S extends z.ZodType, F> {
 function setting<S extends z.ZodType>(schema: () => S): Setting<S, undefined>;
 function setting<S extends z.ZodType>(schema: () => S, fallback: z.output<S>): Setting<S, z.output<S>>;
 function setting<S extends z.ZodType>(schema: () => S, fallback?: z.output<S>): Setting<S, z.output<S> | undefined> {
-  return { schema, fallback };
+  // Built once: some handlers (the schema migration task) read the settings on every invocation.
+  return { schema: lazySchema(schema), fallback };
 }
 
 const SETTINGS = {
