@@ -64,6 +64,7 @@ export function successSchema(envelope: EnvelopeKind, data: z.ZodType, paged: bo
             page: z.number().int(),
             page_size: z.number().int(),
             total_pages: z.number().int(),
+            has_next: z.boolean().optional().meta({ description: 'Under `_count=planned|none`: whether a further page exists' }),
           })
         : z.object({
             success: z.boolean(),

@@ -28,6 +28,8 @@ export interface PageB<T> extends EnvelopeB<T[]> {
   page_size: number;
   total_pages: number | null;
   total_is_estimate?: boolean;
+  /** Under `_count=planned|none`, whether a page follows (the spec's members cannot tell without a total). */
+  has_next?: boolean;
 }
 
 /** Envelope C, the plain page of the console lists. */
@@ -83,6 +85,7 @@ export function pageB<T>(items: T[], total: ListTotal, page: PageRequest, messag
     page_size: page.pageSize,
     total_pages: total.value === null ? null : Math.ceil(total.value / page.pageSize),
     ...estimateMember(total, page),
+    ...(page.count === 'exact' ? {} : { has_next: hasNext(total, page) }),
   };
 }
 

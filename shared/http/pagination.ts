@@ -41,7 +41,7 @@ export function pageQuery(defaultSize = 20, maxSize = 100) {
       .transform((size) => Math.min(size, maxSize))
       .optional()
       .default(defaultSize),
-    // A repeated `_count` arrives as an array and fails here as well: it names no mode. Absent, the
+    // A repeated `_count` never gets here (parse-request.ts refuses repeated names). Absent, the
     // member stays undefined and `toPageRequest` reads it as `exact`.
     _count: z
       .unknown()

@@ -12,7 +12,8 @@ export function orderingQuery<F extends string>(fields: readonly F[], aliases: R
       .map((item) => item.trim())
       .filter((item) => item !== '')) {
       const name = term.replace(/^-/, '');
-      const field = (fields as readonly string[]).includes(name) ? (name as F) : aliases[name];
+      // Own aliases only: `constructor` or `__proto__` must not find Object.prototype's members.
+      const field = (fields as readonly string[]).includes(name) ? (name as F) : Object.hasOwn(aliases, name) ? aliases[name] : undefined;
       if (field === undefined) {
         ctx.addIssue({ code: 'custom', message: `Unknown ordering field "${name}". Choose from: ${fields.join(', ')}.` });
         return z.NEVER;

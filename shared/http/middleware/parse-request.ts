@@ -1,7 +1,7 @@
 // Finds the route and turns the event's path, query and body into the route's typed input. The one
 // place request bodies are parsed: JSON goes through the depth limit (../json-body.ts), and a body
 // over the size limit is 413 on every route that does not stream its body.
-import { BadRequestError } from '#shared/errors.ts';
+import { BadRequestError, ValidationError, type FieldErrors } from '#shared/errors.ts';
 import { streamedBodyOf } from '../body-streams.ts';
 import { assertRequestBodySize, MAX_REQUEST_BODY_BYTES, parseJsonText } from '../json-body.ts';
 import type { Router } from '../router.ts';
@@ -41,6 +41,24 @@ function bodySizeOf(event: ApiEvent, headers: Readonly<Record<string, string | u
   return Math.max(declared, actual);
 }
 
+/**
+ * The query string as one value per name. Where the route declares its parameters, a name given
+ * twice is a 400 naming it, as the record lists answer: which of `_count=exact&_count=none` holds
+ * is not for the server to guess. Routes without a declaration read the raw query themselves.
+ */
+function queryOf(rawQuery: string, declared: boolean): Record<string, string> {
+  const entries = [...new URLSearchParams(rawQuery)];
+  const query = Object.fromEntries(entries);
+  if (!declared || Object.keys(query).length === entries.length) return query;
+  const seen = new Set<string>();
+  const repeated = Object.create(null) as FieldErrors;
+  for (const [name] of entries) {
+    if (seen.has(name)) repeated[name] = ['This parameter is given more than once.'];
+    seen.add(name);
+  }
+  throw ValidationError.forFields(repeated);
+}
+
 export function parseRequestMiddleware(router: Router): ApiMiddleware {
   return {
     before: (request) => {
@@ -49,7 +67,7 @@ export function parseRequestMiddleware(router: Router): ApiMiddleware {
       const match = router.match(ctx.request.method, ctx.request.path);
       state.match = match;
       const { route } = match;
-      const query = Object.fromEntries(new URLSearchParams(ctx.request.rawQuery));
+      const query = queryOf(ctx.request.rawQuery, route.query !== undefined);
       const headers = ctx.request.headers;
       if (route.streamBody !== true) {
         const size = bodySizeOf(request.event, headers);
