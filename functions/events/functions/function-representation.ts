@@ -15,7 +15,9 @@ export const functionSchema = lazySchema(() =>
       app_slug: z.string(),
       execution_mode: z.string(),
       webhook_url: z.string(),
-      signing_secret: z.string().meta({ description: 'Verifies the X-Tessera-Signature of each call' }),
+      signing_secret: z.string().nullable().meta({
+        description: 'Verifies the X-Tessera-Signature of each call; null for callers who may not manage functions',
+      }),
       timeout_seconds: z.number().int(),
       is_active: z.boolean(),
       created_at: z.string(),
@@ -51,7 +53,8 @@ export function functionRecord(fn: OpenedFunction) {
     app_slug: fn.appSlug,
     execution_mode: fn.executionMode,
     webhook_url: fn.webhookUrl,
-    // The receiver needs it to verify the X-Tessera-Signature of each call.
+    // The receiver needs it to verify the X-Tessera-Signature of each call; null unless the caller
+    // may manage functions (function-access.ts).
     signing_secret: fn.signingSecret,
     timeout_seconds: fn.timeoutSeconds,
     is_active: fn.isActive,

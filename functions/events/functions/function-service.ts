@@ -1,5 +1,6 @@
 // The rules of an app's functions: create (with a fresh signing secret, stored sealed), read (the
-// secret opened for its owner), change, delete, and list their invocation records. A webhook URL naming a refused address is a 400 at once; names
+// secret opened only for callers who may manage functions, function-access.ts), change, delete, and
+// list their invocation records. A webhook URL naming a refused address is a 400 at once; names
 // that resolve to one are refused when the call is made.
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '#shared/auth/principal.ts';
@@ -24,6 +25,7 @@ import {
   type FunctionRow,
 } from './function-repository.ts';
 import type { CreateFunctionBody, PatchFunctionBody } from './function-schemas.ts';
+import { assertManagesFunctions, managesFunctions } from './function-access.ts';
 
 export interface FunctionsEnv {
   db: Queryable;
@@ -33,12 +35,17 @@ export interface FunctionsEnv {
   secretsKey: () => Promise<Buffer>;
 }
 
-/** A function as its owner reads it: the signing secret in clear, to verify the calls. */
-export type OpenedFunction = Omit<FunctionRow, 'storedSecret'> & { signingSecret: string };
+/**
+ * A function as a caller reads it: the signing secret in clear for callers who may manage it (they
+ * configure the receiver that verifies the calls), null for everyone else.
+ */
+export type OpenedFunction = Omit<FunctionRow, 'storedSecret'> & { signingSecret: string | null };
 
-async function opened(env: FunctionsEnv, fn: FunctionRow): Promise<OpenedFunction> {
+/** `mayManage`: from managesFunctions; the secret is not even opened for other callers. */
+async function opened(env: FunctionsEnv, fn: FunctionRow, mayManage: boolean): Promise<OpenedFunction> {
   const { storedSecret, ...rest } = fn;
-  return { ...rest, signingSecret: await openSigningSecret(env.secretsKey, env.site.schemaName, fn.id, storedSecret) };
+  const signingSecret = mayManage ? await openSigningSecret(env.secretsKey, env.site.schemaName, fn.id, storedSecret) : null;
+  return { ...rest, signingSecret };
 }
 
 async function appOf(env: FunctionsEnv, appSlug: string): Promise<AppRef> {
@@ -65,14 +72,17 @@ function checkWebhookUrl(env: FunctionsEnv, url: string): void {
 export async function listAppFunctions(env: FunctionsEnv, appSlug: string, page: PageRequest) {
   const app = await appOf(env, appSlug);
   const { rows, total } = await listFunctions(env.db, env.site, app.id, page);
-  return { rows: await Promise.all(rows.map((fn) => opened(env, fn))), total };
+  const mayManage = await managesFunctions(env);
+  return { rows: await Promise.all(rows.map((fn) => opened(env, fn, mayManage))), total };
 }
 
 export async function getFunction(env: FunctionsEnv, appSlug: string, slug: string): Promise<OpenedFunction> {
-  return opened(env, await functionOf(env, appSlug, slug));
+  const fn = await functionOf(env, appSlug, slug);
+  return opened(env, fn, await managesFunctions(env));
 }
 
 export async function createFunction(env: FunctionsEnv, appSlug: string, body: CreateFunctionBody): Promise<OpenedFunction> {
+  await assertManagesFunctions(env);
   const app = await appOf(env, appSlug);
   checkWebhookUrl(env, body.webhook_url);
   if (body.slug !== undefined && (await findFunction(env.db, env.site, app.id, body.slug)) !== undefined) {
@@ -95,10 +105,11 @@ export async function createFunction(env: FunctionsEnv, appSlug: string, body: C
     isActive: body.is_active,
     createdBy: env.user.id,
   });
-  return opened(env, (await findFunction(env.db, env.site, app.id, slug))!);
+  return opened(env, (await findFunction(env.db, env.site, app.id, slug))!, true);
 }
 
 export async function patchFunction(env: FunctionsEnv, appSlug: string, slug: string, body: PatchFunctionBody): Promise<OpenedFunction> {
+  await assertManagesFunctions(env);
   const fn = await functionOf(env, appSlug, slug);
   if (body.webhook_url !== undefined) checkWebhookUrl(env, body.webhook_url);
   await updateFunction(env.db, env.site, fn.id, {
@@ -107,10 +118,11 @@ export async function patchFunction(env: FunctionsEnv, appSlug: string, slug: st
     timeoutSeconds: body.timeout_seconds ?? fn.timeoutSeconds,
     isActive: body.is_active ?? fn.isActive,
   });
-  return opened(env, (await findFunction(env.db, env.site, fn.appId, slug))!);
+  return opened(env, (await findFunction(env.db, env.site, fn.appId, slug))!, true);
 }
 
 export async function removeFunction(env: FunctionsEnv, appSlug: string, slug: string): Promise<void> {
+  await assertManagesFunctions(env);
   const fn = await functionOf(env, appSlug, slug);
   await deleteFunction(env.db, env.site, fn.id);
 }

@@ -1,6 +1,8 @@
-// Subscribing functions to system events and listing an app's subscribers of one.
+// Subscribing functions to system events and listing an app's subscribers of one. Subscribing and
+// unsubscribing change what a function does, so they need what changing it needs (function-access.ts).
 import { DuplicateEntryError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import { SYSTEM_EVENTS, isSystemEvent } from '#shared/events/event-names.ts';
+import { assertManagesFunctions } from '../functions/function-access.ts';
 import { findApp, findFunctionById } from '../functions/function-repository.ts';
 import type { FunctionsEnv } from '../functions/function-service.ts';
 import { deleteSubscriber, insertSubscriber, subscribersOf, type SubscriberRow } from './subscription-repository.ts';
@@ -16,6 +18,7 @@ async function assertFunction(env: FunctionsEnv, functionId: number): Promise<vo
 }
 
 export async function subscribe(env: FunctionsEnv, eventName: string, functionId: number): Promise<SubscriberRow> {
+  await assertManagesFunctions(env);
   const event = eventOf(eventName);
   await assertFunction(env, functionId);
   const subscriber = await insertSubscriber(env.db, env.site, event, functionId);
@@ -24,6 +27,7 @@ export async function subscribe(env: FunctionsEnv, eventName: string, functionId
 }
 
 export async function unsubscribe(env: FunctionsEnv, eventName: string, functionId: number): Promise<void> {
+  await assertManagesFunctions(env);
   const event = eventOf(eventName);
   if (!(await deleteSubscriber(env.db, env.site, event, functionId)))
     throw new NotFoundError(`The function does not subscribe to ${event}.`);
