@@ -2,8 +2,9 @@
 // and calls the same group handler, so local behaviour is the deployed behaviour. Where a route
 // streams (file uploads and downloads), the body goes to the handler unbuffered and a stream reply
 // is piped to the socket, so files of any size pass with bounded memory.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { endpointGroups } from '#functions/groups.ts';
@@ -193,6 +194,32 @@ async function serve(groups: LoadedGroup[], places: Places, request: IncomingMes
   else response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/**
+ * A request node cannot parse reaches no handler: most often a request line and headers over its
+ * 16 KB (a filter of thousands of values in the URL), which node would refuse with a bare 431. The
+ * client gets the platform's error envelope and a request id instead, and the connection closes:
+ * the rest of what it sent cannot be framed. (Deployed, API Gateway refuses such requests itself.)
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    status: 'error',
+    code: tooLarge ? 'REQUEST_HEADER_FIELDS_TOO_LARGE' : 'BAD_REQUEST',
+    message: tooLarge
+      ? 'The request line and headers are over 16 KB: send long filters in fewer values, or split the request.'
+      : 'The request could not be parsed as HTTP/1.1.',
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Serves every endpoint group on one port; pass port 0 for a free one. */
 export async function startDevServer(port: number, host = '127.0.0.1'): Promise<DevServer> {
   const groups: LoadedGroup[] = await Promise.all(
@@ -217,6 +244,7 @@ export async function startDevServer(port: number, host = '127.0.0.1'): Promise<
     if (announced === undefined || announced <= MAX_REQUEST_BODY_BYTES || streamsBodyOf(groups, request)) response.writeContinue();
     answer(request, response);
   });
+  server.on('clientError', answerUnparsable);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

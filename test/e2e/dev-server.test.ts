@@ -1,6 +1,7 @@
 // Starts the real `npm start` entry in a child process on the embedded defaults and speaks HTTP to
 // it like a client would, then restarts it on the same data directory.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,25 @@ describe('npm start (dev server over HTTP)', () => {
     const answer = await fetch(`${server.url}/nowhere`);
     expect(answer.status).toBe(404);
     expect(await json(answer)).toMatchObject({ code: 'NOT_FOUND', detail: 'Not found.' });
+  });
+
+  it('answers a request line over 16 KB and an unparsable request in the error envelope, with a request id', async () => {
+    // A filter of thousands of values in the URL: node refuses it before any handler runs.
+    const long = await fetch(`${server.url}/api/cloud/users/?search=${'a'.repeat(20_000)}`);
+    expect(long.status).toBe(431);
+    expect(long.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await json(long)).toMatchObject({ status: 'error', code: 'REQUEST_HEADER_FIELDS_TOO_LARGE' });
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('"code":"BAD_REQUEST"');
+    // The server still answers as before.
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
   });
 
   it('keeps its data across a restart and does not recreate the superuser', async () => {
