@@ -1,9 +1,10 @@
 // Attaches related records to a page that has been read already: one statement per relation per
 // level over the keys of the whole level (never one per row). Related rows are read as on their own
 // table (soft-deleted ones stay hidden); a forward relation replaces the key field's value with the
-// record (null when none is visible), the others add a list under the relation's name. Below a
-// forward relation the next level's keys are a subquery of the level's own, so a chain of them
-// (`populate=author.company_id`) is sent in one batch instead of one round trip per level.
+// record (null when none is visible), the others add a list under the relation's name. Keys meet in
+// their type, as the database compares them. Below a forward relation the next level's keys are a
+// subquery of the level's own, so a chain of them (`populate=author.company_id`) is sent in one
+// batch instead of one round trip per level.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Database, Row } from '#shared/db/database.ts';
@@ -16,7 +17,11 @@ import type { RelationHop } from './relation-graph.ts';
 
 export type DataRecord = Record<string, unknown>;
 
-/** A key as text, the form both sides meet in: the SQL side answers `::text`, this side `String()`. */
+/**
+ * A key read from a record, as the text sent to the database, which casts it to the type of the
+ * field it meets; the records are then matched by this text, never by the database's text of the
+ * value (`1e-07`, `2024-01-01 00:00:00+00`, `1 day` read differently from what records answer).
+ */
 function keyText(value: unknown): string | undefined {
   if (value === null || value === undefined || typeof value === 'object') return undefined;
   return String(value);
@@ -26,13 +31,25 @@ function visible(table: TableDescriptor): SQL {
   return softDeleteCondition(table, 'exclude') ?? sql`true`;
 }
 
-/** A level's keys: the values read from the records above, or a subquery of the level above. */
+/**
+ * A level's keys: the texts read from the records above, or, below a forward relation, rows `(k, v)`
+ * of a query over the level above (`k` the text the records at the top of the chain were matched by).
+ */
 type KeySource = { list: string[] } | { query: SQL };
 
-function keysMatch(table: TableDescriptor, field: FieldDescriptor, keys: KeySource): SQL {
-  return 'list' in keys
-    ? sql`${typedValue(table, field)} = any(${sql.param(keys.list)}::text[]${castTo(field)}[])`
-    : sql`${typedValue(table, field)} in (${keys.query})`;
+/**
+ * The rows of `table` (as `t`) whose `field` meets a key, each with its key's text as `kk.k`. Keys
+ * meet in the field's type, the comparison the database makes (1e-7 and 0.0000001, one instant in
+ * any offset, PT24H and P1D are each one value to it, as to its foreign keys). Listed keys also
+ * filter the table with `= any(...)`: one index scan for all of them, then a hash join with the
+ * keys, where the join alone probed the index once per key (3.1 ms against 1.8 for 1,000 keys).
+ */
+function joinKeys(table: TableDescriptor, field: FieldDescriptor, keys: KeySource): SQL {
+  const value = typedValue(table, field);
+  if (!('list' in keys)) return sql`${tableSql(table)} as ${ROW} join (${keys.query}) as kk on ${value} = kk.v`;
+  const list = sql.param(keys.list);
+  return sql`${tableSql(table)} as ${ROW} join (select u.k, u.k${castTo(field)} as v from unnest(${list}::text[]) as u(k)) as kk
+    on ${value} = kk.v and ${value} = any(${list}::text[]${castTo(field)}[])`;
 }
 
 /** The order of a list of related records: the requested fields, then the far table's key. */
@@ -57,16 +74,13 @@ function populateSql(node: PopulateNode, keys: KeySource): SQL {
   const far = node.relation.target.descriptor;
   const [first, second] = node.relation.hops;
   if (node.relation.kind === 'forward') {
-    return pairsSql(
-      sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record
-        from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`,
-    );
+    return pairsSql(sql`select kk.k, ${recordText(far)} as record from ${joinKeys(far, first.targetField, keys)} where ${visible(far)}`);
   }
   const window = (partition: SQL) => sql`row_number() over (partition by ${partition} order by ${orderOf(node)})`;
   const inner =
     second === undefined
-      ? sql`select (${typedValue(far, first.targetField)})::text as k, ${recordText(far)} as record, ${window(typedValue(far, first.targetField))} as n
-          from ${tableSql(far)} as ${ROW} where ${keysMatch(far, first.targetField, keys)} and ${visible(far)}`
+      ? sql`select kk.k, ${recordText(far)} as record, ${window(sql`kk.k`)} as n
+          from ${joinKeys(far, first.targetField, keys)} where ${visible(far)}`
       : throughSql(first, second, keys, window(sql`j.k`));
   return pairsSql(inner, sql`where q.n > ${node.offset} and q.n <= ${node.offset + node.limit}`, sql` order by q.k, q.n`);
 }
@@ -84,8 +98,8 @@ function throughSql(first: RelationHop, second: RelationHop, keys: KeySource, wi
   // Inside the derived table `t` is the through table; outside it, the far table.
   return sql`select j.k, ${recordText(far)} as record, ${window} as n
     from ${tableSql(far)} as ${ROW}
-    join (select (${typedValue(through, first.targetField)})::text as k, ${typedValue(through, second.baseField)} as f
-      from ${tableSql(through)} as ${ROW} where ${keysMatch(through, first.targetField, keys)} and ${visible(through)}) as j
+    join (select kk.k, ${typedValue(through, second.baseField)} as f
+      from ${joinKeys(through, first.targetField, keys)} where ${visible(through)}) as j
       on ${typedValue(far, second.targetField)} = j.f
     where ${visible(far)}`;
 }
@@ -101,10 +115,10 @@ function levelStatements(node: PopulateNode, keys: KeySource, into: Array<[Popul
   const hop = node.relation.hops[0];
   const far = node.relation.target.descriptor;
   for (const child of node.children) {
-    // In the type of the field the keys meet, as the listed keys are cast to it.
+    // The keys of the top of the chain go down with the values the child's keys meet, in their type.
     const [childHop] = child.relation.hops;
-    const query = sql`select (${typedValue(far, childHop.baseField)})${castTo(childHop.targetField)} from ${tableSql(far)} as ${ROW}
-      where ${keysMatch(far, hop.targetField, keys)} and ${visible(far)}`;
+    const query = sql`select kk.k, (${typedValue(far, childHop.baseField)})${castTo(childHop.targetField)} as v
+      from ${joinKeys(far, hop.targetField, keys)} where ${visible(far)}`;
     levelStatements(child, { query }, into);
   }
 }
@@ -119,18 +133,48 @@ function pairsOf(rows: Row[]): Array<[string, DataRecord]> {
 }
 
 /**
- * Populates `records` with every node's relation, level by level. `fetched` holds the rows of nodes
- * already sent (with a forward relation above them); the others are sent here, together.
+ * A record of a level and, when a forward relation found it, the key text it was found by: the
+ * statements of that relation's children (sent with it) answer their records under that text.
  */
-export async function populateRecords(
+interface Placed {
+  record: DataRecord;
+  foundBy?: string;
+}
+
+/**
+ * Sets a member of an answer's record as an own property, whatever its name: a relation is named
+ * by a table, and `record.__proto__ = list` would set the prototype instead (and drop the member).
+ */
+function setMember(record: DataRecord, key: string, value: unknown): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Populates `records` with every node's relation, level by level. */
+export async function populateRecords(db: Database, records: DataRecord[], nodes: PopulateNode[]): Promise<void> {
+  await populateLevel(
+    db,
+    records.map((record) => ({ record })),
+    nodes,
+    new Map(),
+  );
+}
+
+/**
+ * One level: `fetched` holds the rows of nodes already sent (with a forward relation above them),
+ * whose records are matched by the key their parent was found by; the others are sent here,
+ * together, their keys read from the records.
+ */
+async function populateLevel(
   db: Database,
-  records: DataRecord[],
+  placed: Placed[],
   nodes: PopulateNode[],
-  fetched = new Map<PopulateNode, Promise<Row[]>>(),
+  fetched: Map<PopulateNode, Promise<Row[]>>,
 ): Promise<void> {
-  if (records.length === 0 || nodes.length === 0) return;
+  if (placed.length === 0 || nodes.length === 0) return;
   // Every key is read before any forward relation replaces its field with a record.
-  const keysByNode = nodes.map((node) => records.map((record) => keyText(record[node.relation.hops[0].baseField.name])));
+  const keysByNode = nodes.map((node) =>
+    fetched.has(node) ? placed.map((at) => at.foundBy) : placed.map((at) => keyText(at.record[node.relation.hops[0].baseField.name])),
+  );
   const statements: Array<[PopulateNode, SQL]> = [];
   nodes.forEach((node, index) => {
     const distinct = [...new Set(keysByNode[index]!.filter((key): key is string => key !== undefined))];
@@ -150,10 +194,12 @@ export async function populateRecords(
       if (list === undefined) related.set(key, [record]);
       else list.push(record);
     }
-    records.forEach((record, at) => {
+    placed.forEach(({ record }, at) => {
       const found = keys[at] === undefined ? [] : (related.get(keys[at]!) ?? []);
-      record[node.key] = node.relation.kind === 'forward' ? (found[0] ?? null) : found;
+      setMember(record, node.key, node.relation.kind === 'forward' ? (found[0] ?? null) : found);
     });
-    if (node.children.length > 0) await populateRecords(db, [...related.values()].flat(), node.children, fetched);
+    if (node.children.length === 0) continue;
+    const next = [...related].flatMap(([key, list]) => list.map((record) => ({ record, foundBy: key })));
+    await populateLevel(db, next, node.children, fetched);
   }
 }

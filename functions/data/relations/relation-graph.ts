@@ -2,7 +2,8 @@
 // foreign-key field (a field ending in `_id` also without the suffix), a reverse relation by the
 // referencing table's name, a many-to-many relation (through a table whose primary key is two foreign
 // keys) by the far table's name. Only materialized tables of the same app take part, so a relation
-// never reaches a table the caller could not read directly.
+// never reaches a table the caller could not read directly; a reference to another app's table has
+// no relations at all (its keys lead into the source app, which the caller's app does not open).
 import type { Queryable } from '#shared/db/database.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { FieldDescriptor, TableDescriptor } from '../tables/table-descriptor.ts';
@@ -52,7 +53,11 @@ export function isToOne(relation: Relation): boolean {
 export class AppRelations {
   private readonly byTable = new Map<string, Map<string, Relation[]>>();
 
-  constructor(readonly tables: ReadonlyMap<string, RelationTable>) {
+  /** `note`: why a name means no relation beyond being unknown (a reference has none). */
+  constructor(
+    readonly tables: ReadonlyMap<string, RelationTable>,
+    private readonly note = '',
+  ) {
     for (const table of tables.values()) this.byTable.set(table.name, new Map());
     for (const table of tables.values()) this.addRelationsOf(table);
   }
@@ -130,7 +135,7 @@ export class AppRelations {
   resolve(table: RelationTable, name: string, parameter: string): Relation {
     const candidates = this.byTable.get(table.name)?.get(name);
     if (candidates === undefined) {
-      throw queryError(parameter, `unknown relationship "${name}" of table "${table.name}"`);
+      throw queryError(parameter, `unknown relationship "${name}" of table "${table.name}"${this.note}`);
     }
     const distinct = [...new Set(candidates)];
     if (distinct.length > 1) {
@@ -193,6 +198,18 @@ export function appRelations(site: Tenant, appRows: DatatableRow[]): AppRelation
   const graph = new AppRelations(new Map(rows.map((row) => [row.name, relationTable(site, row, rows)])));
   graphCache.set(key, graph);
   return graph;
+}
+
+/**
+ * The relations of a reference (import-reference), seen under `name` in the app that imported it:
+ * none. Its source's keys lead to tables of the source app, and what the app may read there is the
+ * source app's own access (app roles count in their app only), so a relation through the reference
+ * (filter, sort, group, aggregate, populate, `*`) would read past it. Its hierarchy stays: the edges
+ * are the table's own.
+ */
+export function referenceRelations(source: RelationTable, name: string): AppRelations {
+  const table: RelationTable = { ...source, name, foreignKeys: [] };
+  return new AppRelations(new Map([[name, table]]), " (a reference to another app's table has no relationships)");
 }
 
 function relationTable(site: Tenant, row: DatatableRow, rows: DatatableRow[]): RelationTable {

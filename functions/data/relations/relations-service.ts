@@ -20,7 +20,7 @@ import { PopulateRequest, type PopulateNode } from './populate-plan.ts';
 import { asGraph, asTree, asTrees, HierarchyRequest, recordAnswerSql, rootsOnlyFilter, type HierarchyPlan } from './hierarchy-read.ts';
 import { readWithRememberedRelations, rememberRelations, type FoundRelations } from './fused-relation-reads.ts';
 import { relatedFilter, relatedSort, relatedValue } from './related-query.ts';
-import { appRelations, loadAppRelations } from './relation-graph.ts';
+import { appRelations, loadAppRelations, referenceRelations } from './relation-graph.ts';
 import { tablesOfActiveApp } from '../tables/table-repository.ts';
 
 export type RelationSettings = Config['relations'];
@@ -46,7 +46,8 @@ export function asksForRelations(query: QueryEntries): boolean {
 /**
  * The table and the relations of its app, from one read of the app's tables; a table not found
  * that way (missing, not materialized, or a reference to another app's table) takes the records
- * module's way, which answers the precise error or resolves the reference.
+ * module's way, which answers the precise error or resolves the reference. A reference has no
+ * relations (relation-graph.ts `referenceRelations`).
  */
 export async function relationsOf(db: Queryable, site: Tenant, address: TableAddress): Promise<FoundRelations> {
   const rows = await tablesOfActiveApp(db, site, address.app_slug);
@@ -61,7 +62,11 @@ export async function relationsOf(db: Queryable, site: Tenant, address: TableAdd
   }
   const { table } = await loadTableDescriptor(db, site, address.app_slug, address.name);
   const relations = await loadAppRelations(db, site, table.app_id);
-  return { relations, base: relations.table(table.name) };
+  const base = relations.table(table.name);
+  if (rows.some((row) => row.id === table.id)) return { relations, base };
+  // Not one of the app's tables: a reference, whose keys would lead into its source app.
+  const reference = referenceRelations(base, address.name);
+  return { relations: reference, base: reference.table(address.name) };
 }
 
 /** The relations the ordinary way, once the caller's context is established; remembered for the next read. */
@@ -126,15 +131,15 @@ export async function listWithRelations(
   if (nodes.length === 0 && graph === undefined) return new JsonText(text);
   const answer = parseExactJson(text) as ListAnswer;
   await populateRecords(db, answer.data as DataRecord[], nodes);
-  if (graph?.format === 'graph') return { data: await asGraph(db, graph, answer.data as DataRecord[]), total: answer.total };
+  // The list's own members (`total_is_estimate`, `next` and the paging) stay: only `data` changes form.
+  if (graph?.format === 'graph') return { ...answer, data: await asGraph(db, graph, answer.data as DataRecord[]) };
   if (graph?.format === 'tree') answer.data = (await asTrees(db, graph, answer.data as DataRecord[])).roots;
   return answer;
 }
 
-export interface GraphAnswer {
+/** A list answer (every member `_count` gives it) whose page is a graph. */
+export interface GraphAnswer extends Omit<ListAnswer, 'data'> {
   data: { nodes: DataRecord[]; edges: unknown[] };
-  /** null under `_count=none`. */
-  total: number | null;
 }
 
 interface RelationalRecord {
