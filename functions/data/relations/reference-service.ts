@@ -21,12 +21,17 @@ export interface ReferenceRequest {
   reference_name?: string;
 }
 
+const REQUEST_MEMBERS: readonly string[] = ['source_app_slug', 'source_table_name', 'reference_name'];
+
+/** How many entries one import-reference request may carry. */
+export const MAX_REFERENCES_PER_REQUEST = 100;
+
 function requestOf(input: unknown): ReferenceRequest {
   if (!isJsonObject(input))
     throw ValidationError.forFields({ non_field_errors: ['Expected {source_app_slug, source_table_name, reference_name?}.'] });
-  const problems: Record<string, string[]> = {};
-  for (const key of Object.keys(input))
-    if (!['source_app_slug', 'source_table_name', 'reference_name'].includes(key)) problems[key] = ['Unknown member.'];
+  // Keyed by the client's member names: `__proto__` must become a key, not this object's prototype.
+  const problems: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const key of Object.keys(input)) if (!REQUEST_MEMBERS.includes(key)) problems[key] = ['Unknown member.'];
   for (const key of ['source_app_slug', 'source_table_name'] as const) {
     if (typeof input[key] !== 'string' || (input[key] as string).length === 0 || (input[key] as string).length > 100)
       problems[key] = ['Required: a non-empty string.'];

@@ -1,7 +1,7 @@
 // Materialization: the table's CREATE TABLE plan runs in one transaction with a 30 s statement
 // limit and is recorded as a CREATE_TABLE schema operation (PENDING → IN_PROGRESS → SUCCESS/FAILED).
 import type { Principal } from '#shared/auth/principal.ts';
-import { StatementTimeoutError } from '#shared/db/database-errors.ts';
+import { readPostgresFailure, StatementTimeoutError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { AppError, BusinessLogicError, ConflictError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -22,9 +22,16 @@ import {
 } from './table-repository.ts';
 import { compileTable } from './table-schema.ts';
 import { compileTarget, existingTable } from './table-lookup.ts';
+import { clashMessage, ownedPhysicalNames, physicalNameClash, type PhysicalNameClash } from './physical-names.ts';
 import type { TableAddress } from './table-schemas.ts';
 
 export const DDL_TIMEOUT_MS = 30_000;
+
+function physicalNameConflict(clash: PhysicalNameClash): ConflictError {
+  return new ConflictError(clashMessage(clash), {
+    extras: { physical_table_name: clash.physicalName, conflicts_with: `${clash.table.app_slug}/${clash.table.name}` },
+  });
+}
 
 export async function materialize(
   db: Queryable,
@@ -49,6 +56,11 @@ export async function materialize(
     }
     referenced.set(target.name, target.physical_table_name);
   }
+  // Tables defined before names were checked at creation may share a physical name (DECISIONS'
+  // rule repeats across apps) or a hierarchy's edges table: refuse, naming the owner.
+  const owned = ownedPhysicalNames(table.physical_table_name, compiled.hierarchy !== undefined);
+  const clash = await physicalNameClash(db, site, owned, { except: table.id, materializedOnly: true });
+  if (clash !== undefined) throw physicalNameConflict(clash);
   const plan = createTablePlan(compiled, referenced);
   const revisionId = newRevisionId();
   await insertOperation(db, site, {
@@ -77,8 +89,15 @@ export async function materialize(
     const message = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     await finishOperation(db, site, revisionId, 'FAILED', message);
     if (error instanceof StatementTimeoutError) throw new BusinessLogicError(`The materialization took longer than 30 seconds: ${message}`);
+    // 42P07: a table of that name is there after all (made meanwhile, or outside any datatable).
+    if (readPostgresFailure(error)?.code === '42P07') {
+      const again = await physicalNameClash(db, site, owned, { except: table.id, materializedOnly: true });
+      if (again !== undefined) throw physicalNameConflict(again);
+      throw new ConflictError(`A database table named ${owned.map((name) => `"${name}"`).join(' or ')} already exists.`, {
+        extras: { physical_table_name: owned },
+      });
+    }
     if (error instanceof AppError) throw error;
-    if (/already exists/.test(message)) throw new ConflictError(`A database table named "${table.physical_table_name}" already exists.`);
     throw error;
   }
   await finishOperation(db, site, revisionId, 'SUCCESS');

@@ -1,7 +1,8 @@
 // Checks records against a compiled table and answers their values in canonical form: types and
 // formats (field-types.ts), constraints, enum, and uniqueness within one batch. A pure function over
 // the TableDescriptor, shared by `validate_data` and the record endpoints, so both give one verdict.
-// Rows already stored and foreign keys need the database and are checked by it on write.
+// Rows already stored and foreign keys need the database: data-validation.ts checks them for
+// `validate_data`, the database itself on write.
 import { addFieldMessages } from '#shared/errors.ts';
 import { patternEngine } from '#shared/text/pattern-engine.ts';
 import type { UserPattern } from '#shared/text/user-patterns.ts';
@@ -223,17 +224,23 @@ export function batchDuplicates(table: TableDescriptor, rows: readonly RecordVal
   return found;
 }
 
-/** `validate_data`: one string per problem, naming the row (1-based) and the field. */
-export function validateRows(table: TableDescriptor, rows: unknown[]): { is_valid: boolean; errors: string[]; validated_rows: number } {
-  const errors: string[] = [];
+/** Every row's checks: its field errors (batch repeats included) and the values a create would write. */
+export function checkRows(table: TableDescriptor, rows: unknown[]): { errors: RecordErrors[]; values: RecordValues[] } {
   const checked = rows.map((row) => checkRecord(table, row));
-  const duplicates = batchDuplicates(
-    table,
-    checked.map((check) => withDefaults(table, check.values)),
-  );
-  checked.forEach((check, index) => {
-    const all = { ...check.errors };
+  const values = checked.map((check) => withDefaults(table, check.values));
+  const duplicates = batchDuplicates(table, values);
+  const errors = checked.map((check, index) => {
+    const all = Object.assign(Object.create(null) as RecordErrors, check.errors);
     for (const [field, messages] of Object.entries(duplicates.get(index) ?? {})) addFieldMessages(all, field, ...messages);
+    return all;
+  });
+  return { errors, values };
+}
+
+/** `validate_data`'s answer: one string per problem, naming the row (1-based) and the field. */
+export function rowsVerdict(rowErrors: readonly RecordErrors[]): { is_valid: boolean; errors: string[]; validated_rows: number } {
+  const errors: string[] = [];
+  rowErrors.forEach((all, index) => {
     for (const [field, messages] of Object.entries(all)) {
       for (const message of messages) {
         errors.push(
@@ -244,5 +251,10 @@ export function validateRows(table: TableDescriptor, rows: unknown[]): { is_vali
       }
     }
   });
-  return { is_valid: errors.length === 0, errors, validated_rows: rows.length };
+  return { is_valid: errors.length === 0, errors, validated_rows: rowErrors.length };
+}
+
+/** `validate_data` without the database: the checks of a write before it reaches the table. */
+export function validateRows(table: TableDescriptor, rows: unknown[]): { is_valid: boolean; errors: string[]; validated_rows: number } {
+  return rowsVerdict(checkRows(table, rows).errors);
 }

@@ -8,7 +8,15 @@ import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { existingApp } from '../apps/app-service.ts';
 import { existingDatasource } from '../apps/datasource-service.ts';
 import type { StorageProvider, TableDescriptor } from './table-descriptor.ts';
-import { findReferencedTable, findTable, findTableOfActiveApp, tablesOfApp, type DatatableRow } from './table-repository.ts';
+import {
+  findReferencedTable,
+  findTable,
+  findTableOfActiveApp,
+  referencesOfApp,
+  tablesOfApp,
+  type DatatableRow,
+  type ReferenceRow,
+} from './table-repository.ts';
 import { analyzeTableSchema, compileTable, type CompiledTable, type CompileTarget } from './table-schema.ts';
 import type { TableAddress } from './table-schemas.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';
@@ -51,15 +59,56 @@ export async function compiledTable(db: Queryable, site: Tenant, table: Datatabl
   });
 }
 
-/** A table by app and name, optionally inside a given datasource (the long URL form). */
-export async function existingTable(db: Queryable, site: Tenant, address: TableAddress): Promise<DatatableRow> {
+/**
+ * A table by address or, on the short form when no table has the name, a reference (import-reference)
+ * of the app under it; else the precise 404 (app, datasource or table).
+ */
+export async function tableOrReference(
+  db: Queryable,
+  site: Tenant,
+  address: TableAddress,
+): Promise<{ table: DatatableRow } | { reference: ReferenceRow }> {
   const app = await existingApp(db, site, address.app_slug);
   const table = await findTable(db, site, app.id, address.name);
-  if (table === undefined || (address.datasource_slug !== undefined && table.datasource_slug !== address.datasource_slug)) {
-    if (address.datasource_slug !== undefined) await existingDatasource(db, site, address.app_slug, address.datasource_slug);
-    throw new NotFoundError('Datatable not found.');
+  if (table !== undefined && (address.datasource_slug === undefined || table.datasource_slug === address.datasource_slug)) return { table };
+  if (address.datasource_slug !== undefined) {
+    await existingDatasource(db, site, address.app_slug, address.datasource_slug);
+  } else {
+    const [reference] = await referencesOfApp(db, site, address.app_slug, address.name);
+    if (reference !== undefined) return { reference };
   }
-  return table;
+  throw new NotFoundError('Datatable not found.');
+}
+
+/** What a write to a reference's definition answers: the definition is its source's, changed in its own app. */
+export function referenceIsReadOnly(reference: ReferenceRow): ConflictError {
+  const source = `${reference.app_slug}/${reference.name}`;
+  return new ConflictError(
+    `"${reference.reference_name}" is a reference to the table ${source} (import-reference): its definition is read-only here. ` +
+      `Change the table in app "${reference.app_slug}", or DELETE the reference.`,
+    { extras: { reference: `${reference.target_app_slug}/${reference.reference_name}`, source } },
+  );
+}
+
+/**
+ * A table of the app by address, for what changes or reads its own definition (schema changes,
+ * materialize, migrations): a reference under the name is read-only here (409), not missing.
+ */
+export async function existingTable(db: Queryable, site: Tenant, address: TableAddress): Promise<DatatableRow> {
+  const found = await tableOrReference(db, site, address);
+  if ('reference' in found) throw referenceIsReadOnly(found.reference);
+  return found.table;
+}
+
+/**
+ * For the reads a reference answers through to its source (schema, validate_data, operation
+ * history): the table, or the reference's source under the reference's name.
+ */
+export async function readableTable(db: Queryable, site: Tenant, address: TableAddress): Promise<{ table: DatatableRow; name: string }> {
+  const found = await tableOrReference(db, site, address);
+  return 'table' in found
+    ? { table: found.table, name: found.table.name }
+    : { table: found.reference, name: found.reference.reference_name };
 }
 
 /**

@@ -108,6 +108,37 @@ export async function referenceNameTaken(db: Queryable, site: Site, appId: numbe
   return row?.taken === true;
 }
 
+/** Removes the reference `name` of an active app (its row is all a reference is); whether there was one. */
+export async function deleteReference(db: Queryable, site: Site, appSlug: string, name: string): Promise<boolean> {
+  const rows = await db.rows<{ id: number }>(sql`delete from ${tenantTable(site, 'datatable_references')} r
+    using ${tenantTable(site, 'apps')} a where a.id = r.app_id and a.slug = ${appSlug} and a.deleted_at is null and r.name = ${name}
+    returning r.id`);
+  return rows.length > 0;
+}
+
+/** The references that hold a table (import-reference), each as `app/name`. */
+export async function referencesHolding(db: Queryable, site: Site, tableId: number): Promise<string[]> {
+  const rows = await db.rows<{ reference: string }>(sql`select a.slug || '/' || r.name as reference
+    from ${tenantTable(site, 'datatable_references')} r join ${tenantTable(site, 'apps')} a on a.id = r.app_id
+    where r.source_table_id = ${tableId} order by 1`);
+  return rows.map((row) => row.reference);
+}
+
+/**
+ * Tables of the site (any app, deleted ones too: their physical tables stay) that may own one of
+ * `names`: by their own physical name, or, for a hierarchy, by its edges table, which is
+ * `<node>_edges` (`nodes`) or, past 63 characters, a hashed form only a long node name gives.
+ */
+export function tablesClaimingPhysicalNames(db: Queryable, site: Site, names: string[], nodes: string[]): Promise<DatatableRow[]> {
+  return tableRows<DatatableRow>(
+    db,
+    sql`${tableSelect(site)} where t.physical_table_name = any(${sql.param(names)}::text[])
+      or (t.json_schema->>'hierarchy' = 'true'
+        and (t.physical_table_name = any(${sql.param(nodes)}::text[]) or length(t.physical_table_name) > 56))
+      order by t.id`,
+  );
+}
+
 /** Every table of an active app, by the app's slug (none when the app is missing or deleted). */
 export function tablesOfActiveApp(db: Queryable, site: Site, appSlug: string): Promise<DatatableRow[]> {
   return tableRows<DatatableRow>(db, sql`${tableSelect(site)} where a.slug = ${appSlug} and a.deleted_at is null order by t.name`);

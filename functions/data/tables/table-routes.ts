@@ -3,7 +3,6 @@
 import { noContent, reply } from '#shared/http/reply.ts';
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { materialize } from './materialize-service.ts';
-import { validateRows } from './record-checks.ts';
 import * as z from 'zod';
 import {
   operationRecord,
@@ -27,8 +26,9 @@ import {
   tableParams,
   validateDataBody,
 } from './table-schemas.ts';
-import { compiledTable, existingTable } from './table-lookup.ts';
-import { changeTable, createTable, removeTable, tableOrReference, tablesAndReferencesOf, tablesOf } from './table-service.ts';
+import { readableTable, tableOrReference } from './table-lookup.ts';
+import { validateData } from './data-validation.ts';
+import { changeTable, createTable, removeTable, tablesAndReferencesOf, tablesOf } from './table-service.ts';
 
 const common = { host: 'tenant', errorStyle: 'generic', access: 'user' } as const;
 const DATASOURCE = '/api/apps/{app_slug}/datasources/{datasource_slug}/';
@@ -127,7 +127,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       ...common,
       method: 'DELETE',
       path: item,
-      summary: 'Delete a datatable (a materialized one with its physical table)',
+      summary: 'Delete a datatable (a materialized one with its physical table); on the short form also a reference',
       params: tableParams,
       envelope: 'none',
       handler: async (ctx, { params }) => {
@@ -139,26 +139,27 @@ function itemRoutes(prefix: string): AnyRoute[] {
       ...common,
       method: 'GET',
       path: `${item}schema/`,
-      summary: "A datatable's schema and hash",
+      summary: "A datatable's schema and hash (a reference's are its source's)",
       params: tableParams,
       response: tableSchemaBodySchema,
       envelope: 'bare',
-      handler: async (ctx, { params }) => tableSchemaBody(await existingTable(ctx.runtime.db, ctx.site, params)),
+      handler: async (ctx, { params }) => {
+        const { table, name } = await readableTable(ctx.runtime.db, ctx.site, params);
+        return { ...tableSchemaBody(table), name };
+      },
     }),
     defineRoute({
       ...common,
       method: 'POST',
       path: `${item}validate_data/`,
-      summary: 'Check records against the schema without storing them',
+      summary: 'Check records as a write would, without storing them (a reference checks against its source)',
       params: tableParams,
       body: validateDataBody,
       exactIntegers: true,
       response: () => z.strictObject({ is_valid: z.boolean(), errors: z.array(z.string()), validated_rows: z.number().int() }),
       envelope: 'bare',
-      handler: async (ctx, { params, body }) => {
-        const table = await existingTable(ctx.runtime.db, ctx.site, params);
-        return validateRows((await compiledTable(ctx.runtime.db, ctx.site, table)).descriptor, body.data);
-      },
+      handler: async (ctx, { params, body }) =>
+        validateData(ctx.runtime.db, ctx.site, (await readableTable(ctx.runtime.db, ctx.site, params)).table, body.data),
     }),
     defineRoute({
       ...common,

@@ -13,10 +13,12 @@ import { loadPatternEngineFor } from '#shared/text/pattern-engine.ts';
 import { dropTableStatement } from './ddl.ts';
 import { edgesTableName } from './hierarchy-schema.ts';
 import {
+  deleteReference,
   deleteTableRow,
   findTable,
   insertTable,
   referenceNameTaken,
+  referencesHolding,
   referencesOfApp,
   tablesOfApp,
   tablesOfDatasource,
@@ -26,14 +28,10 @@ import {
 } from './table-repository.ts';
 import { compileTable, schemaHash } from './table-schema.ts';
 import { migrateTable, type MigrationSettings } from './migrations/migration-service.ts';
-import { compileTarget, existingTable } from './table-lookup.ts';
+import { compileTarget, existingTable, tableOrReference } from './table-lookup.ts';
+import { clashMessage, isHierarchy, ownedPhysicalNames, physicalNameClash, physicalTableName } from './physical-names.ts';
 import type { MigrationRow } from './migrations/operation-repository.ts';
 import type { CreateTableBody, PatchTableBody, TableAddress } from './table-schemas.ts';
-
-/** DECISIONS: app slug and table name joined by `_`, hyphens turned into underscores. */
-export function physicalTableName(appSlug: string, name: string): string {
-  return `${appSlug}_${name}`.replace(/-/g, '_');
-}
 
 /** Every table of an app (all its datasources) and, after them, the references it imported. */
 export async function tablesAndReferencesOf(
@@ -44,22 +42,6 @@ export async function tablesAndReferencesOf(
   const app = await existingApp(db, site, appSlug);
   const [tables, references] = await Promise.all([tablesOfApp(db, site, app.id), referencesOfApp(db, site, appSlug)]);
   return { tables, references };
-}
-
-/** A table's detail by address; on the short form, a reference of the app under that name when no table has it. */
-export async function tableOrReference(
-  db: Queryable,
-  site: Tenant,
-  address: TableAddress,
-): Promise<{ table: DatatableRow } | { reference: ReferenceRow }> {
-  try {
-    return { table: await existingTable(db, site, address) };
-  } catch (error) {
-    if (!(error instanceof NotFoundError) || address.datasource_slug !== undefined) throw error;
-    const [reference] = await referencesOfApp(db, site, address.app_slug, address.name);
-    if (reference === undefined) throw error;
-    return { reference };
-  }
 }
 
 export async function tablesOf(db: Queryable, site: Tenant, appSlug: string, datasourceSlug: string): Promise<DatatableRow[]> {
@@ -88,6 +70,8 @@ export async function createTable(
     throw ValidationError.forFields({ name: ['A table with that name already exists in this app.'] });
   if (await referenceNameTaken(db, site, datasource.app_id, body.name))
     throw ValidationError.forFields({ name: ['A reference (import-reference) with that name already exists in this app.'] });
+  const clash = await physicalNameClash(db, site, ownedPhysicalNames(physical, isHierarchy(body.json_schema)));
+  if (clash !== undefined) throw ValidationError.forFields({ name: [clashMessage(clash)] });
   await loadPatternEngineFor([body.json_schema]);
   compileTable(
     body.json_schema,
@@ -149,6 +133,12 @@ export async function changeTable(
       return (await findTable(db, site, table.app_id, table.name))!;
     }
     compileTable(schema, compileTarget(site, table, await tablesOfApp(db, site, table.app_id)));
+    // Turning `hierarchy` on claims the edges table's name too (switching it later is refused).
+    if (isHierarchy(schema) && !isHierarchy(table.json_schema)) {
+      const owned = ownedPhysicalNames(table.physical_table_name, true);
+      const clash = await physicalNameClash(db, site, owned, { except: table.id });
+      if (clash !== undefined) throw ValidationError.forFields({ json_schema: [clashMessage(clash)] });
+    }
   }
   // A schema saved now passed XML Schema's dialect; an unchanged one keeps the dialect it was read in.
   const patternDialect = hash === table.schema_hash ? table.pattern_dialect : 'xsd';
@@ -162,20 +152,44 @@ export async function changeTable(
   return (await findTable(db, site, table.app_id, table.name))!;
 }
 
-/** A materialized table is dropped with its row, in one transaction. */
+/**
+ * A materialized table is dropped with its row, in one transaction; a table other apps reference
+ * (import-reference) stays until those references are deleted (409 naming them). On the short form
+ * a reference is deleted itself: its row is all it is, and its source's table and records stay.
+ */
 export async function removeTable(db: Queryable, site: Tenant, caller: Principal, address: TableAddress): Promise<void> {
   await assertManagesData(db, site, caller);
-  const table = await existingTable(db, site, address);
+  const found = await tableOrReference(db, site, address);
+  if ('reference' in found) {
+    if (!(await deleteReference(db, site, found.reference.target_app_slug, found.reference.reference_name)))
+      throw new NotFoundError('Datatable not found.');
+    return;
+  }
+  const { table } = found;
   await db.transaction(
     async (tx) => {
       const locked = await findTable(tx, site, table.app_id, table.name, { forUpdate: true });
       if (locked === undefined) return;
+      // Under the row lock: a reference made meanwhile waits for this transaction (its key check).
+      const holders = await referencesHolding(tx, site, locked.id);
+      if (holders.length > 0) {
+        throw new ConflictError(
+          `The table "${locked.name}" is referenced by ${holders.join(', ')} (import-reference); delete those references first.`,
+          { extras: { referenced_by: holders } },
+        );
+      }
       if (locked.is_materialized) {
         try {
-          // A hierarchy's edges table references the node table: it goes first (none: a no-op).
-          await tx.run(
-            dropTableStatement({ schemaName: site.schemaName, tableName: edgesTableName(locked.physical_table_name) }, { ifExists: true }),
-          );
+          // A hierarchy's edges table references the node table: it goes first. Only a hierarchy's:
+          // a table of that name beside a plain table belongs to another datatable.
+          if (isHierarchy(locked.json_schema)) {
+            await tx.run(
+              dropTableStatement(
+                { schemaName: site.schemaName, tableName: edgesTableName(locked.physical_table_name) },
+                { ifExists: true },
+              ),
+            );
+          }
           await tx.run(dropTableStatement({ schemaName: site.schemaName, tableName: locked.physical_table_name }));
         } catch (error) {
           if (/depend/i.test(String((error as Error).message) + String((error as { cause?: Error }).cause?.message))) {

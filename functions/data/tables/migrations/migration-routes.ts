@@ -3,9 +3,15 @@
 import { defineRoute, type AnyRoute } from '#shared/http/route.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { operationRecord, schemaOperationSchema } from '../table-representation.ts';
-import { changePreviewSchema, operationHistorySchema, rollbackResultSchema, schemaValidationSchema } from './migration-representation.ts';
+import {
+  changePreviewSchema,
+  historyEnvelope,
+  operationHistorySchema,
+  rollbackResultSchema,
+  schemaValidationSchema,
+} from './migration-representation.ts';
 import { tableParams } from '../table-schemas.ts';
-import { existingTable } from '../table-lookup.ts';
+import { existingTable, readableTable } from '../table-lookup.ts';
 import { previewChanges, validateSchema } from './migration-service.ts';
 import { historyQuery, operationParams, previewBody, rollbackBody, validateBody } from './migration-schemas.ts';
 import { findMigration, operationPage } from './operation-repository.ts';
@@ -47,21 +53,11 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       query: historyQuery,
       response: operationHistorySchema,
       handler: async (ctx, { params, query }) => {
-        const table = await existingTable(ctx.runtime.db, ctx.site, params);
-        const { count, rows } = await operationPage(ctx.runtime.db, ctx.site, table.id, query.limit, query.offset);
-        const previousOffset = Math.max(0, Math.min(query.offset - query.limit, count - query.limit));
-        return {
-          count,
-          next:
-            query.offset + query.limit < count
-              ? ctx.urlWithQuery({ limit: String(query.limit), offset: String(query.offset + query.limit) })
-              : null,
-          previous:
-            query.offset > 0
-              ? ctx.urlWithQuery({ limit: String(query.limit), offset: previousOffset === 0 ? undefined : String(previousOffset) })
-              : null,
-          results: rows.map(operationRecord),
-        };
+        // A reference's history is its source's (read through, as its schema is).
+        const { table } = await readableTable(ctx.runtime.db, ctx.site, params);
+        const window = { limit: query.limit, offset: query.offset, count: query._count ?? 'exact' };
+        const page = await operationPage(ctx.runtime.db, ctx.site, table.id, window);
+        return historyEnvelope(page, window, (changes) => ctx.urlWithQuery(changes));
       },
     }),
     defineRoute({
@@ -72,7 +68,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       params: operationParams,
       response: schemaOperationSchema,
       handler: async (ctx, { params }) => {
-        const table = await existingTable(ctx.runtime.db, ctx.site, params);
+        const { table } = await readableTable(ctx.runtime.db, ctx.site, params);
         const op = await findMigration(ctx.runtime.db, ctx.site, params.revision_id);
         if (op === undefined || op.datatable_id !== table.id) throw new NotFoundError('Schema operation not found.');
         return operationRecord(op);

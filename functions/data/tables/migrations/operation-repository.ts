@@ -8,7 +8,8 @@ import { loadPatternEngineFor } from '#shared/text/pattern-engine.ts';
 import type { PatternDialect } from '#shared/text/user-patterns.ts';
 import type { OperationRow } from '../table-repository.ts';
 import type { PlannedStep } from './migration-steps.ts';
-import { pageWindowSql } from '#shared/db/counted-page.ts';
+import { pageWindowSql, plannedRows, plannedTotal, type ListTotal } from '#shared/db/counted-page.ts';
+import type { CountMode } from '#shared/http/pagination.ts';
 
 export type MigrationRow = OperationRow & {
   datatable_id: number | null;
@@ -112,19 +113,29 @@ export async function markRolledBack(db: Queryable, site: Site, revisionId: stri
 }
 
 /** The table's operations, newest first, and how many there are. */
+/**
+ * A page of a table's operations, newest first, with its total under `_count` (shared/db/counted-page.ts's
+ * rules on a limit/offset window): the page reads one row more, so whether one follows is known in
+ * every mode; `exact` counts beside it, `planned` asks the planner unless the page shows the end.
+ */
 export async function operationPage(
   db: Queryable,
   site: Site,
   tableId: number,
-  limit: number,
-  offset: number,
-): Promise<{ count: number; rows: MigrationRow[] }> {
-  const [counted] = await db.rows<{ n: number }>(
-    sql`select count(*)::int as n from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`,
-  );
-  const rows = await db.rows<MigrationRow>(sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')}
-    where datatable_id = ${tableId} order by id desc ${pageWindowSql(limit, offset)}`);
-  return { count: counted?.n ?? 0, rows };
+  window: { limit: number; offset: number; count: CountMode },
+): Promise<{ total: ListTotal; rows: MigrationRow[] }> {
+  const matches = sql`select 1 from ${tenantTable(site, 'schema_operations')} where datatable_id = ${tableId}`;
+  const [read, counted] = await Promise.all([
+    db.rows<MigrationRow>(sql`select ${COLUMNS} from ${tenantTable(site, 'schema_operations')}
+      where datatable_id = ${tableId} order by id desc ${pageWindowSql(window.limit + 1, window.offset)}`),
+    window.count === 'exact' ? db.rows<{ n: number }>(sql`select count(*)::int as n from (${matches}) m`) : undefined,
+  ]);
+  const more = read.length > window.limit;
+  const rows = more ? read.slice(0, window.limit) : read;
+  if (counted !== undefined) return { rows, total: { value: Number(counted[0]?.n ?? 0), estimated: false, more } };
+  if (window.count === 'none') return { rows, total: { value: null, estimated: false, more } };
+  const planned = await plannedTotal({ pageSize: window.limit, offset: window.offset }, read.length, () => plannedRows(db, matches));
+  return { rows, total: { value: planned.total, estimated: planned.estimated, more } };
 }
 
 /**
