@@ -322,13 +322,18 @@ function groupJson(table: TableDescriptor, plan: ListPlan, joins: RelatedJoins):
   return sql`jsonb_build_object(${sql.join(members, sql`, `)})`;
 }
 
+/**
+ * Sort terms, then the group fields the sort does not name, so groups tied on an aggregate (or on
+ * some of the group fields) keep one order from page to page, as a record list's primary key does:
+ * the group fields are a group's key.
+ */
 function groupOrderSql(table: TableDescriptor, plan: ListPlan, joins: RelatedJoins): SQL {
-  const order =
-    plan.sort.length > 0
-      ? plan.sort.map(
-          (term) =>
-            sql`${joins.valueOf(term) ?? (term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!, joins))} ${direction(term)}`,
-        )
-      : (plan.groupBy ?? []).map((group) => sql`${groupValue(table, group, joins)} asc`);
+  const order = plan.sort.map(
+    (term) =>
+      sql`${joins.valueOf(term) ?? (term.field ? typedValue(table, term.field) : aggregateExpression(table, plan.aggregates!.find((a) => a.alias === term.name)!, joins))} ${direction(term)}`,
+  );
+  for (const group of plan.groupBy ?? []) {
+    if (!plan.sort.some((term) => term.name === group.name)) order.push(sql`${groupValue(table, group, joins)} asc`);
+  }
   return order.length === 0 ? sql`` : sql`order by ${sql.join(order, sql`, `)}`;
 }

@@ -80,16 +80,43 @@ export function answeredValue(field: Pick<FieldDescriptor, 'type' | 'format'>, v
   return sql`(case when ${value} is null then null else coalesce(nullif(concat('P', ${part('year', 'Y')}, ${part('month', 'M')}, ${part('day', 'D')}, 'T' || nullif(${time}, '')), 'P'), 'PT0S') end)`;
 }
 
-/** The field as text, for substring and case-insensitive tests. */
+/**
+ * The field as the text records answer for it, for substring, prefix, suffix and case-insensitive
+ * tests, so a filter matches what a client reads (`T10`, `Z`, `PT45H`), never PostgreSQL's own text
+ * (`2024-02-17 10:00:00+00`, `1 day 21:00:00`, or a date in the session's DateStyle). A jsonb
+ * table's member already is that text: writes store the canonical form records answer.
+ */
 export function textValue(table: TableDescriptor, field: FieldDescriptor): SQL {
-  if (ownColumn(table, field)) {
-    return sqlType(field) === 'text' ? sql`${ROW}.${identifier(field.name)}` : sql`${ROW}.${identifier(field.name)}::text`;
-  }
-  return sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`;
+  if (!ownColumn(table, field)) return sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->>${identifierLiteral(field.name)})`;
+  return answeredText(field, sql`${ROW}.${identifier(field.name)}`);
 }
 
-/** The field as jsonb, for the JSON operators. */
+/** A typed value as the text of its answered JSON value (answeredValue). */
+function answeredText(field: FieldDescriptor, value: SQL): SQL {
+  if (field.type === 'datetime' || field.type === 'duration') return answeredValue(field, value);
+  if (sqlType(field) === 'text') return value;
+  // JSON writes dates and times in ISO form whatever the DateStyle; `::text` follows the DateStyle.
+  if (field.type === 'date' || field.type === 'time') return sql`(to_json(${value}) #>> '{}')`;
+  // Numbers, booleans and UUIDs: their text output is their JSON text.
+  return sql`${value}::text`;
+}
+
+/**
+ * The field as jsonb, SQL null when absent or a JSON null: a jsonb table keeps an explicit `null` in
+ * `data`, where a flat table's column holds SQL null (record-sql.ts), and the two must read alike for
+ * null tests, negations, counts, groups and sorting.
+ */
 export function jsonValue(table: TableDescriptor, field: FieldDescriptor): SQL {
+  if (ownColumn(table, field)) return sql`${ROW}.${identifier(field.name)}`;
+  return sql`nullif(${jsonMember(table, field)}, 'null'::jsonb)`;
+}
+
+/**
+ * The field as jsonb as stored, a JSON null included: the expression a jsonb table's index on the
+ * field is built on (tables/ddl.ts), for the operators a JSON null cannot satisfy (containment of a
+ * value that is not null, key tests, a property inside the field).
+ */
+export function jsonMember(table: TableDescriptor, field: FieldDescriptor): SQL {
   if (ownColumn(table, field)) return sql`${ROW}.${identifier(field.name)}`;
   return sql`(${ROW}.${identifier(JSONB_DATA_COLUMN)}->${identifierLiteral(field.name)})`;
 }

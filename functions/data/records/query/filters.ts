@@ -5,7 +5,7 @@ import { SAFE_IDENTIFIER } from '#shared/db/sql-identifiers.ts';
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { FieldDescriptor, TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
-import { castTo, isJsonField, jsonValue, parseScalar, textValue, typedValue } from './field-sql.ts';
+import { castTo, isJsonField, jsonMember, jsonValue, parseScalar, sqlType, textValue, typedValue } from './field-sql.ts';
 import { queryError } from './query-error.ts';
 import { escapeLike } from '#shared/text/like-patterns.ts';
 
@@ -117,9 +117,11 @@ function negated(value: SQL, positive: SQL): SQL {
   return sql`(${value} is null or not (${positive}))`;
 }
 
+const LIKE_OPERATOR = /^(n|i|ni)?(contains|startswith|endswith)$/;
+
 /** Substring, prefix and suffix tests with their case rule and null-matching negation. */
 function likeCondition(text: SQL, condition: FilterCondition): SQL | undefined {
-  const match = /^(n|i|ni)?(contains|startswith|endswith)$/.exec(condition.operator);
+  const match = LIKE_OPERATOR.exec(condition.operator);
   if (!match) return undefined;
   const [, prefix = '', kind] = match;
   const body = escapeLike(condition.raw);
@@ -135,18 +137,49 @@ function nullCondition(value: SQL, condition: FilterCondition): SQL | undefined 
   return wantsNull ? sql`${value} is null` : sql`${value} is not null`;
 }
 
+function isCaseInsensitiveIn(condition: FilterCondition): boolean {
+  return condition.operator === 'ina' || condition.operator === 'nina';
+}
+
 function caseInsensitiveIn(text: SQL, condition: FilterCondition): SQL | undefined {
-  if (condition.operator !== 'ina' && condition.operator !== 'nina') return undefined;
+  if (!isCaseInsensitiveIn(condition)) return undefined;
   const positive = sql`lower(${text}) in (select lower(v) from unnest(${sql.param(listOf(condition))}::text[]) as v)`;
   return condition.operator === 'nina' ? negated(text, positive) : positive;
+}
+
+/** Only ASCII letters: `toUpperCase` also turns `ſ` into `S`, which no case rule of ours equates. */
+function asciiUpperCase(text: string): string {
+  return text.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
+}
+
+/**
+ * `ina`/`nina` on a field that is not text (a datetime, a duration, a number, a UUID): `in` with its
+ * items read whatever their letters' case, so every value `in` matches (`+02:00` offsets, `P1DT21H`
+ * for `PT45H`) and every answered text in any case (`2024-02-17t10:00:00z`) matches, and an index
+ * on the field serves it as it serves `in`. The letters of these types' forms are upper case, their
+ * parsing takes both cases or none; an item that is no value of the type is no record's text, so it
+ * matches nothing.
+ */
+function typedCaseInsensitiveIn(value: SQL, condition: FilterCondition): SQL {
+  const items = listOf(condition).flatMap((item) => parseScalar(condition.field, asciiUpperCase(item)) ?? []);
+  const positive = sql`${value} = any(${sql.param(items)}::text[]${castTo(condition.field)}[])`;
+  return condition.operator === 'nina' ? negated(value, positive) : positive;
+}
+
+/** The text operators of a field: on the text records answer, and `ina` typed where the field is not text. */
+function textCondition(table: TableDescriptor, value: SQL, condition: FilterCondition): SQL | undefined {
+  const { field, operator } = condition;
+  if (isCaseInsensitiveIn(condition) && sqlType(field) !== 'text') return typedCaseInsensitiveIn(value, condition);
+  if (!LIKE_OPERATOR.test(operator) && !isCaseInsensitiveIn(condition)) return undefined;
+  const text = textValue(table, field);
+  return likeCondition(text, condition) ?? caseInsensitiveIn(text, condition);
 }
 
 function scalarCondition(table: TableDescriptor, condition: FilterCondition): SQL {
   const { field, operator } = condition;
   const value = typedValue(table, field);
-  const text = textValue(table, field);
   const cast = castTo(field);
-  const special = nullCondition(value, condition) ?? likeCondition(text, condition) ?? caseInsensitiveIn(text, condition);
+  const special = nullCondition(value, condition) ?? textCondition(table, value, condition);
   if (special) return special;
   switch (operator) {
     case 'eq':
@@ -188,15 +221,25 @@ function jsonArgument(condition: FilterCondition): string {
   return condition.raw;
 }
 
-/** Key tests, containment, equality and nulls on a jsonb value. */
-function jsonCondition(json: SQL, condition: FilterCondition): SQL | undefined {
+function isNullArgument(condition: FilterCondition): boolean {
+  return JSON.parse(jsonArgument(condition)) === null;
+}
+
+/**
+ * Key tests and containment on a jsonb value. `json` is the value as stored, for the tests a JSON
+ * null fails anyway (an index on it serves them); `nullable` reads a JSON null as SQL null, for the
+ * tests a JSON null would pass: containing `null` and being contained by `[null]`.
+ */
+function jsonCondition(json: SQL, condition: FilterCondition, nullable: SQL = json): SQL | undefined {
   switch (condition.operator) {
     case 'contains':
-      return sql`${json} @> ${jsonArgument(condition)}::jsonb`;
-    case 'ncontains':
-      return negated(json, sql`${json} @> ${jsonArgument(condition)}::jsonb`);
+    case 'ncontains': {
+      const value = isNullArgument(condition) ? nullable : json;
+      const positive = sql`${value} @> ${jsonArgument(condition)}::jsonb`;
+      return condition.operator === 'ncontains' ? negated(value, positive) : positive;
+    }
     case 'contained_by':
-      return sql`${json} <@ ${jsonArgument(condition)}::jsonb`;
+      return sql`${nullable} <@ ${jsonArgument(condition)}::jsonb`;
     case 'has_key':
       return sql`${json} ? ${condition.raw}`;
     case 'has_any_keys':
@@ -260,19 +303,28 @@ function propertyCondition(json: SQL, condition: FilterCondition): SQL {
   }
 }
 
+/**
+ * A whole object, array, `any` or geo field. The stored member serves the tests a JSON null fails
+ * anyway, so an index on the field serves them; the null tests and the tests a JSON null would pass
+ * read it as SQL null, as a flat table stores it.
+ */
 function wholeJsonCondition(table: TableDescriptor, condition: FilterCondition): SQL {
-  const json = jsonValue(table, condition.field);
-  const special = jsonCondition(json, condition) ?? nullCondition(json, condition);
+  const member = jsonMember(table, condition.field);
+  const nullable = jsonValue(table, condition.field);
+  const special = jsonCondition(member, condition, nullable) ?? nullCondition(nullable, condition);
   if (special) return special;
-  if (condition.operator === 'eq') return sql`${json} = ${jsonArgument(condition)}::jsonb`;
-  if (condition.operator === 'ne') return sql`${json} is distinct from ${jsonArgument(condition)}::jsonb`;
-  throw queryError(condition.parameter, `operator "${condition.operator}" does not apply to ${condition.field.type} fields`);
+  if (condition.operator !== 'eq' && condition.operator !== 'ne')
+    throw queryError(condition.parameter, `operator "${condition.operator}" does not apply to ${condition.field.type} fields`);
+  const json = isNullArgument(condition) ? nullable : member;
+  const argument = sql`${jsonArgument(condition)}::jsonb`;
+  return condition.operator === 'eq' ? sql`${json} = ${argument}` : sql`${json} is distinct from ${argument}`;
 }
 
 /** Compiles one parsed filter to a boolean SQL expression. */
 export function compileCondition(table: TableDescriptor, condition: FilterCondition): SQL {
   if (condition.compiled !== undefined) return condition.compiled;
-  if (condition.path.length > 0) return propertyCondition(jsonValue(table, condition.field), condition);
+  // A JSON null has no properties: `#>` answers SQL null for it, as for an absent field.
+  if (condition.path.length > 0) return propertyCondition(jsonMember(table, condition.field), condition);
   if (isJsonField(condition.field)) return wholeJsonCondition(table, condition);
   if ((JSON_OPERATORS as readonly string[]).includes(condition.operator)) {
     throw queryError(condition.parameter, `operator "${condition.operator}" applies only to object and array fields`);
