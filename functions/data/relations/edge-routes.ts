@@ -23,6 +23,7 @@ const listQuery = lazySchema(() =>
       types: z.string().max(2000).optional(),
       page: z.string().max(12).optional(),
       page_size: z.string().max(12).optional(),
+      _count: z.string().max(20).optional(),
     })
     .strict(),
 );
@@ -32,7 +33,14 @@ const edgeSchema = lazySchema(() =>
 );
 const edgeListSchema = lazySchema(() =>
   z
-    .strictObject({ total: z.number().int(), page: z.number().int(), page_size: z.number().int(), results: z.array(edgeSchema()) })
+    .strictObject({
+      total: z.number().int().nullable().meta({ description: 'Null with _count=none' }),
+      page: z.number().int(),
+      page_size: z.number().int(),
+      total_is_estimate: z.boolean().optional().meta({ description: 'With _count=planned: whether total is the planner estimate' }),
+      next: z.string().nullable().optional().meta({ description: 'With _count=none: the next page, null on the last' }),
+      results: z.array(edgeSchema()),
+    })
     .meta({ id: 'EdgeList' }),
 );
 const createdEdgesSchema = lazySchema(() =>
@@ -51,7 +59,8 @@ function edgeRoutesAt(edgesPath: string): AnyRoute[] {
       params: tableParams,
       query: listQuery,
       response: edgeListSchema,
-      handler: (ctx, { params, query }) => listEdges(ctx.runtime.db, ctx.site, params, query),
+      handler: (ctx, { params, query }) =>
+        listEdges(ctx.runtime.db, ctx.site, params, query, (page) => ctx.urlWithQuery({ page: String(page) })),
     }),
     defineRoute({
       ...common,

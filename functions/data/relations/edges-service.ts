@@ -4,7 +4,9 @@
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { ForeignKeyViolationError, UniqueViolationError, CheckViolationError } from '#shared/db/database-errors.ts';
-import { NotFoundError } from '#shared/errors.ts';
+import { NotFoundError, type FieldErrors } from '#shared/errors.ts';
+import { plannedRows, plannedTotal } from '#shared/db/counted-page.ts';
+import { COUNT_MODE_PROBLEM, countModeOf } from '#shared/http/pagination.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { isJsonObject } from '#shared/http/json-object.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -20,7 +22,9 @@ import {
   insertEdgesSql,
   keyFieldOf,
   listEdgesSql,
+  matchingEdgesSql,
   outgoingCountsSql,
+  storedEdgesSql,
   updateEdgeSql,
   visibleNodesSql,
   type NewEdge,
@@ -63,33 +67,65 @@ function keyParameter(table: HierarchyTable, parameter: string, raw: string | un
   return value;
 }
 
-export async function listEdges(db: Queryable, site: Tenant, address: EdgesAddress, query: Record<string, string | undefined>) {
+/** The edges list in the data lists' shape; `next` under `_count=none`, `total_is_estimate` under `planned`. */
+export interface EdgeList {
+  total: number | null;
+  page: number;
+  page_size: number;
+  total_is_estimate?: boolean;
+  next?: string | null;
+  results: Edge[];
+}
+
+/**
+ * One page of edges with its total as `_count` asks (DECISIONS): `exact` counts in the page's own
+ * statement, `planned` asks the planner, `none` counts nothing. The page reads one edge more than it
+ * shows, so whether a page follows is known in every mode; `pageUrl` writes the link to a page.
+ */
+export async function listEdges(
+  db: Queryable,
+  site: Tenant,
+  address: EdgesAddress,
+  query: Record<string, string | undefined>,
+  pageUrl: (page: number) => string,
+): Promise<EdgeList> {
   const table = await hierarchyAt(db, site, address);
   const page = wholeNumber('page', query.page, 1, 1, 1_000_000);
   const pageSize = wholeNumber('page_size', query.page_size, PAGE_SIZE, 1, MAX_PAGE_SIZE);
+  const count = countModeOf(query._count);
+  if (count === undefined) throw queryError('_count', COUNT_MODE_PROBLEM);
   const filter = {
     from: keyParameter(table, 'from_id', query.from_id),
     to: keyParameter(table, 'to_id', query.to_id),
     types: query.types === undefined ? undefined : typeList(table, 'types', query.types),
   };
-  const rows = await db.rows<{ edge: string; total: number }>(listEdgesSql(table.nodes, filter, pageSize, (page - 1) * pageSize));
+  const window = { pageSize, offset: (page - 1) * pageSize };
+  const read = await db.rows<{ edge: string; total: number | null }>(
+    listEdgesSql(table.nodes, filter, pageSize + 1, window.offset, count === 'exact'),
+  );
+  const results = read.slice(0, pageSize).map((row) => edgeOf(row.edge));
+  const list = { page, page_size: pageSize };
+  if (count === 'none') return { total: null, ...list, next: read.length > pageSize ? pageUrl(page + 1) : null, results };
+  if (count === 'planned') {
+    const planned = await plannedTotal(window, read.length, () => plannedRows(db, matchingEdgesSql(table.nodes, filter)));
+    return { total: planned.total, ...list, total_is_estimate: planned.estimated, results };
+  }
   const total =
-    rows.length > 0 ? Number(rows[0]!.total) : Number((await db.rows<{ total: number }>(countEdgesSql(table.nodes, filter)))[0]!.total);
-  return { total, page, page_size: pageSize, results: rows.map((row) => edgeOf(row.edge)) };
+    read.length > 0 ? Number(read[0]!.total) : Number((await db.rows<{ total: number }>(countEdgesSql(table.nodes, filter)))[0]!.total);
+  return { total, ...list, results };
 }
 
-function addError(errors: Record<string, string[]>, key: string, message: string): void {
-  errors[key] = [...(errors[key] ?? []), message];
+/** Field errors keyed by what a client sent: no prototype, so `constructor` or `__proto__` is a plain key. */
+function noErrors(): FieldErrors {
+  return Object.create(null) as FieldErrors;
+}
+
+function addError(errors: FieldErrors, key: string, message: string): void {
+  errors[key] = [...(Object.hasOwn(errors, key) ? errors[key]! : []), message];
 }
 
 /** One edge body checked; `partial` for PATCH, where every member is optional. */
-function checkedEdge(
-  table: HierarchyTable,
-  input: unknown,
-  prefix: string,
-  errors: Record<string, string[]>,
-  partial: boolean,
-): Partial<NewEdge> {
+function checkedEdge(table: HierarchyTable, input: unknown, prefix: string, errors: FieldErrors, partial: boolean): Partial<NewEdge> {
   const fail = (field: string, message: string) => addError(errors, `${prefix}${field}`, message);
   if (!isJsonObject(input)) {
     fail('non_field_errors', 'Expected an object {from_id, to_id, type, metadata?}.');
@@ -98,9 +134,11 @@ function checkedEdge(
   const edge: Partial<NewEdge> = {};
   for (const key of Object.keys(input))
     if (!['from_id', 'to_id', 'type', 'metadata'].includes(key)) fail(key, 'Unknown member of an edge.');
+  // Own members only: `{"__proto__": {"type": ...}}` gives no type.
+  const member = (name: string): unknown => (Object.hasOwn(input, name) ? input[name] : undefined);
   const key = keyFieldOf(table.nodes);
   for (const end of ['from_id', 'to_id'] as const) {
-    const value = input[end];
+    const value = member(end);
     if (value === undefined) {
       if (!partial) fail(end, 'This field is required.');
       continue;
@@ -110,73 +148,103 @@ function checkedEdge(
     if (parsed === undefined) fail(end, `Expected a key of this table (${key.type}).`);
     else edge[end] = parsed;
   }
-  if (input.type === undefined) {
+  const type = member('type');
+  if (type === undefined) {
     if (!partial) fail('type', 'This field is required.');
-  } else if (typeof input.type !== 'string' || !table.hierarchy.types.some((type) => type.name === input.type)) {
-    fail('type', `Unknown edge type; declared types: ${table.hierarchy.types.map((type) => type.name).join(', ') || '(none)'}.`);
-  } else edge.type = input.type;
-  if (input.metadata !== undefined) {
-    if (!isJsonObject(input.metadata)) fail('metadata', 'Expected a JSON object.');
-    else edge.metadata = input.metadata;
+  } else if (typeof type !== 'string' || !table.hierarchy.types.some((declared) => declared.name === type)) {
+    fail('type', `Unknown edge type; declared types: ${table.hierarchy.types.map((declared) => declared.name).join(', ') || '(none)'}.`);
+  } else edge.type = type;
+  const metadata = member('metadata');
+  if (metadata !== undefined) {
+    if (!isJsonObject(metadata)) fail('metadata', 'Expected a JSON object.');
+    else edge.metadata = metadata;
   } else if (!partial) edge.metadata = {};
   if (edge.from_id !== undefined && edge.from_id === edge.to_id) fail('to_id', 'An edge joins two different records.');
   return edge;
 }
 
-/** Both ends must be visible records, and each (from, type) within its `max_outgoing`; rows stay locked. */
+/** An edge's ends and type as the database writes its keys: the same text is the same edge. */
+function edgeKey(from: string, type: string, to: string): string {
+  return JSON.stringify([from, type, to]);
+}
+
+/**
+ * Both ends must be visible records (their rows stay locked, so no other writer adds or removes an
+ * edge between them meanwhile), never one record, each (from, type) within its `max_outgoing`, and
+ * each edge new: not stored already nor twice in `edges`. Keys compare as the database compares
+ * them (its text of the typed key), so 'X' and 'x' are two records and a datetime key given in
+ * another offset is the same one. `replacing` is the edge a PATCH changes (its ends' keys as stored).
+ */
 async function checkEnds(
   tx: Queryable,
   table: HierarchyTable,
   edges: NewEdge[],
   prefix: (index: number) => string,
-  replacing?: Edge,
+  replacing?: { id: string; from_key: string; type: string },
 ): Promise<void> {
   const ends = [...new Set(edges.flatMap((edge) => [edge.from_id, edge.to_id]))];
-  const visible = new Set((await tx.rows<{ k: string }>(visibleNodesSql(table.nodes, ends))).map((row) => row.k.toLowerCase()));
-  const errors: Record<string, string[]> = {};
+  const stored = new Map(
+    (await tx.rows<{ given: string; k: string }>(visibleNodesSql(table.nodes, ends))).map((row) => [row.given, row.k] as const),
+  );
+  const errors = noErrors();
   edges.forEach((edge, index) => {
     for (const end of ['from_id', 'to_id'] as const)
-      if (!visible.has(edge[end].toLowerCase())) addError(errors, `${prefix(index)}${end}`, 'No record with this key.');
+      if (!stored.has(edge[end])) addError(errors, `${prefix(index)}${end}`, 'No record with this key.');
+    if (stored.has(edge.from_id) && stored.get(edge.from_id) === stored.get(edge.to_id))
+      addError(errors, `${prefix(index)}to_id`, 'An edge joins two different records.');
   });
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  const keyed = edges.map((edge) => ({ from_id: stored.get(edge.from_id)!, to_id: stored.get(edge.to_id)!, type: edge.type }));
+  const seen = new Set<string>();
+  keyed.forEach((edge, index) => {
+    const key = edgeKey(edge.from_id, edge.type, edge.to_id);
+    if (seen.has(key)) addError(errors, `${prefix(index)}to_id`, 'This edge is given twice.');
+    seen.add(key);
+  });
+  for (const row of await tx.rows<{ i: number }>(storedEdgesSql(table.nodes, keyed, replacing?.id)))
+    addError(errors, `${prefix(Number(row.i))}to_id`, 'An edge of this type between these records already exists.');
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const capped = table.hierarchy.types.filter((type) => type.maxOutgoing !== undefined);
   if (capped.length === 0) return;
   const counts = new Map<string, number>();
   for (const row of await tx.rows<{ from_id: string; type: string; n: number }>(
-    outgoingCountsSql(table.nodes, [...new Set(edges.map((edge) => edge.from_id))]),
+    outgoingCountsSql(table.nodes, [...new Set(keyed.map((edge) => edge.from_id))]),
   )) {
-    counts.set(`${row.from_id.toLowerCase()}\n${row.type}`, Number(row.n));
+    counts.set(edgeKey(row.from_id, row.type, ''), Number(row.n));
   }
   if (replacing !== undefined) {
-    const key = `${String(replacing.from_id).toLowerCase()}\n${String(replacing.type)}`;
+    const key = edgeKey(replacing.from_key, replacing.type, '');
     counts.set(key, (counts.get(key) ?? 1) - 1);
   }
-  edges.forEach((edge, index) => {
+  keyed.forEach((edge, index) => {
     const max = capped.find((type) => type.name === edge.type)?.maxOutgoing;
     if (max === undefined) return;
-    const key = `${edge.from_id.toLowerCase()}\n${edge.type}`;
+    const key = edgeKey(edge.from_id, edge.type, '');
     const next = (counts.get(key) ?? 0) + 1;
     counts.set(key, next);
     if (next > max)
       addError(
         errors,
         `${prefix(index)}type`,
-        `Record ${edge.from_id} may have at most ${max} outgoing "${edge.type}" edge${max === 1 ? '' : 's'}.`,
+        `Record ${edges[index]!.from_id} may have at most ${max} outgoing "${edge.type}" edge${max === 1 ? '' : 's'}.`,
       );
   });
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
 
-/** The database's own refusals in the same shape: a duplicate edge, an end that vanished meanwhile. */
-async function mappingEdgeErrors<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * The database's own refusals in the same shape, for what `checkEnds` could not see (a writer outside
+ * this service); `field` names the member, with the edge's index where one edge of a batch is meant.
+ */
+async function mappingEdgeErrors<T>(field: (name: string) => string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof UniqueViolationError)
-      throw validationFailed({ to_id: ['An edge of this type between these records already exists.'] });
+      throw validationFailed({ [field('to_id')]: ['An edge of this type between these records already exists.'] });
     if (error instanceof ForeignKeyViolationError)
-      throw validationFailed({ [error.constraint?.includes('from') === true ? 'from_id' : 'to_id']: ['No record with this key.'] });
-    if (error instanceof CheckViolationError) throw validationFailed({ to_id: ['An edge joins two different records.'] });
+      throw validationFailed({ [field(error.constraint?.includes('from') === true ? 'from_id' : 'to_id')]: ['No record with this key.'] });
+    if (error instanceof CheckViolationError) throw validationFailed({ [field('to_id')]: ['An edge joins two different records.'] });
     throw error;
   }
 }
@@ -184,13 +252,15 @@ async function mappingEdgeErrors<T>(work: () => Promise<T>): Promise<T> {
 export async function createEdges(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, body: unknown[]) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
-  const errors: Record<string, string[]> = {};
+  const errors = noErrors();
   const edges = body.map((input, index) => checkedEdge(table, input, `${index}.`, errors, false) as NewEdge);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   if (edges.length === 0) return { total: 0, results: [] };
   const created = await db.transaction(async (tx) => {
     await checkEnds(tx, table, edges, (index) => `${index}.`);
-    return mappingEdgeErrors(() => tx.rows<{ edge: string }>(insertEdgesSql(table.nodes, edges)));
+    // checkEnds saw every refusal with the rows locked; one edge alone still names its index.
+    const field = (name: string) => (edges.length === 1 ? `0.${name}` : name);
+    return mappingEdgeErrors(field, () => tx.rows<{ edge: string }>(insertEdgesSql(table.nodes, edges)));
   });
   return { total: created.length, results: created.map((row) => edgeOf(row.edge)) };
 }
@@ -200,41 +270,55 @@ function edgeId(id: string): string {
   return id;
 }
 
+/** PATCH addresses one edge, so its errors name the member alone (no index), as a record's PATCH does. */
 export async function updateEdge(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, id: string, body: unknown) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
-  const errors: Record<string, string[]> = {};
+  const errors = noErrors();
   const change = checkedEdge(table, body, '', errors, true);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   if (Object.keys(change).length === 0)
     throw validationFailed({ non_field_errors: ['Give at least one of from_id, to_id, type, metadata.'] });
   return db.transaction(async (tx) => {
-    const [current] = await tx.rows<{ edge: string }>(findEdgeSql(table.nodes, edgeId(id)));
+    const [current] = await tx.rows<{ edge: string; from_key: string; to_key: string }>(findEdgeSql(table.nodes, edgeId(id)));
     if (current === undefined) throw new NotFoundError('Not found', { extras: { detail: `No edge with id "${id}".` } });
     const before = edgeOf(current.edge);
-    const after = {
-      from_id: String(before.from_id),
-      to_id: String(before.to_id),
-      type: String(before.type),
+    const after: NewEdge = {
+      from_id: change.from_id ?? current.from_key,
+      to_id: change.to_id ?? current.to_key,
+      type: change.type ?? String(before.type),
       metadata: {},
-      ...change,
-    } as NewEdge;
-    if (after.from_id === after.to_id) throw validationFailed({ to_id: ['An edge joins two different records.'] });
+    };
     if (change.from_id !== undefined || change.to_id !== undefined || change.type !== undefined)
-      await checkEnds(tx, table, [after], () => '', before);
-    const [updated] = await mappingEdgeErrors(() => tx.rows<{ edge: string }>(updateEdgeSql(table.nodes, id, change)));
+      await checkEnds(tx, table, [after], () => '', { id, from_key: current.from_key, type: String(before.type) });
+    const [updated] = await mappingEdgeErrors(
+      (name) => name,
+      () => tx.rows<{ edge: string }>(updateEdgeSql(table.nodes, id, change)),
+    );
     return { data: edgeOf(updated!.edge) };
   });
+}
+
+/** An edge id as a client may send it: a whole number, or its digits as a string. */
+function edgeIdText(value: unknown): string | undefined {
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))
+        ? String(value)
+        : undefined;
+  return text !== undefined && /^\d{1,18}$/.test(text) ? text : undefined;
 }
 
 export async function deleteEdges(db: Queryable, site: Tenant, caller: Principal, address: EdgesAddress, body: unknown) {
   await assertMayWriteRecords(db, site, caller);
   const table = await hierarchyAt(db, site, address);
-  const ids = isJsonObject(body) ? body.ids : undefined;
+  const ids = isJsonObject(body) && Object.hasOwn(body, 'ids') ? body.ids : undefined;
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10_000)
     throw validationFailed({ ids: ['Expected {ids: [edge ids]} with 1 to 10000 ids.'] });
-  const texts = ids.map((value) => String(value));
-  if (texts.some((text) => !/^\d{1,18}$/.test(text))) throw validationFailed({ ids: ['Edge ids are whole numbers.'] });
-  const deleted = await db.rows(deleteEdgesSql(table.nodes, texts));
+  // Each id on its own: `String([17])` is "17", so a nested list would pass a check of the text.
+  const texts = ids.map(edgeIdText);
+  if (texts.some((text) => text === undefined)) throw validationFailed({ ids: ['Edge ids are whole numbers.'] });
+  const deleted = await db.rows(deleteEdgesSql(table.nodes, texts as string[]));
   return { deleted: deleted.length };
 }

@@ -40,29 +40,56 @@ function edgeConditions(nodes: TableDescriptor, filter: EdgeFilter): SQL {
   return sql.join(conditions, sql` and `);
 }
 
-export function listEdgesSql(nodes: TableDescriptor, filter: EdgeFilter, limit: number, offset: number): SQL {
-  // The total is its own sub-plan (issue 15): a window count would read every match before the page.
-  return sql`select ${edgeText()} as edge, (${countEdgesSql(nodes, filter)}) as total from ${edgesSql(nodes)} as e
+/**
+ * A page of edges: `limit` rows (the page and its look-ahead row) with, when `counted`, the total
+ * beside each. The total is its own sub-plan (issue 15): a window count would read every match
+ * before the page.
+ */
+export function listEdgesSql(nodes: TableDescriptor, filter: EdgeFilter, limit: number, offset: number, counted: boolean): SQL {
+  const total = counted ? sql`(${countEdgesSql(nodes, filter)})` : sql`null::int`;
+  return sql`select ${edgeText()} as edge, ${total} as total from ${edgesSql(nodes)} as e
     where ${edgeConditions(nodes, filter)} order by e.id ${pageWindowSql(limit, offset)}`;
+}
+
+/** The edges a list's filter matches, for the planner's estimate under `_count=planned`. */
+export function matchingEdgesSql(nodes: TableDescriptor, filter: EdgeFilter): SQL {
+  return sql`select 1 from ${edgesSql(nodes)} as e where ${edgeConditions(nodes, filter)}`;
 }
 
 export function countEdgesSql(nodes: TableDescriptor, filter: EdgeFilter): SQL {
   return sql`select count(*)::int as total from ${edgesSql(nodes)} as e where ${edgeConditions(nodes, filter)}`;
 }
 
-/** The visible records among `keys` (a soft-deleted record takes no new edge). */
+/**
+ * Which of `keys` (texts as given) name a visible record (a soft-deleted record takes no new edge),
+ * each with the database's text of its typed key: keys compare as the database compares them, never
+ * folded nor reformatted here. The records' rows stay locked, taken in key order so two batches
+ * over the same records wait for each other instead of deadlocking.
+ */
 export function visibleNodesSql(nodes: TableDescriptor, keys: string[]): SQL {
   const key = keyFieldOf(nodes);
-  return sql`select (${typedValue(nodes, key)})::text as k from ${tableSql(nodes)} as ${ROW}
-    where ${typedValue(nodes, key)} = any(${sql.param(keys)}::text[]${castTo(key)}[]) and ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
-    for update`;
+  return sql`select x.given, (${typedValue(nodes, key)})::text as k
+    from unnest(${sql.param(keys)}::text[]) as x(given) join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = x.given${castTo(key)}
+    where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
+    order by ${typedValue(nodes, key)} for update of ${ROW}`;
 }
 
-/** Outgoing edges per (from, type) among the given ends, for `max_outgoing`. */
+/** Outgoing edges per (from, type) among the given ends, for `max_outgoing`; `from_id` as the database writes the key. */
 export function outgoingCountsSql(nodes: TableDescriptor, froms: string[]): SQL {
   const cast = castTo(keyFieldOf(nodes));
   return sql`select e.from_id::text as from_id, e.type, count(*)::int as n from ${edgesSql(nodes)} as e
     where e.from_id = any(${sql.param(froms)}::text[]${cast}[]) group by e.from_id, e.type`;
+}
+
+/** The positions in `edges` of those already stored (one edge per from, type and to). */
+export function storedEdgesSql(nodes: TableDescriptor, edges: Array<Pick<NewEdge, 'from_id' | 'to_id' | 'type'>>, exceptId?: string): SQL {
+  const cast = castTo(keyFieldOf(nodes));
+  // A PATCH's own edge is not in its way.
+  const other = exceptId === undefined ? sql`` : sql`and e.id <> ${exceptId}::bigint`;
+  return sql`select (x.i - 1)::int as i from jsonb_array_elements(${stringifyExactJson(edges)}::jsonb) with ordinality as x(v, i)
+    where exists (select 1 from ${edgesSql(nodes)} as e
+      where e.from_id = (x.v->>'from_id')${cast} and e.type = x.v->>'type' and e.to_id = (x.v->>'to_id')${cast} ${other})
+    order by x.i`;
 }
 
 export interface NewEdge {
@@ -89,8 +116,10 @@ export function updateEdgeSql(nodes: TableDescriptor, id: string, change: Partia
   return sql`update ${edgesSql(nodes)} as e set ${sql.join(sets, sql`, `)} where e.id = ${id}::bigint returning ${edgeText()} as edge`;
 }
 
+/** One edge, with its ends as the database writes their keys (`from_key`, `to_key`). */
 export function findEdgeSql(nodes: TableDescriptor, id: string): SQL {
-  return sql`select ${edgeText()} as edge from ${edgesSql(nodes)} as e where e.id = ${id}::bigint`;
+  return sql`select ${edgeText()} as edge, e.from_id::text as from_key, e.to_id::text as to_key
+    from ${edgesSql(nodes)} as e where e.id = ${id}::bigint for update`;
 }
 
 export function deleteEdgesSql(nodes: TableDescriptor, ids: string[]): SQL {

@@ -1,9 +1,8 @@
 // Reads of a hierarchy table: a record with its descendants and/or ancestors (`include`, `depth`,
 // `graph_types`), a record as a tree (`format=tree`), and a page as a graph (`format=graph`). Walks
-// are recursive CTEs that keep their rows under UNION (node and depth; for a tree also root, type
-// and parent), so a cycle or a diamond is visited at most once per depth and the walk stops at
-// `depth`: it never loops, and each record is answered once, at its smallest depth. Soft-deleted
-// records are neither answered nor walked through.
+// are recursive CTEs that stop at `depth` and never loop: an included list keeps (node, depth) rows
+// under UNION, a tree walks breadth first with a visited set per root. Each record is answered once,
+// at its smallest depth. Soft-deleted records are neither answered nor walked through.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -73,38 +72,57 @@ export class HierarchyRequest {
 type Direction = 'descendants' | 'ancestors';
 
 /**
- * The CTE `walk(root, type, parent, node, depth)` of what is reachable from each of `roots`:
- * descendants follow edges backwards (A → B of type manager means A reports to B, so A is B's
- * descendant), ancestors forwards, over edges of `types`. Then `reached`: each record once per root,
- * at its smallest depth, with a parent there (never the root itself, which a cycle may lead back to).
+ * The tree walk from each of `roots` over edges of `types`, breadth first with a visited set per
+ * root: `tree(given, root, type, parent, node, depth)`, each record reached once per root, at its
+ * smallest depth, under its parent one level closer (the smallest such key, then the type's name).
+ * Descendants follow edges backwards (A → B of type manager means A reports to B, so A is B's
+ * descendant). `bfs` holds one row per root and level: the records first reached there, each with
+ * its parent and type, and `seen`, every record reached so far (a jsonb object by the key's text,
+ * so a test is a lookup, not a scan). Each record is expanded once per root and the walk ends when a
+ * level adds nothing: its work is the edges out of what it reaches, whatever the depth and however
+ * dense the graph (one row per parent and depth, as this walk once kept, made it edges × records ×
+ * depth). The root is seen from the start, so a cycle never leads back to it. The frontier is joined
+ * (one index probe per record), never tested with `= any(array)`, a scan of the array per edge.
  */
-function walkCte(nodes: TableDescriptor, roots: string[], direction: Direction, types: string[], depth: number): SQL {
+function treeWalkCte(nodes: TableDescriptor, roots: string[], types: string[], depth: number): SQL {
   const key = keyFieldOf(nodes);
   const cast = castTo(key);
-  const [near, far] = direction === 'descendants' ? [sql.raw('to_id'), sql.raw('from_id')] : [sql.raw('from_id'), sql.raw('to_id')];
   const visible = softDeleteCondition(nodes, 'exclude');
   // Soft-deleted records end a walk: nothing behind them is reached through them.
   const through =
-    visible === undefined ? sql`` : sql`join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = e.${far} and ${visible}`;
-  const start = roots.length === 1 ? sql`e.${near} = ${roots[0]}::text${cast}` : sql`e.${near} = any(${sql.param(roots)}::text[]${cast}[])`;
-  return sql`with recursive walk(root, type, parent, node, depth) as (
-      select e.${near}, e.type, e.${near}, e.${far}, 1 from ${edgesSql(nodes)} as e ${through}
-      where ${start} and e.type = any(${sql.param(types)}::text[])
-      union
-      select w.root, e.type, e.${near}, e.${far}, w.depth + 1 from walk as w
-        join ${edgesSql(nodes)} as e on e.${near} = w.node and e.type = any(${sql.param(types)}::text[]) ${through}
-      where w.depth < ${depth}
+    visible === undefined ? sql`` : sql`join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = e.from_id and ${visible}`;
+  return sql`with recursive bfs(given, root, frontier, parents, types, seen, depth) as (
+      select r.given, r.given${cast}, array[r.given${cast}], null::text[], null::text[],
+        jsonb_build_object((r.given${cast})::text, true), 0
+      from unnest(${sql.param(roots)}::text[]) as r(given)
+      union all
+      select b.given, b.root, n.next, n.parents, n.types, b.seen || n.added, b.depth + 1 from bfs as b
+        cross join lateral (
+          select array_agg(c.node) as next, array_agg(c.parent::text) as parents, array_agg(c.type) as types,
+            jsonb_object_agg(c.node::text, true) as added
+          from (select distinct on (e.from_id) e.from_id as node, e.to_id as parent, e.type
+            from unnest(b.frontier) as f(node)
+              join ${edgesSql(nodes)} as e on e.to_id = f.node and e.type = any(${sql.param(types)}::text[]) ${through}
+            where (b.seen -> e.from_id::text) is null
+            order by e.from_id, e.to_id, e.type) as c
+        ) as n
+      where b.depth < ${depth} and n.next is not null
     ),
-    reached as (select distinct on (root, node) root, type, parent, node, depth from walk
-      where node <> root order by root, node, depth, parent)`;
+    tree as (select b.given, b.root, x.type, x.parent, x.node, b.depth
+      from bfs as b cross join lateral unnest(b.frontier, b.parents, b.types) as x(node, parent, type)
+      where b.depth > 0)`;
 }
 
-/** Rows (root, type, parent, depth, record) of the tree walk from each of `roots`, by depth. */
+/**
+ * Rows of the tree walk from each of `roots` (keys as text), by depth: the root as it was given, and
+ * the root, parent and record keys as the database writes its typed keys (so keys compare as the
+ * database compares them: 'X' is not 'x', `2020-01-02T00:00:00Z` is `2020-01-02 00:00:00+00`).
+ */
 function treeSql(nodes: TableDescriptor, roots: string[], types: string[], depth: number): SQL {
   const key = keyFieldOf(nodes);
-  return sql`${walkCte(nodes, roots, 'descendants', types, depth)}
-    select w.root::text as root, w.type, w.parent::text as parent, w.depth, ${recordText(nodes)} as record
-    from reached as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
+  return sql`${treeWalkCte(nodes, roots, types, depth)}
+    select w.given, w.root::text as root, w.type, w.parent, w.node::text as node, w.depth, ${recordText(nodes)} as record
+    from tree as w join ${tableSql(nodes)} as ${ROW} on ${typedValue(nodes, key)} = w.node
     where ${softDeleteCondition(nodes, 'exclude') ?? sql`true`}
     order by w.depth, ${typedValue(nodes, key)}`;
 }
@@ -182,7 +200,9 @@ export function recordAnswerSql(record: SQL, id: string, plan: HierarchyPlan | u
 }
 
 type WalkRow = {
+  given: string;
   root: string;
+  node: string;
   type: string;
   parent: string;
   depth: number;
@@ -206,25 +226,28 @@ function keyOf(plan: HierarchyPlan, id: string): string {
  */
 export async function asTrees(db: Queryable, plan: HierarchyPlan, records: DataRecord[]): Promise<{ roots: DataRecord[]; size: number }> {
   const key = keyFieldOf(plan.table.nodes).name;
-  const identity = (value: unknown) => String(value).toLowerCase();
-  const trees = new Map<string, Map<string, DataRecord>>();
+  // A root by the text its key was sent as; a tree's records by the database's text of their keys.
+  const trees = new Map<string, { root: DataRecord; records: Map<string, DataRecord> }>();
   const roots = records.map((record) => {
     const root: DataRecord = { ...record, _depth: 0, children: [] };
-    trees.set(identity(record[key]), new Map([[identity(record[key]), root]]));
+    trees.set(String(record[key]), { root, records: new Map() });
     return root;
   });
+  let size = roots.length;
   if (plan.depth > 0 && plan.types.length > 0 && roots.length > 0) {
     const keys = records.map((record) => String(record[key]));
     for (const row of await db.rows<WalkRow>(treeSql(plan.table.nodes, keys, plan.types, plan.depth))) {
-      const tree = trees.get(identity(row.root));
+      const tree = trees.get(row.given);
       if (tree === undefined) continue;
       const node: DataRecord = { ...parsed(row.record), _depth: Number(row.depth), _relationship_type: row.type, children: [] };
-      tree.set(identity(node[key]), node);
+      tree.records.set(row.node, node);
       // Rows come by depth, so a parent (one level closer) is always placed before its children.
-      (tree.get(identity(row.parent))?.children as DataRecord[] | undefined)?.push(node);
+      const parent = row.parent === row.root ? tree.root : tree.records.get(row.parent);
+      (parent?.children as DataRecord[] | undefined)?.push(node);
+      size += 1;
     }
   }
-  return { roots, size: [...trees.values()].reduce((sum, tree) => sum + tree.size, 0) };
+  return { roots, size };
 }
 
 /** `{data: [root with _depth 0 and children[] nested], total}`: each record once, under its closest parent. */

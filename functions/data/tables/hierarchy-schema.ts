@@ -17,12 +17,27 @@ export interface HierarchySpec {
 
 const LABEL = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/**
+ * Members a hierarchy answer has beside its lists: `include=` answers `{data, <label>: [...]}` and a
+ * tree `{data, total}`. A type name (the ancestors' label) or an inverse label (the descendants')
+ * equal to one would overwrite it or be overwritten.
+ */
+const ANSWER_MEMBERS = new Set(['data', 'total']);
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Reads `hierarchy` and `graph`; problems are collected with the schema's others. */
-export function compileHierarchy(schema: Record<string, unknown>, primaryKey: string[], problems: string[]): HierarchySpec | undefined {
+/**
+ * Reads `hierarchy` and `graph`; problems are collected with the schema's others. `stored`: a schema
+ * saved before the answer's own members were refused as labels keeps reading (its answers as before).
+ */
+export function compileHierarchy(
+  schema: Record<string, unknown>,
+  primaryKey: string[],
+  problems: string[],
+  stored = false,
+): HierarchySpec | undefined {
   const flag = schema.hierarchy;
   const graph = schema.graph;
   if (flag !== undefined && typeof flag !== 'boolean') problems.push('"hierarchy" must be true or false.');
@@ -57,9 +72,13 @@ export function compileHierarchy(schema: Record<string, unknown>, primaryKey: st
       problems.push(`${label}.inverse must be a lower-case name (letters, digits, "_").`);
       continue;
     }
-    for (const used of [name, inverse]) {
-      if (labels.has(used) && !(used === name && used === inverse))
-        problems.push(`${label}: "${used}" is already a type name or inverse label.`);
+    // `include=both` lists a type's ancestors under its name and its descendants under its inverse:
+    // one label for both would keep one direction only.
+    if (name === inverse && !stored) problems.push(`${label} ("${name}"): the inverse label must differ from the type name.`);
+    for (const used of new Set([name, inverse])) {
+      if (ANSWER_MEMBERS.has(used) && !stored)
+        problems.push(`${label} ("${name}"): "${used}" is a member of every hierarchy answer; choose another label.`);
+      else if (labels.has(used)) problems.push(`${label} ("${name}"): "${used}" is already a type name or inverse label.`);
       labels.add(used);
     }
     if (description !== undefined && typeof description !== 'string') problems.push(`${label}.description must be a string.`);

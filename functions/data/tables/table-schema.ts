@@ -611,7 +611,7 @@ export function analyzeTableSchema(schema: unknown, target: CompileTarget): { co
   }
   const foreignKeys = target.descriptorOnly === true ? [] : compileForeignKeys(schema.foreignKeys, descriptor, target, problems);
   const indexes = compileIndexes(schema.indexes, descriptor, problems);
-  const hierarchy = compileHierarchy(schema, primaryKey, problems);
+  const hierarchy = compileHierarchy(schema, primaryKey, problems, target.storedSchema === true);
   if (target.storedSchema !== true) {
     // The index materialize makes for a foreign key takes this name (ddl.ts `foreignKeyIndexes`).
     const keyIndexNames = new Set(foreignKeys.map((fk) => foreignKeyIndexSuffix(fk.fields)));

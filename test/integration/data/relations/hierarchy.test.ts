@@ -95,7 +95,7 @@ describe('hierarchy tables', () => {
     await refused([{ from_id: 'x', to_id: 1, type: 'mentor' }], '0.from_id');
     await refused([{ from_id: 6, to_id: 1, type: 'mentor', metadata: [] }], '0.metadata');
     await refused([{ from_id: 6, to_id: 1, type: 'mentor', __proto__x: 1 }], '0.__proto__x');
-    await refused([{ from_id: 1, to_id: 2, type: 'mentor' }], 'to_id'); // the same edge twice
+    await refused([{ from_id: 1, to_id: 2, type: 'mentor' }], '0.to_id'); // the same edge twice
     // Nothing of a refused batch was stored.
     expect((await call('GET', `${TABLE}edges/?from_id=6`)).body.total).toBe(0);
   });
