@@ -1807,7 +1807,7 @@ export interface paths {
         put: operations["put_api_apps_app_slug_datasources_datasource_slug_datatables_name"];
         post?: never;
         /**
-         * Delete a datatable (a materialized one with its physical table)
+         * Delete a datatable (a materialized one with its physical table); on the short form also a reference
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         delete: operations["delete_api_apps_app_slug_datasources_datasource_slug_datatables_name"];
@@ -1828,7 +1828,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A datatable's schema and hash
+         * A datatable's schema and hash (a reference's are its source's)
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         get: operations["get_api_apps_app_slug_datasources_datasource_slug_datatables_name_schema"];
@@ -1850,7 +1850,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check records against the schema without storing them
+         * Check records as a write would, without storing them (a reference checks against its source)
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         post: operations["post_api_apps_app_slug_datasources_datasource_slug_datatables_name_validate_data"];
@@ -1899,7 +1899,7 @@ export interface paths {
         put: operations["put_api_apps_app_slug_datatables_name"];
         post?: never;
         /**
-         * Delete a datatable (a materialized one with its physical table)
+         * Delete a datatable (a materialized one with its physical table); on the short form also a reference
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         delete: operations["delete_api_apps_app_slug_datatables_name"];
@@ -1920,7 +1920,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A datatable's schema and hash
+         * A datatable's schema and hash (a reference's are its source's)
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         get: operations["get_api_apps_app_slug_datatables_name_schema"];
@@ -1942,7 +1942,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check records against the schema without storing them
+         * Check records as a write would, without storing them (a reference checks against its source)
          * @description Any signed-in user. Served on a site's host (or send `X-Tenant: <site-slug>`).
          */
         post: operations["post_api_apps_app_slug_datatables_name_validate_data"];
@@ -3973,7 +3973,8 @@ export interface components {
             warnings: string[];
         };
         SchemaOperationHistory: {
-            count: number;
+            count: number | null;
+            total_is_estimate?: boolean;
             next: string | null;
             previous: string | null;
             results: components["schemas"]["SchemaOperation"][];
@@ -4037,9 +4038,14 @@ export interface components {
             [key: string]: components["schemas"]["DataRecord"][];
         };
         EdgeList: {
-            total: number;
+            /** @description Null with _count=none */
+            total: number | null;
             page: number;
             page_size: number;
+            /** @description With _count=planned: whether total is the planner estimate */
+            total_is_estimate?: boolean;
+            /** @description With _count=none: the next page, null on the last */
+            next?: string | null;
             results: components["schemas"]["Edge"][];
         };
         /** @description id, from_id, to_id, type, metadata, created_at */
@@ -4068,8 +4074,8 @@ export interface components {
             app_slug: string;
             execution_mode: string;
             webhook_url: string;
-            /** @description Verifies the X-Tessera-Signature of each call */
-            signing_secret: string;
+            /** @description Verifies the X-Tessera-Signature of each call; null for callers who may not manage functions */
+            signing_secret: string | null;
             timeout_seconds: number;
             is_active: boolean;
             created_at: string;
@@ -10003,6 +10009,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -10293,6 +10301,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -10581,6 +10591,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -10869,6 +10881,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -14734,6 +14748,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 offset?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -15118,6 +15133,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 offset?: string;
+                _count?: unknown;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -15939,6 +15955,7 @@ export interface operations {
                 types?: string;
                 page?: string;
                 page_size?: string;
+                _count?: string;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -16250,6 +16267,7 @@ export interface operations {
                 types?: string;
                 page?: string;
                 page_size?: string;
+                _count?: string;
             };
             header?: {
                 /** @description The site, where the Host header does not name it */
@@ -16927,6 +16945,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -17344,6 +17364,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -17925,6 +17947,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -20909,6 +20933,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
@@ -21779,6 +21805,8 @@ export interface operations {
                         page: number;
                         page_size: number;
                         total_pages: number;
+                        /** @description Under `_count=planned|none`: whether a further page exists */
+                        has_next?: boolean;
                     };
                 };
             };
