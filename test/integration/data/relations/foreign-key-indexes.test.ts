@@ -2,8 +2,9 @@
 // at materialize unless an index of the table already leads with the key's columns, made and dropped
 // with the key by a migration and restored by its rollback, and used by the statements it is for (a
 // reverse populate and the check a parent's delete runs), read from EXPLAIN over a few thousand rows.
-import { sql, type SQL } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statementsDuring } from '#test/support/statement-capture.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
@@ -180,27 +181,9 @@ describe('the index of every foreign key', () => {
 
     it('serves a reverse populate from the index', async () => {
       const db = app.runtime.db;
-      const seen: SQL[] = [];
-      // Counted, not replaced: every statement still runs on the real database.
-      const realRows = db.rows.bind(db);
-      const realTogether = db.rowsTogether.bind(db);
-      const spies = [
-        vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
-          seen.push(statement);
-          return realRows(statement);
-        }) as typeof db.rows),
-        vi.spyOn(db, 'rowsTogether').mockImplementation((statements) => {
-          seen.push(...statements);
-          return realTogether(statements);
-        }),
-      ];
-      try {
-        const answer = await call('GET', `${T}posts/data/?id=1007&populate=notes`);
-        expect(answer.status).toBe(200);
-        expect(answer.body.data[0].notes).toHaveLength(10);
-      } finally {
-        for (const spy of spies) spy.mockRestore();
-      }
+      const { result: answer, statements: seen } = await statementsDuring(db, () => call('GET', `${T}posts/data/?id=1007&populate=notes`));
+      expect(answer.status).toBe(200);
+      expect(answer.body.data[0].notes).toHaveLength(10);
       const populate = seen.filter((s) => JSON.stringify(s).includes('blog_notes') && !JSON.stringify(s).includes('blog_posts'));
       expect(populate.length).toBeGreaterThan(0);
       const plan = (await db.rows<{ 'QUERY PLAN': string }>(sql`explain ${populate.at(-1)!}`)).map((r) => r['QUERY PLAN']).join('\n');

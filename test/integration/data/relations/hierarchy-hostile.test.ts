@@ -3,11 +3,11 @@
 // names, keys compared exactly as the database compares them (case, datetime offsets), labels that
 // collide with the answers' own members, errors that name the edge's index, and the edges list's
 // `_count` modes.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { SQL } from 'drizzle-orm';
 import { renderStatement } from '#shared/db/render-sql.ts';
 import { sql } from '#shared/db/sql.ts';
+import { statementsDuring } from '#test/support/statement-capture.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 
@@ -51,30 +51,10 @@ describe('hierarchy tables against a hostile caller', () => {
   async function walkRows(path: string): Promise<{ body: Rec; rows: number }> {
     const db = app.runtime.db;
     const dialect = new PgDialect();
-    const walks: SQL[] = [];
-    const keep = (statement: SQL) => {
-      if (/\bwith recursive\b/i.test(renderStatement(statement, dialect).sql)) walks.push(statement);
-    };
-    const realRows = db.rows.bind(db);
-    const realTogether = db.rowsTogether.bind(db);
-    const spies = [
-      vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
-        keep(statement);
-        return realRows(statement);
-      }) as typeof db.rows),
-      vi.spyOn(db, 'rowsTogether').mockImplementation((sent) => {
-        sent.forEach(keep);
-        return realTogether(sent);
-      }),
-    ];
-    let body: Rec;
-    try {
-      const answer = await call('GET', path);
-      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-      body = answer.body;
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
+    const { result: answer, statements } = await statementsDuring(db, () => call('GET', path));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const body: Rec = answer.body;
+    const walks = statements.filter((statement) => /\bwith recursive\b/i.test(renderStatement(statement, dialect).sql));
     expect(walks).toHaveLength(1);
     const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (analyze, format json) ${walks[0]!}`);
     const explained = row!['QUERY PLAN'];

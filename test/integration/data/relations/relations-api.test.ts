@@ -7,6 +7,7 @@ import type { SQL } from 'drizzle-orm';
 import { renderStatement } from '#shared/db/render-sql.ts';
 import { sql } from '#shared/db/sql.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
+import { statementsDuring } from '#test/support/statement-capture.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { seedBlog } from '#test/support/relation-tables.ts';
@@ -62,34 +63,13 @@ describe('relations: related filters, sorting and populate', () => {
   /** The plan of the one list statement a request on posts sends (the one naming companies). */
   async function planOfPostsList(query: string): Promise<{ body: Rec; plan: string[] }> {
     const db = app.runtime.db;
-    const seen: SQL[] = [];
     const dialect = new PgDialect();
-    const keep = (statement: SQL) => {
-      if (renderStatement(statement, dialect).sql.includes('"blog_companies"')) seen.push(statement);
-    };
-    const realRows = db.rows.bind(db);
-    const realTogether = db.rowsTogether.bind(db);
-    const spies = [
-      vi.spyOn(db, 'rows').mockImplementation(((statement: SQL) => {
-        keep(statement);
-        return realRows(statement);
-      }) as typeof db.rows),
-      vi.spyOn(db, 'rowsTogether').mockImplementation((sent) => {
-        sent.forEach(keep);
-        return realTogether(sent);
-      }),
-    ];
-    let body: Rec;
-    try {
-      const answer = await list('posts', query);
-      expect(answer.status).toBe(200);
-      body = answer.body;
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
+    const { result: answer, statements } = await statementsDuring(db, () => list('posts', query));
+    expect(answer.status).toBe(200);
+    const seen = statements.filter((statement) => renderStatement(statement, dialect).sql.includes('"blog_companies"'));
     expect(seen).toHaveLength(1);
     const plan = (await db.rows<{ 'QUERY PLAN': string }>(sql`explain (costs off) ${seen[0]!}`)).map((row) => row['QUERY PLAN']);
-    return { body, plan };
+    return { body: answer.body, plan };
   }
 
   /** The lines of a plan that read authors or companies inside a sub-plan (run per row). */
