@@ -48,9 +48,18 @@ function joinKeys(table: TableDescriptor, field: FieldDescriptor, keys: KeySourc
   const value = typedValue(table, field);
   if (!('list' in keys)) return sql`${tableSql(table)} as ${ROW} join (${keys.query}) as kk on ${value} = kk.v`;
   const list = sql.param(keys.list);
+  const listed = sql`${value} = any(${list}::text[]${castTo(field)}[])`;
+  // An integer's or a string's text in the database is the text a record answers for it, so the
+  // row's own text is its key: the table is read by the index alone (the trivial lateral is pulled
+  // up), where joining the keys cost populate over 100 posts about a tenth more database time.
+  if (CANONICAL_TEXT.has(field.type))
+    return sql`${tableSql(table)} as ${ROW} join lateral (select (${value})::text as k) as kk on ${listed}`;
   return sql`${tableSql(table)} as ${ROW} join (select u.k, u.k${castTo(field)} as v from unnest(${list}::text[]) as u(k)) as kk
-    on ${value} = kk.v and ${value} = any(${list}::text[]${castTo(field)}[])`;
+    on ${value} = kk.v and ${listed}`;
 }
+
+/** Field types whose database text (`::text`) is the text a record answers for the same value. */
+const CANONICAL_TEXT: ReadonlySet<string> = new Set(['integer', 'string']);
 
 /** The order of a list of related records: the requested fields, then the far table's key. */
 function orderOf(node: PopulateNode): SQL {
