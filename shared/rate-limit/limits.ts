@@ -66,13 +66,21 @@ export function countersFor(config: RateLimitConfig, request: CountedRequest, ca
   return counters;
 }
 
-/** The username a login body names, for the per-username limit; '' when the body names none. */
+/** A NUL, or half of a surrogate pair without its other half (the cut at 150 may make one). */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The username a login body names, for the per-username limit; '' when the body names none. It
+ * becomes part of a counter's key, a PostgreSQL text: a NUL or a lone surrogate there failed the
+ * whole count (every limit of the request, logged as an error each time), so they stand as U+FFFD.
+ */
 export function loginUsernameOf(bodyText: string | undefined): string {
   if (bodyText === undefined) return '';
   try {
     const parsed = JSON.parse(bodyText) as unknown;
     const username = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).username : undefined;
-    return typeof username === 'string' ? username.trim().toLowerCase().slice(0, 150) : '';
+    if (typeof username !== 'string') return '';
+    return username.trim().toLowerCase().slice(0, 150).replace(UNSTORABLE, '\uFFFD');
   } catch {
     return '';
   }

@@ -167,6 +167,15 @@ describe('login attempts per source address and username', () => {
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-limit')).toBe('3');
   });
+
+  it('counts a username PostgreSQL cannot store (a NUL, a lone surrogate) like any other', async () => {
+    // Such a key once failed the whole count: the answer went out without limits, an error logged.
+    for (const username of ['zz\u0000', 'yy\uD800', '\uDC00xx']) {
+      const { allowed, refused } = await exhaust(() => app.request('POST', '/api/auth/jwt/token/', { body: { username, password: 'x' } }));
+      expect(allowed, JSON.stringify(username)).toBe(3);
+      expectRefused(refused, JSON.stringify(username));
+    }
+  });
 });
 
 describe('limits on a tenant route', () => {
