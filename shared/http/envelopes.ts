@@ -85,7 +85,7 @@ export function pageB<T>(items: T[], total: ListTotal, page: PageRequest, messag
     page_size: page.pageSize,
     total_pages: total.value === null ? null : Math.ceil(total.value / page.pageSize),
     ...estimateMember(total, page),
-    ...(page.count === 'exact' ? {} : { has_next: hasNext(total, page) }),
+    ...((page.count ?? 'exact') === 'exact' ? {} : { has_next: hasNext(total, page) }),
   };
 }
 
