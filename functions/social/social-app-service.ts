@@ -1,9 +1,9 @@
 // The rules of social apps in a scope: validation of the whole app on create and change, the secret
-// stored only sealed (shared/social/social-app-secret.ts), delete refused while users are linked to
-// the provider.
+// stored only sealed (shared/social/social-app-secret.ts), delete, and a change of who vouches for
+// the subjects (provider, issuer, GitHub API), refused while users are linked to the provider.
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { AppError, NotFoundError } from '#shared/errors.ts';
+import { AppError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import { sealSocialSecret } from '#shared/social/social-app-secret.ts';
 import {
   deleteSocialApp,
@@ -15,6 +15,7 @@ import {
   type SocialAppRow,
   type SocialAppValues,
 } from './social-app-repository.ts';
+import { identitySource } from './login/provider-client.ts';
 import { assertValidSocialApp, type SocialAppFields } from './social-app-rules.ts';
 import { assertManagesSocialApps, type SocialScope } from './social-scope.ts';
 
@@ -64,9 +65,25 @@ export async function changeSocialApp(
     };
     // An omitted secret keeps the stored one (sealed, or a legacy plaintext start-up has not sealed yet).
     assertValidSocialApp({ ...merged, secret: secret ?? (current.secret_sealed !== null || current.secret !== '' ? 'kept' : '') });
+    await assertKeepsLinkedSubjects(tx, scope, current, merged as SocialAppValues);
     await updateSocialApp(tx, scope, id, merged as SocialAppValues);
     if (secret !== undefined) await storeSecret(tx, scope, id, secret);
     return existingSocialApp(tx, scope, id);
+  });
+}
+
+/**
+ * Links are keyed by app and subject. Pointing a linked app at another issuer would let that issuer
+ * sign in the old subjects, whoever it gives them to; a new source is a new app.
+ */
+async function assertKeepsLinkedSubjects(db: Queryable, scope: SocialScope, current: SocialAppRow, next: SocialAppValues) {
+  if (identitySource(current) === identitySource(next)) return;
+  const linked = await linkedUserCount(db, scope, current.id);
+  if (linked === 0) return;
+  const field = current.provider === next.provider ? 'settings' : 'provider';
+  throw new ValidationError(`This provider's issuer cannot change: ${linked} user(s) sign in with it.`, {
+    fieldErrors: { [field]: ['The issuer (provider, settings.server_url or settings.api_url) cannot change while users are linked.'] },
+    extras: { suggestion: 'Create a new provider for the new issuer.', active_users: linked },
   });
 }
 

@@ -1,11 +1,14 @@
 // Programmatic social sign-in (DECISIONS): start hands out the provider's authorization URL with a
 // one-time state; finish checks that state (same provider, same host, same redirect URI, not used),
-// exchanges the code, and signs in the account linked to the provider's subject, else the user
-// whose email the provider says it verified (then linked), else a new user. Nothing is created
-// when the provider fails or the answer does not hold.
+// exchanges the code, and signs in the account linked to the provider's subject (a link is this
+// app's, in its scope's table), else the user whose email the provider says it verified (then
+// linked; platform providers only), else a new user. A site's provider is configured by the site's
+// owners, so it vouches only for the accounts it created or was linked to: an email that belongs to
+// an existing account is 409, never a link. Nothing is created when the provider fails or the
+// answer does not hold.
 import type { Queryable } from '#shared/db/database.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
-import { AuthenticationFailedError, BadRequestError, NotFoundError } from '#shared/errors.ts';
+import { AuthenticationFailedError, BadRequestError, ConflictError, NotFoundError } from '#shared/errors.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
 import { openSocialSecret } from '#shared/social/social-app-secret.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
@@ -105,6 +108,12 @@ export async function finishSocialLogin(
       throw new BadRequestError('The provider did not verify an email address for this account; it cannot be linked or registered.');
     }
     const existing = await userByEmail(tx, identity.email);
+    if (existing !== undefined && scope.site !== undefined) {
+      // Platform users are platform-wide: a provider a site owner points anywhere must not claim one.
+      throw new ConflictError(
+        "An account with this email already exists; sign in with it instead. A site's sign-in provider cannot be linked to an existing account.",
+      );
+    }
     const target =
       existing ??
       (await insertSocialUser(tx, {

@@ -7,7 +7,7 @@ import * as client from 'openid-client';
 import { AppError, BadRequestError, ValidationError } from '#shared/errors.ts';
 import { guardedFetch } from '#shared/net/outbound-guard.ts';
 import type { SocialAppRow } from '../social-app-repository.ts';
-import { githubIdentity, githubServerMetadata } from './github-client.ts';
+import { githubEndpoint, githubIdentity, githubServerMetadata } from './github-client.ts';
 import type { ProviderIdentity } from './provider-identity.ts';
 
 export type { ProviderIdentity } from './provider-identity.ts';
@@ -24,17 +24,31 @@ const WELL_KNOWN_ISSUERS: Record<string, string> = {
   microsoft: 'https://login.microsoftonline.com/common/v2.0',
 };
 
-function settingsOf(app: SocialAppRow): Record<string, unknown> {
+function settingsOf(app: Pick<SocialAppRow, 'settings'>): Record<string, unknown> {
   return typeof app.settings === 'string' ? (JSON.parse(app.settings) as Record<string, unknown>) : app.settings;
 }
 
-function issuerUrl(app: SocialAppRow): URL {
+/** The discovery URL in settings, else the provider's well-known issuer. */
+function configuredIssuer(app: Pick<SocialAppRow, 'provider' | 'settings'>): string | undefined {
   const configured = settingsOf(app).server_url;
-  const url = typeof configured === 'string' ? configured : WELL_KNOWN_ISSUERS[app.provider];
+  return typeof configured === 'string' ? configured : WELL_KNOWN_ISSUERS[app.provider];
+}
+
+function issuerUrl(app: Pick<SocialAppRow, 'provider' | 'settings'>): URL {
+  const url = configuredIssuer(app);
   if (url === undefined) {
     throw new BadRequestError(`Programmatic sign-in is not available for provider "${app.provider}" (OpenID Connect providers only).`);
   }
   return new URL(url);
+}
+
+/**
+ * Who vouches for the app's subjects: its issuer (OpenID Connect) or its API (GitHub). A subject is
+ * unique only at its source, so an app whose source changes is another provider to its links.
+ */
+export function identitySource(app: Pick<SocialAppRow, 'provider' | 'settings'>): string {
+  if (app.provider === 'github') return `github ${githubEndpoint(settingsOf(app), 'api_url').href}`;
+  return `${app.provider} ${configuredIssuer(app) ?? ''}`;
 }
 
 /** The redirect URIs the app allows (`settings.redirect_uris`); a sign-in must use one of them exactly. */
