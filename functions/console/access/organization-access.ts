@@ -1,6 +1,8 @@
 // A caller's standing in an organization and what follows from it: who may see it, who manages it,
-// and the effective organization permissions (admin and owner hold them all; others hold what the
-// membership grants, directly or through the membership's groups, plus their global permissions).
+// and the effective organization permissions. The owner and superusers hold them all; admins and
+// other managers hold all but `delete_organization`, which only the owner hands out; everyone also
+// holds what the membership grants, directly or through its groups, plus their global permissions.
+// The privileges endpoint, the delete check and the grant rules (grant-authority.ts) all read this.
 import { and, eq, or } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
@@ -16,6 +18,9 @@ export const ORGANIZATION_PERMISSIONS = [
   'invite_members',
   'manage_sites',
 ] as const;
+
+/** What an admin holds by being one (and what making someone admin hands out). */
+export const ADMIN_PERMISSIONS: readonly string[] = ORGANIZATION_PERMISSIONS.filter((codename) => codename !== 'delete_organization');
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -68,11 +73,22 @@ export async function findOrganizationStanding(
 export function organizationPermissions(principal: Principal, standing: OrganizationStanding): string[] {
   const effective = new Set(principal.permissions);
   const membership = standing.membership;
-  if (principal.isSuperuser || membership?.isAdmin || membership?.isOwner) {
+  if (principal.isSuperuser || membership?.isOwner) {
     for (const codename of ORGANIZATION_PERMISSIONS) effective.add(codename);
+  } else if (managesOrganization(principal, standing)) {
+    // Managers may do everything but delete (organizationForAction lets them), so they hold it.
+    for (const codename of ADMIN_PERMISSIONS) effective.add(codename);
   }
   for (const codename of membership?.permissions ?? []) effective.add(codename);
   return [...effective].sort();
+}
+
+/**
+ * Who may delete the organization: whoever holds `delete_organization` in it (superusers, the
+ * owner, members given it by the owner, global holders). The same answer the privileges show.
+ */
+export function mayDeleteOrganization(principal: Principal, standing: OrganizationStanding): boolean {
+  return organizationPermissions(principal, standing).includes('delete_organization');
 }
 
 export function managesOrganization(principal: Principal, standing: OrganizationStanding): boolean {

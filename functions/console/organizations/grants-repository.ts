@@ -4,7 +4,7 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { groups, organizationMemberGroups, permissions, siteUserPermissions, sites } from '#shared/db/platform-schema.ts';
+import { groupPermissions, groups, organizationMemberGroups, permissions, siteUserPermissions, sites } from '#shared/db/platform-schema.ts';
 
 export interface GroupRef {
   id: number;
@@ -66,6 +66,19 @@ export async function permissionIds(db: Queryable, codenames: string[], model: s
       .where(and(inArray(permissions.codename, codenames), eq(permissions.model, model))),
   );
   return new Map(rows.map((row) => [row.codename, row.id]));
+}
+
+/** The organization permission codenames the given groups carry (what they grant inside a membership). */
+export async function organizationCodenamesOfGroups(db: Queryable, groupIds: number[]): Promise<string[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await db.query((orm) =>
+    orm
+      .selectDistinct({ codename: permissions.codename })
+      .from(groupPermissions)
+      .innerJoin(permissions, eq(permissions.id, groupPermissions.permissionId))
+      .where(and(inArray(groupPermissions.groupId, groupIds), eq(permissions.model, 'organization'))),
+  );
+  return rows.map((row) => row.codename).sort();
 }
 
 export async function addMemberGroups(db: Queryable, memberId: number, groupIds: number[]): Promise<void> {

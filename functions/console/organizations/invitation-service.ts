@@ -1,6 +1,8 @@
 // The rules of invitations: managers and invite_members holders invite (mail through the email
 // port), list, cancel and resend; the invitee reads the public details and accepts with the token,
 // as an existing user with their own bearer token or as a new account from {username, password}.
+// An invitation hands out nothing its inviter could not grant directly (access/grant-authority.ts),
+// judged when it is made and again, with the inviter's authority of that moment, when accepted.
 import { passwordWeaknesses } from '#shared/auth/password-strength.ts';
 import { hashPassword } from '#shared/auth/passwords.ts';
 import type { Principal } from '#shared/auth/principal.ts';
@@ -17,10 +19,18 @@ import {
   type FieldErrors,
 } from '#shared/errors.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
-import { managesOrganization, organizationForAction, organizationPermissions } from '../access/organization-access.ts';
+import {
+  assertMayGrant,
+  assertMayGrantOnSites,
+  currentAuthority,
+  mayGrantOnSite,
+  ungrantablePermissions,
+  type GrantingAuthority,
+} from '../access/grant-authority.ts';
+import { managesOrganization, organizationForAction } from '../access/organization-access.ts';
 import { findTakenIdentity, insertUser } from '../users/user-repository.ts';
 import { looksLikeUuid } from '../users/user-schemas.ts';
-import { addMemberGroups, addSiteGrants } from './grants-repository.ts';
+import { addMemberGroups, addSiteGrants, organizationCodenamesOfGroups, type GroupRef } from './grants-repository.ts';
 import { resolveGroups, resolveSiteGrants, sitePermissionsOrDefault } from './grants.ts';
 import {
   findInvitation,
@@ -91,26 +101,37 @@ export async function createInvitation(
   const { organization } = standing;
   const config = normalizedConfig(body.invitation_config);
   const permissions = [...new Set(body.permissions ?? [])];
-  if (!managesOrganization(caller, standing)) {
-    // Inviting is not a way to hand out more than one holds.
-    const own = organizationPermissions(caller, standing);
-    if (permissions.some((codename) => !own.includes(codename)) || config.group.length > 0) {
-      throw new PermissionDeniedError('Only managers of the organization may grant these permissions or groups.');
-    }
+  // Inviting is not a way to hand out more than one may grant directly.
+  if (!managesOrganization(caller, standing) && config.group.length > 0) {
+    throw new PermissionDeniedError('Only managers of the organization may grant groups.');
   }
+  assertMayGrant(caller, standing, permissions);
   if (await isMemberByEmail(ports.db, organization.id, body.invitee_identifier)) {
     throw ValidationError.forFields({ invitee_identifier: ['This user is already a member of the organization.'] });
   }
   if ((await findOpenInvitation(ports.db, organization.id, body.invitee_identifier, ports.now())) !== undefined) {
     throw new ConflictError('A pending invitation for this email already exists; resend it instead.');
   }
-  await resolveGroups(ports.db, config.group, 'invitation_config.group');
+  const groups = await resolveGroups(ports.db, config.group, 'invitation_config.group');
   await resolveSiteGrants(
     ports.db,
     organization.id,
     config.site.map((site) => ({ key: site.slug, permissions: site.permissions })),
     'slug',
     'invitation_config.site',
+  );
+  assertMayGrant(
+    caller,
+    standing,
+    await organizationCodenamesOfGroups(
+      ports.db,
+      groups.map((group) => group.id),
+    ),
+  );
+  await assertMayGrantOnSites(
+    ports.db,
+    caller,
+    config.site.map((site) => site.slug),
   );
   // The mail goes out inside the transaction: when it cannot be sent, no invitation is left behind.
   return ports.db.transaction(async (tx) => {
@@ -265,6 +286,27 @@ async function newAccountPassword(
   return { weaknesses, hash: weaknesses.length > 0 ? undefined : await hashPassword(password, ports.passwordCost) };
 }
 
+/** What of the invitation its inviter may still grant: the rest is skipped, like a deleted site. */
+async function stillGrantable(
+  db: Queryable,
+  inviter: GrantingAuthority | undefined,
+  invited: { permissions: string[]; groups: GroupRef[]; sites: Array<{ slug: string; permissions: string[] }> },
+) {
+  if (inviter === undefined) return { permissions: [], groups: [], sites: [] };
+  const { principal, standing } = inviter;
+  const refused = ungrantablePermissions(principal, standing, invited.permissions);
+  const groups: GroupRef[] = [];
+  if (managesOrganization(principal, standing)) {
+    for (const group of invited.groups) {
+      const codenames = await organizationCodenamesOfGroups(db, [group.id]);
+      if (ungrantablePermissions(principal, standing, codenames).length === 0) groups.push(group);
+    }
+  }
+  const sites: typeof invited.sites = [];
+  for (const site of invited.sites) if (await mayGrantOnSite(db, principal, site.slug)) sites.push(site);
+  return { permissions: invited.permissions.filter((codename) => !refused.includes(codename)), groups, sites };
+}
+
 export interface Acceptance {
   view: InvitationView;
   user: UserRow;
@@ -289,6 +331,14 @@ export async function acceptInvitation(
     assertAcceptable(view, now);
     const user = await accepterOf(tx, view, caller, body, password);
     const organizationId = view.organization.id;
+    const config = normalizedConfig(view.invitation.invitationConfig as InvitationConfig);
+    // Groups or sites removed since the invitation was sent are skipped, not an error for the invitee;
+    // so is whatever the inviter may no longer grant.
+    const granted = await stillGrantable(tx, await currentAuthority(tx, view.invitation.invitedById, view.organization.slug), {
+      permissions: view.invitation.permissions,
+      groups: await resolveGroups(tx, config.group, 'invitation_config.group', false),
+      sites: config.site,
+    });
     const existing = await findMember(tx, organizationId, user.username);
     const member =
       existing === undefined
@@ -296,24 +346,21 @@ export async function acceptInvitation(
             organizationId,
             userId: user.id,
             isAdmin: false,
-            permissions: view.invitation.permissions,
+            permissions: granted.permissions,
             joinedVia: 'invitation',
           })
         : await updateMember(tx, existing.member.id, {
-            permissions: [...new Set([...existing.member.permissions, ...view.invitation.permissions])],
+            permissions: [...new Set([...existing.member.permissions, ...granted.permissions])],
           });
-    const config = normalizedConfig(view.invitation.invitationConfig as InvitationConfig);
-    // Groups or sites removed since the invitation was sent are skipped, not an error for the invitee.
-    const groups = await resolveGroups(tx, config.group, 'invitation_config.group', false);
     await addMemberGroups(
       tx,
       member.id,
-      groups.map((group) => group.id),
+      granted.groups.map((group) => group.id),
     );
     const grants = await resolveSiteGrants(
       tx,
       organizationId,
-      config.site.map((site) => ({ key: site.slug, permissions: site.permissions })),
+      granted.sites.map((site) => ({ key: site.slug, permissions: site.permissions })),
       'slug',
       'invitation_config.site',
       false,

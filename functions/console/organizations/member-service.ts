@@ -1,5 +1,8 @@
 // The rules of the members endpoints: members see the member list, managers (superusers, admins,
 // owners, manage_organization holders) change it, and an organization always keeps one admin.
+// What a change hands out or takes away follows access/grant-authority.ts: nobody grants or takes
+// what they do not hold, nobody but the owner and superusers changes their own membership, and the
+// owner's membership is theirs (and a superuser's) alone to change.
 // Adding an existing user directly needs authority over that user (access/user-authority.ts);
 // to anyone else the user does not exist, and they invite instead.
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
@@ -9,12 +12,14 @@ import type { UserRow } from '#shared/db/platform-schema.ts';
 import { BusinessLogicError, ConflictError, NotFoundError, ValidationError } from '#shared/errors.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { findUser } from '../users/user-repository.ts';
-import { organizationForAction, visibleOrganization, type OrganizationStanding } from '../access/organization-access.ts';
+import { assertMayChangeMembership, assertMayGrant } from '../access/grant-authority.ts';
+import { ADMIN_PERMISSIONS, organizationForAction, visibleOrganization, type OrganizationStanding } from '../access/organization-access.ts';
 import { administersEveryone, administersUser, readableEmails } from '../access/user-authority.ts';
 import {
   addSiteGrants,
   addMemberGroups,
   groupsOfMembers,
+  organizationCodenamesOfGroups,
   removeSiteGrantsInOrganization,
   replaceMemberGroups,
   sitesOfUsersInOrganization,
@@ -128,8 +133,31 @@ async function userToAdd(db: Queryable, caller: Principal, organizationId: numbe
   return user;
 }
 
+/** Codenames in one list and not the other: what a change grants or takes. */
+function changed(before: readonly string[], after: readonly string[]): string[] {
+  return [...before.filter((codename) => !after.includes(codename)), ...after.filter((codename) => !before.includes(codename))];
+}
+
+function changedIds(before: readonly number[], after: readonly number[]): number[] {
+  return [...before.filter((id) => !after.includes(id)), ...after.filter((id) => !before.includes(id))];
+}
+
+/** Everything the membership holds in the organization: admin flag, its own permissions, its groups'. */
+async function heldThroughMembership(db: Queryable, target: MemberWithUser): Promise<string[]> {
+  const groups = (await groupsOfMembers(db, [target.member.id])).get(target.member.id) ?? [];
+  return [
+    ...(target.member.isAdmin ? ADMIN_PERMISSIONS : []),
+    ...target.member.permissions,
+    ...(await organizationCodenamesOfGroups(
+      db,
+      groups.map((group) => group.id),
+    )),
+  ];
+}
+
 export async function addMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, body: AddMemberBody): Promise<MemberDetail> {
-  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const standing = await organizationForAction(ports.db, caller, orgSlug);
+  const { organization } = standing;
   const user = await userToAdd(ports.db, caller, organization.id, body);
   const groups = await resolveGroups(ports.db, body.group_ids ?? [], 'group_ids');
   const siteGrants = await resolveSiteGrants(
@@ -139,6 +167,14 @@ export async function addMember(ports: MemberServicePorts, caller: Principal, or
     'slug',
     'sites',
   );
+  assertMayGrant(caller, standing, [
+    ...(body.is_admin === true ? ADMIN_PERMISSIONS : []),
+    ...(body.permissions ?? []),
+    ...(await organizationCodenamesOfGroups(
+      ports.db,
+      groups.map((group) => group.id),
+    )),
+  ]);
   try {
     await ports.db.transaction(async (tx) => {
       const member = await insertMember(tx, {
@@ -175,8 +211,13 @@ export async function changeMember(
   username: string,
   changes: ChangeMemberBody,
 ): Promise<MemberDetail> {
-  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const standing = await organizationForAction(ports.db, caller, orgSlug);
+  const { organization } = standing;
   const target = await existingMember(ports.db, organization.id, username);
+  assertMayChangeMembership(caller, standing, {
+    target: { userId: target.user.id, isOwner: target.member.isOwner },
+    demotes: changes.is_admin === false,
+  });
   const groups = changes.groups === undefined ? undefined : await resolveGroups(ports.db, changes.groups, 'groups');
   const siteGrants =
     changes.site === undefined
@@ -188,6 +229,20 @@ export async function changeMember(
           'uuid',
           'site',
         );
+  const groupsBefore = (await groupsOfMembers(ports.db, [target.member.id])).get(target.member.id) ?? [];
+  assertMayGrant(caller, standing, [
+    ...(changes.is_admin !== undefined && changes.is_admin !== target.member.isAdmin ? ADMIN_PERMISSIONS : []),
+    ...(changes.permissions === undefined ? [] : changed(target.member.permissions, changes.permissions)),
+    ...(groups === undefined
+      ? []
+      : await organizationCodenamesOfGroups(
+          ports.db,
+          changedIds(
+            groupsBefore.map((group) => group.id),
+            groups.map((group) => group.id),
+          ),
+        )),
+  ]);
   await ports.db.transaction(async (tx) => {
     if (changes.is_admin === false) await assertKeepsAnAdmin(tx, organization.id, target.member.id);
     if (changes.is_admin !== undefined || changes.permissions !== undefined) {
@@ -212,8 +267,13 @@ export async function changeMember(
 }
 
 export async function removeMember(ports: MemberServicePorts, caller: Principal, orgSlug: string, username: string): Promise<void> {
-  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const standing = await organizationForAction(ports.db, caller, orgSlug);
+  const { organization } = standing;
   const target = await existingMember(ports.db, organization.id, username);
+  if (target.member.isOwner)
+    assertMayChangeMembership(caller, standing, { target: { userId: target.user.id, isOwner: true }, demotes: true });
+  // Leaving only lowers one's own standing; removing someone else takes what they hold.
+  if (target.user.id !== caller.id) assertMayGrant(caller, standing, await heldThroughMembership(ports.db, target));
   await ports.db.transaction(async (tx) => {
     await assertKeepsAnAdmin(tx, organization.id, target.member.id);
     // The member's permissions on this organization's sites go with the membership.
@@ -229,8 +289,11 @@ export async function setAdmin(
   username: string,
   isAdmin: boolean,
 ): Promise<MemberDetail> {
-  const { organization } = await organizationForAction(ports.db, caller, orgSlug);
+  const standing = await organizationForAction(ports.db, caller, orgSlug);
+  const { organization } = standing;
   const target = await existingMember(ports.db, organization.id, username);
+  assertMayChangeMembership(caller, standing, { target: { userId: target.user.id, isOwner: target.member.isOwner }, demotes: !isAdmin });
+  if (isAdmin !== target.member.isAdmin) assertMayGrant(caller, standing, ADMIN_PERMISSIONS);
   await ports.db.transaction(async (tx) => {
     if (!isAdmin) await assertKeepsAnAdmin(tx, organization.id, target.member.id);
     await updateMember(tx, target.member.id, { isAdmin });

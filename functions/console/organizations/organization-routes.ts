@@ -83,7 +83,7 @@ export const deleteOrganizationRoute = defineRoute({
   ...common,
   method: 'DELETE',
   path: '/api/cloud/organizations/{org_slug}/',
-  summary: 'Delete an organization with its sites, memberships and invitations (owner or superuser)',
+  summary: 'Delete an organization with its sites, memberships and invitations (holders of delete_organization)',
   params: organizationParams,
   envelope: 'none',
   handler: async (ctx, { params }) => {
