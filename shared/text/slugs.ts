@@ -2,6 +2,22 @@
 // numeric suffix: `acme`, `acme-2`, `acme-3`, ...
 import { lazyImport } from '#shared/lazy-import.ts';
 
+export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Text of the form of a UUID, in any case. Console paths take a UUID where a slug or username goes
+ * (spec, Conventions), so nothing may be given a name of that form: it would answer for another row.
+ */
+export function looksLikeUuid(text: string): boolean {
+  return UUID_SHAPE.test(text);
+}
+
+/** Why a slug of that form, or a name that would give one, is refused: by the field that carried it. */
+export const UUID_SHAPED_SLUG = {
+  slug: 'A slug may not look like a UUID: UUIDs are reserved for addressing.',
+  name: 'This name would give a slug that looks like a UUID, which is reserved for addressing; choose another name.',
+} as const;
+
 type Slugify = (text: string, options: { lower: boolean; strict: boolean; trim: boolean }) => string;
 
 // slugify's UMD wrapper builds its character maps twice when it loads (1 to 2 ms), and most cold

@@ -52,7 +52,10 @@ export async function findOrganizationStanding(
       })
       .from(organizations)
       .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, organizations.id), eq(organizationMembers.userId, userId)))
-      .where(match),
+      .where(match)
+      // The organization of that UUID before one whose slug reads the same (made before such slugs were refused).
+      .orderBy(sql`${organizations.uuid}::text = ${slugOrUuid.toLowerCase()} desc`)
+      .limit(1),
   );
   if (row === undefined) return undefined;
   const membership = row.membership;

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { orderingQuery, tristateQuery } from '#shared/http/query-params.ts';
+import { looksLikeUuid, UUID_SHAPED_SLUG } from '#shared/text/slugs.ts';
 
 export const ORGANIZATION_ORDERING_FIELDS = ['name', 'slug', 'created', 'modified', 'is_active'] as const;
 export type OrganizationOrderingField = (typeof ORGANIZATION_ORDERING_FIELDS)[number];
@@ -27,7 +28,8 @@ export const organizationSlug = lazySchema(() =>
     .trim()
     .min(1, 'This field may not be blank.')
     .max(100, 'Ensure this field has no more than 100 characters.')
-    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Enter a valid slug: lowercase letters, numbers and single hyphens.'),
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Enter a valid slug: lowercase letters, numbers and single hyphens.')
+    .refine((slug) => !looksLikeUuid(slug), UUID_SHAPED_SLUG.slug),
 );
 
 export const createOrganizationBody = lazySchema(() => z.object({ name: organizationName(), slug: organizationSlug().optional() }));

@@ -1,13 +1,14 @@
 // The rules of the organizations endpoints: who sees which organizations, creation with a unique
 // slug and the creator as owner, changes by managers, and the hard delete of the States table.
-import { hasPermission, type Principal } from '#shared/auth/principal.ts';
+import type { Principal } from '#shared/auth/principal.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { OrganizationRow } from '#shared/db/platform-schema.ts';
 import { PermissionDeniedError, ValidationError } from '#shared/errors.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
-import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
+import { looksLikeUuid, slugFrom, uniqueSlug, UUID_SHAPED_SLUG } from '#shared/text/slugs.ts';
 import {
+  mayDeleteOrganization,
   organizationForAction,
   organizationPermissions,
   visibleOrganization,
@@ -49,6 +50,8 @@ async function freeSlugFor(ports: OrganizationServicePorts, body: CreateOrganiza
   }
   // A name of only symbols still needs a slug.
   const base = (await slugFrom(body.name, SLUG_MAX_LENGTH)) || 'organization';
+  // Lookups take a UUID where a slug goes; a suffix would dodge the form, but the name is the caller's to fix.
+  if (looksLikeUuid(base)) throw ValidationError.forFields({ name: [UUID_SHAPED_SLUG.name] });
   return uniqueSlug(base, (candidate) => organizationSlugsLike(ports.db, candidate), { maxLength: SLUG_MAX_LENGTH });
 }
 
@@ -97,21 +100,13 @@ export async function organizationPrivileges(ports: OrganizationServicePorts, ca
   return organizationPermissions(caller, await visibleOrganization(ports.db, caller, slugOrUuid));
 }
 
-/** Superusers, the owner, or a member holding `delete_organization` (given in it or globally). */
-function mayDelete(caller: Principal, standing: OrganizationStanding): boolean {
-  if (caller.isSuperuser) return true;
-  const membership = standing.membership;
-  if (membership === undefined) return false;
-  return membership.isOwner || membership.permissions.includes('delete_organization') || hasPermission(caller, 'delete_organization');
-}
-
 export async function deleteOrganization(
   ports: OrganizationServicePorts,
   caller: Principal,
   slugOrUuid: string,
 ): Promise<OrganizationDeletion> {
   const standing = await visibleOrganization(ports.db, caller, slugOrUuid);
-  if (!mayDelete(caller, standing)) {
+  if (!mayDeleteOrganization(caller, standing)) {
     throw new PermissionDeniedError('Only the owner or a superuser may delete this organization.');
   }
   return deleteOrganizationCascade(ports.db, standing.organization.id, ports.now());

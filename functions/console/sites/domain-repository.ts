@@ -1,6 +1,7 @@
 // SQL of the domains endpoints. One primary per site is also enforced by a partial unique index;
 // `demotePrimary` runs first inside the same transaction so a switch never trips it.
 import { and, asc, desc, eq, like, ne, or } from 'drizzle-orm';
+import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { domains, type DomainRow } from '#shared/db/platform-schema.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
@@ -11,14 +12,17 @@ import { looksLikeUuid } from './site-schemas.ts';
 import { startsWithPattern } from '#shared/text/like-patterns.ts';
 
 export async function findDomain(db: Queryable, siteId: number, slugOrUuid: string): Promise<DomainRow | undefined> {
-  const match = looksLikeUuid(slugOrUuid)
-    ? or(eq(domains.uuid, slugOrUuid.toLowerCase()), eq(domains.slug, slugOrUuid))
-    : eq(domains.slug, slugOrUuid);
+  const byUuid = looksLikeUuid(slugOrUuid);
+  const uuid = slugOrUuid.toLowerCase();
+  const match = byUuid ? or(eq(domains.uuid, uuid), eq(domains.slug, slugOrUuid)) : eq(domains.slug, slugOrUuid);
+  // The UUID's own row before a slug that happens to read the same, as for sites.
   const [row] = await db.query((orm) =>
     orm
       .select()
       .from(domains)
-      .where(and(eq(domains.siteId, siteId), match)),
+      .where(and(eq(domains.siteId, siteId), match))
+      .orderBy(byUuid ? sql`${domains.uuid} = ${uuid} desc` : asc(domains.id))
+      .limit(1),
   );
   return row;
 }

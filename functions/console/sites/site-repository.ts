@@ -24,16 +24,22 @@ export interface SiteWithOrganization {
 
 const organizationColumns = { id: organizations.id, uuid: organizations.uuid, slug: organizations.slug, name: organizations.name };
 
+/**
+ * The site a path segment names. A UUID-shaped segment is the site of that UUID, and only when none
+ * has it a site whose slug is that text (made before such slugs were refused): never whichever row
+ * the scan meets first.
+ */
 export async function findSite(db: Queryable, slugOrUuid: string): Promise<SiteWithOrganization | undefined> {
-  const match = looksLikeUuid(slugOrUuid)
-    ? or(eq(sites.uuid, slugOrUuid.toLowerCase()), eq(sites.slug, slugOrUuid))
-    : eq(sites.slug, slugOrUuid);
+  const byUuid = looksLikeUuid(slugOrUuid);
+  const uuid = slugOrUuid.toLowerCase();
   const [row] = await db.query((orm) =>
     orm
       .select({ site: sites, organization: organizationColumns })
       .from(sites)
       .innerJoin(organizations, eq(organizations.id, sites.organizationId))
-      .where(match),
+      .where(byUuid ? or(eq(sites.uuid, uuid), eq(sites.slug, slugOrUuid)) : eq(sites.slug, slugOrUuid))
+      .orderBy(byUuid ? sql`${sites.uuid} = ${uuid} desc` : asc(sites.id))
+      .limit(1),
   );
   return row;
 }

@@ -6,11 +6,7 @@ import { isSitePermission, SITE_PERMISSIONS, type SitePermission } from '#shared
 
 export const ENVIRONMENTS = ['production', 'staging', 'development', 'testing'] as const;
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function looksLikeUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}
+export { looksLikeUuid } from '#shared/text/slugs.ts';
 
 const environment = lazySchema(() =>
   z.enum(ENVIRONMENTS, {

@@ -34,16 +34,23 @@ export function siteScopeCondition(scope: SiteScope, siteId: SQL): SQL {
   return scope.sites === 'accessible' ? accessibleSites(scope.caller, siteId) : userManageableSites(scope.caller, siteId);
 }
 
+/**
+ * Joins limiting `sup` (site_user_permissions) to grants whose holder is still a member of the
+ * site's organization, as site-lookup.ts does for one site.
+ */
+const ofMembers = sql`join platform.sites gs on gs.id = sup.site_id
+      join platform.organization_members gm on gm.organization_id = gs.organization_id and gm.user_id = sup.user_id`;
+
 /** Sites the caller can access: site managers their organizations' sites; else any site permission. */
 function accessibleSites(principal: Principal, siteId: SQL): SQL {
   return sql`(${siteId} in (select s.id from platform.sites s where s.organization_id in ${sitesManagedOrganizations(principal)})
-    or ${siteId} in (select sup.site_id from platform.site_user_permissions sup where sup.user_id = ${principal.id}))`;
+    or ${siteId} in (select sup.site_id from platform.site_user_permissions sup ${ofMembers} where sup.user_id = ${principal.id}))`;
 }
 
 /** Sites on which the caller may assign users: site managers, and holders of manage_site_users or admin_site there. */
 function userManageableSites(principal: Principal, siteId: SQL): SQL {
   return sql`(${siteId} in (select s.id from platform.sites s where s.organization_id in ${sitesManagedOrganizations(principal)})
-    or ${siteId} in (select sup.site_id from platform.site_user_permissions sup
+    or ${siteId} in (select sup.site_id from platform.site_user_permissions sup ${ofMembers}
       join platform.permissions p on p.id = sup.permission_id
       where sup.user_id = ${principal.id} and p.codename in ('manage_site_users', 'admin_site')))`;
 }

@@ -2,7 +2,14 @@
 import { and, asc, eq, ne, or, type SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
-import { organizationMembers, organizations, users, type NewUserRow, type UserRow } from '#shared/db/platform-schema.ts';
+import {
+  organizationMembers,
+  organizations,
+  siteUserPermissions,
+  users,
+  type NewUserRow,
+  type UserRow,
+} from '#shared/db/platform-schema.ts';
 import { pageOffset, type PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, pageWindowSql, type CountedPage, type PageRead } from '#shared/db/counted-page.ts';
 import { looksLikeUuid, type UserOrdering, type UserOrderingField } from './user-schemas.ts';
@@ -166,7 +173,8 @@ export async function findTakenIdentity(
   exceptUserId?: number,
 ): Promise<TakenIdentity> {
   const clauses: SQL[] = [];
-  if (candidate.username !== undefined) clauses.push(eq(users.username, candidate.username));
+  // Both unique whatever the case (README); sign-in and URLs still match a username exactly.
+  if (candidate.username !== undefined) clauses.push(sql`lower(${users.username}) = lower(${candidate.username})`);
   if (candidate.email !== undefined) clauses.push(sql`lower(${users.email}) = lower(${candidate.email})`);
   if (clauses.length === 0) return { usernameTaken: false, emailTaken: false };
   const others = exceptUserId === undefined ? undefined : ne(users.id, exceptUserId);
@@ -177,7 +185,7 @@ export async function findTakenIdentity(
       .where(and(or(...clauses), others)),
   );
   return {
-    usernameTaken: taken.some((row) => row.username === candidate.username),
+    usernameTaken: taken.some((row) => row.username.toLowerCase() === candidate.username?.toLowerCase()),
     emailTaken: taken.some((row) => row.email.toLowerCase() === candidate.email?.toLowerCase()),
   };
 }
@@ -192,12 +200,17 @@ export async function updateUser(db: Queryable, userId: number, values: Partial<
   return user!;
 }
 
-/** Soft delete: the account is kept, disabled and stripped of its organization memberships. */
+/**
+ * Soft delete: the account is kept, disabled and stripped of its organization memberships. Its site
+ * permissions go with them, as when a member is removed: every site belongs to an organization, and
+ * with no membership left none of them may be kept (a restore must not bring them back).
+ */
 export async function softDeleteUser(db: Queryable, userId: number, at: Date): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query((orm) =>
       orm.update(users).set({ isDeleted: true, isActive: false, deletedAt: at, tokensValidAfter: at }).where(eq(users.id, userId)),
     );
+    await tx.query((orm) => orm.delete(siteUserPermissions).where(eq(siteUserPermissions.userId, userId)));
     await tx.query((orm) => orm.delete(organizationMembers).where(eq(organizationMembers.userId, userId)));
   });
 }

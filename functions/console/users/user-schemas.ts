@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { looksLikeUuid, UUID_SHAPE } from '#shared/text/slugs.ts';
 
 // Usernames appear in URLs next to UUIDs and `me`, so neither form may be taken as a username.
 export const username = lazySchema(() =>
@@ -13,7 +13,7 @@ export const username = lazySchema(() =>
     .min(1, 'This field may not be blank.')
     .max(150, 'Ensure this field has no more than 150 characters.')
     .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
-    .refine((value) => !UUID_PATTERN.test(value) && value !== 'me', 'This username is reserved.'),
+    .refine((value) => !looksLikeUuid(value) && value !== 'me', 'This username is reserved.'),
 );
 
 // The parts of the bodies below, built with the first body that needs them (lazySchema says why).
@@ -109,13 +109,11 @@ export const listUsersQuery = lazySchema(() =>
       .transform((value) => (value === 'all' || value === '*' ? undefined : value === 'true' || value === '1')),
     is_staff: flag().optional(),
     organization_slug: z.string().min(1).max(100).optional(),
-    organization_uuid: z.string().regex(UUID_PATTERN, 'Must be a valid UUID.').optional(),
+    organization_uuid: z.string().regex(UUID_SHAPE, 'Must be a valid UUID.').optional(),
     ordering: ordering().optional(),
     ...pageQuery(),
   }),
 );
 export type ListUsersQuery = z.infer<ReturnType<typeof listUsersQuery>>;
 
-export function looksLikeUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}
+export { looksLikeUuid };
