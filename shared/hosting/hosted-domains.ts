@@ -1,8 +1,8 @@
 // Which build a host serves: the hosted domain registry's `build_prefix` for a full domain, read
 // by whoever serves builds (the dev server). Answers are kept a few seconds, and the local host
 // mapping store (host-mappings.ts) forgets a domain as soon as it changes (activation, subdomain
-// change, delete), so in this process a change shows at once; deployed, the hosting service writes
-// the same mapping to the CloudFront KeyValueStore instead.
+// change, delete, its site's delete), so in this process a change shows at once; deployed, the
+// hosting service writes the same mapping to the CloudFront KeyValueStore instead.
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';
@@ -34,7 +34,13 @@ export async function registeredBuildPrefix(db: Queryable, host: string): Promis
   return row?.build_prefix ?? undefined;
 }
 
-/** Called after a change to these domains is committed. */
+/** The hosts a site's workers claim (read by a site delete before the claims go with its row). */
+export async function hostsOfSite(db: Queryable, siteId: number): Promise<string[]> {
+  const rows = await db.rows<{ full_domain: string }>(sql`select full_domain from platform.hosted_domains where site_id = ${siteId}`);
+  return rows.map((row) => row.full_domain);
+}
+
+/** Called after a change to these domains is committed (a worker's, or its site's delete). */
 export function forgetHostedDomains(hosts: readonly string[]): void {
   for (const host of hosts) remembered.delete(host);
 }

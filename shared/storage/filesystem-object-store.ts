@@ -58,8 +58,13 @@ async function flushToDisk(file: string, mode: 'r' | 'r+'): Promise<void> {
 /** Storage keys are the service's own: path segments of safe characters, never `.` or `..`. */
 const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 
+/**
+ * No object has this key: no such file, or a file where the key has a folder (`a/b` when `a` is an
+ * object: ENOTDIR), or a name too long for the disk. S3 answers all of them NoSuchKey.
+ */
 function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG';
 }
 
 /** Size and modification time identify a file's content here; every write makes a new file. */
@@ -137,7 +142,10 @@ export class FilesystemObjectStore implements ObjectStore {
       throw error;
     }
     try {
-      const info = infoOf(await handle.stat());
+      const stats = await handle.stat();
+      // A folder holds other keys; it is not an object itself (S3 has no such key either).
+      if (!stats.isFile()) throw new ObjectMissingError(key);
+      const info = infoOf(stats);
       if (range === undefined) return { ...info, body: handle.createReadStream(readBuffer(info.size)) };
       if (range.start >= info.size) throw new RangeNotSatisfiableError(info.size);
       const served = { start: range.start, end: Math.min(range.end, info.size - 1) };
@@ -154,7 +162,8 @@ export class FilesystemObjectStore implements ObjectStore {
 
   async head(key: string): Promise<StoredObjectInfo | undefined> {
     try {
-      return infoOf(await stat(this.fileOf(key)));
+      const stats = await stat(this.fileOf(key));
+      return stats.isFile() ? infoOf(stats) : undefined;
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -167,11 +176,13 @@ export class FilesystemObjectStore implements ObjectStore {
     const temporary = this.temporaryFile();
     await mkdir(path.dirname(temporary), { recursive: true });
     try {
-      await copyFile(source, temporary);
+      await copyFile(source, temporary).catch((error: unknown) => {
+        // Only the source's absence is a missing object; a failure placing the copy is not.
+        throw isMissing(error) ? new ObjectMissingError(sourceKey) : error;
+      });
       return await this.moveIntoPlace(temporary, file);
     } catch (error) {
       await rm(temporary, { force: true });
-      if (isMissing(error)) throw new ObjectMissingError(sourceKey);
       throw error;
     }
   }

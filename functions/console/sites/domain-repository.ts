@@ -40,17 +40,6 @@ export async function listDomains(db: Queryable, siteId: number, page: PageReque
   );
 }
 
-/** Whether another domain row (of any site) already holds `host`. */
-export async function domainTaken(db: Queryable, host: string, exceptDomainId?: number): Promise<boolean> {
-  const rows = await db.query((orm) =>
-    orm
-      .select({ id: domains.id })
-      .from(domains)
-      .where(and(eq(domains.domain, host), exceptDomainId === undefined ? undefined : ne(domains.id, exceptDomainId))),
-  );
-  return rows.length > 0;
-}
-
 export async function hasPrimary(db: Queryable, siteId: number): Promise<boolean> {
   const rows = await db.query((orm) =>
     orm

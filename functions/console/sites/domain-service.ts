@@ -7,17 +7,9 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { DomainRow } from '#shared/db/platform-schema.ts';
 import { BusinessLogicError, NotFoundError, ValidationError } from '#shared/errors.ts';
+import { otherHostHolder } from '#shared/hosting/host-claims.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
-import {
-  deleteDomain,
-  demotePrimary,
-  domainTaken,
-  findDomain,
-  hasPrimary,
-  insertDomain,
-  listDomains,
-  updateDomain,
-} from './domain-repository.ts';
+import { deleteDomain, demotePrimary, findDomain, hasPrimary, insertDomain, listDomains, updateDomain } from './domain-repository.ts';
 import { domainProblem, normalizeHost } from './domain-names.ts';
 import { siteForAction, visibleSite, type VisibleSite } from './site-lookup.ts';
 import type { CreateDomainBody, DomainChanges } from './site-schemas.ts';
@@ -37,8 +29,15 @@ function checkedHost(ports: DomainServicePorts, site: VisibleSite, raw: string):
   return host;
 }
 
-async function assertFree(db: Queryable, host: string, exceptDomainId?: number): Promise<void> {
-  if (await domainTaken(db, host, exceptDomainId)) throw ValidationError.forFields({ domain: [TAKEN] });
+/**
+ * Refuses a host another domain row, a frontend worker (of any site) or another site's own API host
+ * holds (shared/hosting/host-claims.ts); the site's own API host stays its own to list again.
+ */
+async function assertFree(ports: DomainServicePorts, site: VisibleSite, host: string, exceptDomainId?: number): Promise<void> {
+  const own = { siteId: site.site.id, domainId: exceptDomainId, ownApiHost: true };
+  if ((await otherHostHolder(ports.db, host, ports.platformDomain, own)) !== undefined) {
+    throw ValidationError.forFields({ domain: [TAKEN] });
+  }
 }
 
 /** A race past the check above ends as the same field error, from the unique index. */
@@ -64,7 +63,7 @@ export async function getDomain(ports: DomainServicePorts, caller: Principal, si
 export async function addDomain(ports: DomainServicePorts, caller: Principal, siteSlug: string, body: CreateDomainBody) {
   const site = await siteForAction(ports.db, caller, siteSlug, DOMAIN_EDITORS);
   const host = checkedHost(ports, site, body.domain);
-  await assertFree(ports.db, host);
+  await assertFree(ports, site, host);
   try {
     const domain = await ports.db.transaction(async (tx) => {
       // A site's first domain is its primary whatever the body says.
@@ -92,7 +91,7 @@ export async function changeDomain(
   const current = await findDomain(ports.db, site.site.id, domainSlug);
   if (current === undefined) throw new NotFoundError('Domain not found.');
   const host = changes.domain === undefined ? undefined : checkedHost(ports, site, changes.domain);
-  if (host !== undefined && host !== current.domain) await assertFree(ports.db, host, current.id);
+  if (host !== undefined && host !== current.domain) await assertFree(ports, site, host, current.id);
   const primary = changes.is_primary ?? current.isPrimary;
   const active = changes.is_active ?? current.isActive;
   if (current.isPrimary && !primary) {

@@ -5,12 +5,14 @@ import type { Principal } from '#shared/auth/principal.ts';
 import { readPostgresFailure, UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { createTenantSchema, dropTenantSchema } from '#shared/db/tenant-schemas.ts';
-import { ConflictError } from '#shared/errors.ts';
+import { ConflictError, ValidationError } from '#shared/errors.ts';
+import { otherHostHolder } from '#shared/hosting/host-claims.ts';
+import { forgetHostedDomains, hostsOfSite } from '#shared/hosting/hosted-domains.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { siteStanding, effectiveSitePermissions, type SitePermission } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { queueTenantPurges } from '#shared/tenancy/tenant-purges.ts';
-import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
+import { looksLikeUuid, slugFrom, uniqueSlug, UUID_SHAPED_SLUG } from '#shared/text/slugs.ts';
 import { organizationForAction, visibleOrganization } from '../access/organization-access.ts';
 import { insertDomain } from './domain-repository.ts';
 import { siteHost } from './domain-names.ts';
@@ -65,6 +67,24 @@ function asCreationConflict(error: unknown): unknown {
   return error;
 }
 
+/** How many slugs whose host a worker or domain holds are passed over before giving up. */
+const HOST_TRIES = 20;
+
+/**
+ * The first free slug whose API host `<slug>.<PLATFORM_DOMAIN>` nobody holds either (a frontend
+ * worker of another site, say: shared/hosting/host-claims.ts), as `config` becomes `config-2`.
+ */
+async function slugWithFreeHost(tx: Queryable, base: string, platformDomain: string): Promise<string> {
+  const passed = new Set(RESERVED_SITE_SLUGS);
+  for (let attempt = 0; attempt < HOST_TRIES; attempt += 1) {
+    const slug = await uniqueSlug(base, (candidate) => takenSlugs(tx, candidate), { reserved: passed });
+    const host = siteHost(slug, platformDomain);
+    if ((await otherHostHolder(tx, host, platformDomain)) === undefined) return slug;
+    passed.add(slug);
+  }
+  throw new ConflictError(`The host ${siteHost(base, platformDomain)} and its numbered variants are taken; choose another name.`);
+}
+
 export async function createSite(
   ports: SiteServicePorts,
   caller: Principal,
@@ -72,11 +92,12 @@ export async function createSite(
   body: CreateSiteBody,
 ): Promise<SiteWithOrganization> {
   const { organization } = await organizationForAction(ports.db, caller, organizationSlug, 'manage_sites');
+  const base = (await slugFrom(body.name)) || 'site';
+  // Lookups take a UUID where a slug goes, so a slug of that form would shadow another site.
+  if (looksLikeUuid(base)) throw ValidationError.forFields({ name: [UUID_SHAPED_SLUG.name] });
   try {
     const site = await ports.db.transaction(async (tx) => {
-      const slug = await uniqueSlug((await slugFrom(body.name)) || 'site', (base) => takenSlugs(tx, base), {
-        reserved: RESERVED_SITE_SLUGS,
-      });
+      const slug = await slugWithFreeHost(tx, base, ports.platformDomain);
       const row = await insertSite(tx, {
         organizationId: organization.id,
         slug,
@@ -145,12 +166,16 @@ export async function changeSite(
  */
 export async function deleteSite(ports: SiteServicePorts, caller: Principal, slugOrUuid: string): Promise<void> {
   const { site } = await siteForManagers(ports.db, caller, slugOrUuid);
-  await ports.db.transaction(async (tx) => {
+  const hosts = await ports.db.transaction(async (tx) => {
     // Queued first: it reads the site's hosted domain claims, which go with its row.
     await queueTenantPurges(tx, [{ id: site.id, uuid: site.uuid }]);
+    const claimed = await hostsOfSite(tx, site.id);
     await deleteSiteRow(tx, site.id);
     await dropTenantSchema(tx, site.schemaName);
+    return claimed;
   });
+  // This process's build server stops serving the workers' hosts at once, as a worker delete does.
+  forgetHostedDomains(hosts);
 }
 
 export async function sitePrivileges(ports: SiteServicePorts, caller: Principal, slugOrUuid: string): Promise<SitePermission[]> {

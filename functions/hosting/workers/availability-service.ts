@@ -63,7 +63,7 @@ export async function checkAvailability(env: HostingEnv, query: AvailabilityQuer
   const base = { subdomain: query.subdomain, full_domain: fullDomain, domain: choice.domain, is_internal: choice.isInternal };
 
   const reserved = choice.isInternal && RESERVED_SUBDOMAINS.has(query.subdomain);
-  const holder = reserved ? undefined : (await domainHolders(env.db, [fullDomain])).find((found) => !isMine(found));
+  const holder = reserved ? undefined : (await domainHolders(env.db, [fullDomain], env.platformDomain)).find((found) => !isMine(found));
   if (!reserved && holder === undefined) return { ...base, available: true, message: 'This subdomain is available.' };
 
   const candidates = candidatesOf(query.subdomain, prefix, env.site.slug, now.getUTCFullYear()).filter(
@@ -77,6 +77,7 @@ export async function checkAvailability(env: HostingEnv, query: AvailabilityQuer
       await domainHolders(
         env.db,
         candidates.map((candidate) => domainOf(candidate.subdomain)),
+        env.platformDomain,
       )
     )
       .filter((found) => !isMine(found))

@@ -33,7 +33,7 @@ export const uploadBuildRoute = defineStreamingRoute({
   response: buildSchema,
   handler: async (ctx, { params, body }) => {
     const env = await hostingEnv(ctx);
-    const { worker, build } = await addBuild(env, params.slug, await readBuildForm(env, body));
+    const { worker, build } = await addBuild(env, params.slug, () => readBuildForm(env, body));
     return buildRecord(worker, build);
   },
 });

@@ -14,6 +14,7 @@ import {
   type BuildRow,
   type WorkerRow,
 } from './worker-repository.ts';
+import { assertManagesWorkers } from './worker-access.ts';
 import { getWorker, workerNotFound } from './worker-service.ts';
 
 export interface WorkerBuild {
@@ -26,9 +27,10 @@ export async function listWorkerBuilds(env: HostingEnv, slug: string): Promise<{
   return { worker, builds: await listBuilds(env.db, env.site, worker.id) };
 }
 
-/** Records an unpacked build and makes it the active one. */
-export async function addBuild(env: HostingEnv, slug: string, form: BuildForm): Promise<WorkerBuild> {
-  const { build } = form;
+/** Records the build `readForm` unpacks and makes it the active one (permission checked before reading). */
+export async function addBuild(env: HostingEnv, slug: string, readForm: () => Promise<BuildForm>): Promise<WorkerBuild> {
+  await assertManagesWorkers(env);
+  const { build } = await readForm();
   let outcome: WorkerBuild;
   try {
     outcome = await env.db.transaction(async (tx) => {
@@ -54,6 +56,7 @@ export async function addBuild(env: HostingEnv, slug: string, form: BuildForm): 
 }
 
 export async function activateBuild(env: HostingEnv, slug: string, buildUuid: string): Promise<WorkerBuild> {
+  await assertManagesWorkers(env);
   const outcome = await env.db.transaction(async (tx) => {
     const worker = await lockWorker(tx, env.site, slug);
     if (worker === undefined) throw workerNotFound();

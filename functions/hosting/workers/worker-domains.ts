@@ -2,7 +2,7 @@
 // hosting rules and the platform-wide registry of domains already taken.
 import { ValidationError } from '#shared/errors.ts';
 import type { HostingEnv } from '../hosting-env.ts';
-import { domainHolders } from './worker-repository.ts';
+import { otherHostHolder } from '#shared/hosting/host-claims.ts';
 import {
   RESERVED_SUBDOMAINS,
   assertSubdomainFormat,
@@ -39,9 +39,11 @@ export function workerTarget(
   return { ...choice, subdomain, prefix, fullDomain: fullDomainOf(prefix, subdomain, choice.domain) };
 }
 
-/** Refuses a full domain another worker (of any site) or a site's API host already holds. */
+/**
+ * Refuses a full domain another worker (of any site), a site's domain or a site's own API host
+ * (listed among its domains or not, this site's included) already holds.
+ */
 export async function assertDomainFree(env: HostingEnv, fullDomain: string, field: string, ownSlug?: string): Promise<void> {
-  const holders = await domainHolders(env.db, [fullDomain]);
-  const other = holders.find((holder) => !(holder.siteId === env.site.siteId && holder.workerSlug === ownSlug));
+  const other = await otherHostHolder(env.db, fullDomain, env.platformDomain, { siteId: env.site.siteId, workerSlug: ownSlug });
   if (other !== undefined) throw takenError(field);
 }

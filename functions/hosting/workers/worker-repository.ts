@@ -6,6 +6,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable } from '#shared/db/sql-identifiers.ts';
+import { hostHolders } from '#shared/hosting/host-claims.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
 
@@ -229,24 +230,22 @@ export async function releaseDomain(tx: Queryable, siteId: number, workerSlug: s
 
 export interface DomainHolder {
   fullDomain: string;
-  /** Set for a worker's claim; undefined for a host the platform serves its API on (a site domain). */
+  /** Set for a worker's claim; undefined for a host the platform serves its API on (a site domain or API host). */
   siteId?: number;
   workerSlug?: string;
   workerName?: string;
 }
 
-/** Which of these full domains are taken: by a worker anywhere, or as a site's API domain. */
-export async function domainHolders(db: Queryable, fullDomains: readonly string[]): Promise<DomainHolder[]> {
-  if (fullDomains.length === 0) return [];
-  const candidates = sql.param([...fullDomains]);
-  const rows = await db.rows<{ full_domain: string; site_id: number | null; worker_slug: string | null; worker_name: string | null }>(sql`
-    select full_domain, site_id, worker_slug, worker_name from platform.hosted_domains where full_domain = any(${candidates}::text[])
-    union all
-    select domain, null, null, null from platform.domains where domain = any(${candidates}::text[])`);
-  return rows.map((row) => ({
-    fullDomain: row.full_domain,
-    siteId: row.site_id === null ? undefined : Number(row.site_id),
-    workerSlug: row.worker_slug ?? undefined,
-    workerName: row.worker_name ?? undefined,
+/**
+ * Which of these full domains are taken: by a worker anywhere, as a site's domain, or as a site's
+ * own API host (shared/hosting/host-claims.ts, the check the domains endpoints use too).
+ */
+export async function domainHolders(db: Queryable, fullDomains: readonly string[], platformDomain: string): Promise<DomainHolder[]> {
+  const holders = await hostHolders(db, fullDomains, platformDomain);
+  return holders.map((holder) => ({
+    fullDomain: holder.host,
+    siteId: holder.kind === 'worker' ? holder.siteId : undefined,
+    workerSlug: holder.workerSlug,
+    workerName: holder.workerName,
   }));
 }

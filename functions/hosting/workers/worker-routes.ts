@@ -7,7 +7,7 @@ import { hostingEnv } from '../hosting-env.ts';
 import { checkAvailability } from './availability-service.ts';
 import { readBuildForm } from './build-upload.ts';
 import { availabilitySchema, workerListItem, workerListItemSchema, workerRecord, workerSchema } from './worker-representation.ts';
-import { availabilityQuery, listWorkersQuery, patchWorkerBody, workerParams } from './worker-schemas.ts';
+import { AVAILABILITY_SEGMENT, availabilityQuery, listWorkersQuery, patchWorkerBody, workerParams } from './worker-schemas.ts';
 import { createWorker, deleteWorker, getWorker, listSiteWorkers, patchWorker } from './worker-service.ts';
 
 export const WORKERS = '/api/frontend_workers/';
@@ -42,14 +42,14 @@ export const createWorkerRoute = defineStreamingRoute({
   response: workerSchema,
   handler: async (ctx, { body }) => {
     const env = await hostingEnv(ctx);
-    return workerRecord(env.hosting, await createWorker(env, await readBuildForm(env, body)));
+    return workerRecord(env.hosting, await createWorker(env, () => readBuildForm(env, body)));
   },
 });
 
 export const availabilityRoute = defineRoute({
   ...workersCommon,
   method: 'GET',
-  path: `${WORKERS}check-subdomain-availability/`,
+  path: `${WORKERS}${AVAILABILITY_SEGMENT}/`,
   summary: 'Whether a subdomain is free for this site, with up to five suggestions when it is not',
   query: availabilityQuery,
   message: 'This subdomain is available.',

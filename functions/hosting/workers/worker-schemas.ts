@@ -5,7 +5,17 @@ import { lazySchema } from '#shared/http/lazy-schema.ts';
 import { pageQuery } from '#shared/http/pagination.ts';
 import { flagQuery } from '#shared/http/query-params.ts';
 
-const slug = lazySchema(() => z.string().regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.'));
+/** The availability route's segment under /api/frontend_workers/; no worker may take it as its slug. */
+export const AVAILABILITY_SEGMENT = 'check-subdomain-availability';
+/** Fixed segments of the worker routes: a worker with one of them as slug could never be reached. */
+export const RESERVED_WORKER_SLUGS: ReadonlySet<string> = new Set([AVAILABILITY_SEGMENT]);
+
+const slug = lazySchema(() =>
+  z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]{0,98}[a-z0-9])?$/, 'Use lowercase letters, digits and hyphens.')
+    .refine((value) => !RESERVED_WORKER_SLUGS.has(value), 'This slug is reserved for a route under /api/frontend_workers/.'),
+);
 const wholeNumber = lazySchema(() =>
   z
     .string()

@@ -11,6 +11,7 @@ import { uniqueSlug, slugFrom } from '#shared/text/slugs.ts';
 import { DELETE_BATCH_SIZE } from '#shared/storage/object-store.ts';
 import type { HostingEnv } from '../hosting-env.ts';
 import { discardBuild, type BuildForm } from './build-upload.ts';
+import { assertManagesWorkers } from './worker-access.ts';
 import { assertDomainFree, takenError, workerTarget } from './worker-domains.ts';
 import {
   claimDomain,
@@ -30,7 +31,7 @@ import {
   workerSlugsLike,
   type WorkerRow,
 } from './worker-repository.ts';
-import { createWorkerFields, type ListWorkersQuery, type PatchWorkerBody } from './worker-schemas.ts';
+import { RESERVED_WORKER_SLUGS, createWorkerFields, type ListWorkersQuery, type PatchWorkerBody } from './worker-schemas.ts';
 
 const SLUG_MAX = 100;
 
@@ -53,8 +54,13 @@ export function listSiteWorkers(env: HostingEnv, query: ListWorkersQuery) {
   return listWorkers(env.db, env.site, { search: query.search, appId: query.app, ordering: query.ordering, page: toPageRequest(query) });
 }
 
-/** Creates the worker from a form whose build is already unpacked; the build is its active one. */
-export async function createWorker(env: HostingEnv, form: BuildForm): Promise<WorkerRow> {
+/**
+ * Creates the worker from the form `readForm` unpacks; the build is its active one. The caller's
+ * permission is checked before the archive is read, so a refused caller stores nothing.
+ */
+export async function createWorker(env: HostingEnv, readForm: () => Promise<BuildForm>): Promise<WorkerRow> {
+  await assertManagesWorkers(env);
+  const form = await readForm();
   const { build } = form;
   let worker: WorkerRow;
   try {
@@ -73,6 +79,7 @@ export async function createWorker(env: HostingEnv, form: BuildForm): Promise<Wo
       } else {
         slug = await uniqueSlug(await slugFrom(target.subdomain, SLUG_MAX), (base) => workerSlugsLike(tx, env.site, base), {
           maxLength: SLUG_MAX,
+          reserved: RESERVED_WORKER_SLUGS,
         });
       }
       const id = await insertWorker(tx, env.site, {
@@ -118,6 +125,7 @@ function patchedHosts(env: HostingEnv, previousDomain: string, worker: WorkerRow
 
 /** Renames the worker or moves it to another subdomain or base domain; its builds stay where they are. */
 export async function patchWorker(env: HostingEnv, slug: string, body: PatchWorkerBody): Promise<WorkerRow> {
+  await assertManagesWorkers(env);
   let previousDomain = '';
   let worker: WorkerRow;
   try {
@@ -149,6 +157,7 @@ export async function patchWorker(env: HostingEnv, slug: string, body: PatchWork
 
 /** Removes the worker, its builds and their files, and frees its domain. */
 export async function deleteWorker(env: HostingEnv, slug: string): Promise<void> {
+  await assertManagesWorkers(env);
   const { worker, keys } = await env.db.transaction(async (tx) => {
     const current = await lockWorker(tx, env.site, slug);
     if (current === undefined) throw workerNotFound();
