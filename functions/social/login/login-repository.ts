@@ -68,9 +68,10 @@ export async function linkAccount(db: Queryable, scope: SocialScope, userId: num
   await db.run(sql`insert into ${socialAccountsTable(scope)} (user_id, social_app_id, uid) values (${userId}, ${appId}, ${uid})`);
 }
 
+/** The usernames taken near `base` (a lower-case slug), in lower case: usernames are unique in any case. */
 export async function usernamesLike(db: Queryable, base: string): Promise<string[]> {
   const rows = await db.rows<{ username: string }>(
-    sql`select username from platform.users where username = ${base} or username like ${`${base}-%`}`,
+    sql`select lower(username) as username from platform.users where lower(username) = ${base} or lower(username) like ${`${base}-%`}`,
   );
   return rows.map((row) => row.username);
 }

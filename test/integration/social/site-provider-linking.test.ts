@@ -121,6 +121,19 @@ describe("a site's sign-in provider", () => {
     expect(await linksOf(aliceSite.slug)).toEqual([{ uid: 'shopper-1', username: 'shopper' }]);
   });
 
+  it('numbers a new username past one taken in another case', async () => {
+    // Prepare: usernames are unique in any case, so `Dora` takes `dora`.
+    await app.createUser('Dora');
+    issuer.signInAs({ sub: 'dora-1', email: 'dora@elsewhere.example', email_verified: true });
+
+    // Act
+    const signedIn = await signIn('evil-idp', aliceSite.headers);
+
+    // Assess
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.user.username).toBe('dora-2');
+  });
+
   it("does not sign a subject linked through one site's provider in through another site's of the same name", async () => {
     // Prepare
     issuer.signInAs({ sub: 'traveller-1', email: 'traveller@example.com', email_verified: true });
