@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { endpointGroups } from '#functions/groups.ts';
 import { canonicalPath } from '#shared/rate-limit/limits.ts';
-import { openStreamingChannel, takeReplyStream } from '#shared/http/body-streams.ts';
+import { openStreamingChannel, RequestBodyBrokenError, takeReplyStream } from '#shared/http/body-streams.ts';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/http/json-body.ts';
 import type { ApiHandler } from '#shared/http/http-handler.ts';
 import { Router } from '#shared/http/router.ts';
@@ -46,6 +46,13 @@ const NO_BODY = Buffer.alloc(0);
  * uploads must not stall every other request for the 29 s their handlers wait.
  */
 const REQUESTS_IN_FLIGHT = 64;
+
+/**
+ * How long a streamed request body may send nothing before it is refused as stalled (400): well
+ * inside the 29 s a request has, so a client that stops sending is answered as the cause, not
+ * after the time limit as an overloaded platform (503).
+ */
+export const BODY_IDLE_TIMEOUT_MS = 10_000;
 
 interface Places {
   /** Requests whose body, if any, was read before the handler ran. */
@@ -118,9 +125,25 @@ function bodyStream(request: IncomingMessage): PassThrough {
   // The handler may not be reading yet when the client breaks off; the stream keeps the error for
   // whoever reads it, so it must not also surface as an unhandled 'error' that ends the server.
   stream.on('error', () => undefined);
-  request.on('error', (error) => stream.destroy(error));
+  // The client's failures are told apart from the platform's here, where they are known: the
+  // socket's ECONNRESET is the client's, and must not read as a lost database connection.
+  const brokeOff = (error: RequestBodyBrokenError) => {
+    clearTimeout(idle);
+    if (!stream.destroyed) stream.destroy(error);
+  };
+  // A client that stops sending while the handler waits for its bytes: answered before the
+  // request's time runs out, as the client's fault. Waiting on the handler (backpressure) is not stalling.
+  const checkIdle = () => {
+    if (request.readableFlowing === false) idle = setTimeout(checkIdle, BODY_IDLE_TIMEOUT_MS);
+    else brokeOff(new RequestBodyBrokenError('stalled'));
+  };
+  let idle = setTimeout(checkIdle, BODY_IDLE_TIMEOUT_MS);
+  request.on('data', () => idle.refresh());
+  request.on('end', () => clearTimeout(idle));
+  request.on('error', (error: NodeJS.ErrnoException) => brokeOff(new RequestBodyBrokenError('aborted', error.code)));
   request.on('close', () => {
-    if (!request.complete) stream.destroy(new Error('The client broke off the request body'));
+    clearTimeout(idle);
+    if (!request.complete) brokeOff(new RequestBodyBrokenError('aborted'));
   });
   request.pipe(stream);
   return stream;

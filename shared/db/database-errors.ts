@@ -180,10 +180,14 @@ function isUnavailableState(code: string): boolean {
 /** Seconds a client should wait before sending again while the database is unavailable. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = '2';
 
-/** Whether the error (or one it wraps) is the driver losing or not reaching the server. */
+/**
+ * Whether the error (or one it wraps) is the driver losing or not reaching the server. The walk
+ * stops at a platform error: what it wraps has been given its meaning already (a client's broken-off
+ * upload carries the request socket's ECONNRESET, which is not the database's).
+ */
 function isConnectionLoss(error: unknown): boolean {
   let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+  for (let depth = 0; depth < 4 && current instanceof Error && !(current instanceof AppError); depth += 1) {
     const code = (current as unknown as Record<string, unknown>).code;
     if (typeof code === 'string' && CONNECTION_LOSS_CODES.has(code)) return true;
     current = current.cause;

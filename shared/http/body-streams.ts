@@ -5,8 +5,27 @@
 // collected. Keyed by the event, the one object both the dev server and the handler chain see.
 import { Readable } from 'node:stream';
 import { LAMBDA_DIRECT_TRANSFER_MAX_BYTES } from '#shared/config.ts';
-import { PayloadTooLargeError } from '#shared/errors.ts';
+import { BadRequestError, PayloadTooLargeError } from '#shared/errors.ts';
 import type { ApiEvent } from './gateway-event.ts';
+
+/**
+ * The client stopped sending a streamed body: it broke off the connection (`aborted`), or sent
+ * nothing for a while (`stalled`). The client's doing, not the platform's: a 400 logged at WARN,
+ * never a 5xx. Its socket error (an ECONNRESET of the request, not of the database) stays in
+ * `clientCode` rather than in `cause`, so nothing reads it as a lost database connection.
+ */
+export class RequestBodyBrokenError extends BadRequestError {
+  constructor(
+    readonly reason: 'aborted' | 'stalled',
+    readonly clientCode?: string,
+  ) {
+    super(
+      reason === 'aborted'
+        ? 'The request body ended before all of it arrived: the client broke off the upload.'
+        : 'The request body stopped arriving: no bytes came for too long.',
+    );
+  }
+}
 
 /** What a `streamBody` route's handler gets as its body. */
 export interface StreamedBody {

@@ -1,5 +1,5 @@
 // Builds a group's Lambda entry: the shared middy chain around the group's route table.
-// Order of use: tracing and metrics (deployed only) → request context → CORS → rate-limit headers → error rendering → route matching →
+// Order of use: tracing and metrics (deployed only) → request context → HEAD → CORS → rate-limit headers → error rendering → route matching →
 // authentication → counting for the rate limit → parsing → tenant resolution → dispatch.
 // Authentication comes before parsing so that a caller without a token is told 401 before anything
 // about their input; signed-in callers are counted in the statement that reads them.
@@ -18,6 +18,7 @@ import type { AnyRoute } from './route.ts';
 import { Router } from './router.ts';
 import { authenticateMiddleware } from './middleware/authenticate.ts';
 import { corsMiddleware } from './middleware/cors.ts';
+import { headRequestsMiddleware, isHeadRequest } from './middleware/head-requests.ts';
 import { matchRouteMiddleware } from './middleware/match-route.ts';
 import { observeMiddleware } from './middleware/observe.ts';
 import { countRequestMiddleware, rateLimitHeadersMiddleware } from './middleware/rate-limit.ts';
@@ -71,7 +72,12 @@ async function dispatch(event: APIGatewayProxyEventV2): Promise<ApiResult> {
   });
   checkDeclaredResponse(route, result);
   const reply = routeReply(route, state.ctx!, result);
-  if (reply.body instanceof Readable) return toStreamedResult(event, reply, reply.body);
+  if (reply.body instanceof Readable) {
+    if (!isHeadRequest(state.ctx!.request.method)) return toStreamedResult(event, reply, reply.body);
+    // HEAD: the headers (Content-Length included) as the GET sends them; the bytes are never read.
+    reply.body.destroy();
+    return { statusCode: reply.status, headers: { 'Cache-Control': 'no-store', ...reply.headers } };
+  }
   return toApiResult(reply);
 }
 
@@ -110,6 +116,7 @@ export function createHttpHandler(group: string, routes: readonly AnyRoute[]): H
   })
     .use(observeMiddleware(group))
     .use(requestContextMiddleware(group))
+    .use(headRequestsMiddleware())
     .use(corsMiddleware())
     .use(rateLimitHeadersMiddleware(router))
     .use(renderErrorsMiddleware())

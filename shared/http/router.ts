@@ -1,7 +1,8 @@
 // Matches a method and path against a route table. Trailing slashes are optional everywhere; a
 // literal segment beats a parameter; a known path with the wrong method is a 405, not a 404.
+// HEAD is served by every GET route (RFC 9110 §9.3.2); the chain drops the body (head-requests.ts).
 import { BadRequestError, MethodNotAllowedError, NotFoundError } from '#shared/errors.ts';
-import { servedPaths, type AnyRoute } from './route.ts';
+import { servedPaths, type AnyRoute, type ErrorStyle } from './route.ts';
 
 interface CompiledPath {
   route: AnyRoute;
@@ -115,12 +116,31 @@ export class Router {
     return found;
   }
 
+  /**
+   * The error style of the route this request was meant for, when matching it failed (a 405, a
+   * path that is not valid percent-encoding): the best-ranked route of the path, of the method if
+   * one is, so that its area's envelope renders the error. Undefined for a path no route answers.
+   */
+  errorStyleOf(method: string, path: string): ErrorStyle | undefined {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    let style: ErrorStyle | undefined;
+    let found = false;
+    for (const entry of this.candidates(path)) {
+      if (!entry.pattern.test(path)) continue;
+      if (entry.route.method === wanted) return entry.route.errorStyle ?? 'generic';
+      if (!found) style = entry.route.errorStyle ?? 'generic';
+      found = true;
+    }
+    return style;
+  }
+
   private scan(method: string, path: string): RouteMatch {
     const allowed = new Set<string>();
+    const wanted = method === 'HEAD' ? 'GET' : method;
     for (const entry of this.candidates(path)) {
       const found = entry.pattern.exec(path);
       if (found === null) continue;
-      if (entry.route.method !== method) {
+      if (entry.route.method !== wanted) {
         allowed.add(entry.route.method);
         continue;
       }

@@ -10,6 +10,7 @@ import { tenantBySlug } from '#shared/tenancy/resolve-tenant.ts';
 import { existingBucket } from '../buckets/bucket-service.ts';
 import { normalizeObjectPath } from '../objects/object-keys.ts';
 import { findObject } from '../objects/object-repository.ts';
+import { bucketOfObjectRead } from '../objects/object-service.ts';
 import type { ObjectParams } from '../objects/object-schemas.ts';
 import type { StorageEnv } from '../storage-env.ts';
 import {
@@ -43,7 +44,7 @@ export async function openDocument(
 ): Promise<{ granted: GrantedDocument } | { loaderUrl: string }> {
   assertMayAct(action, env.caller);
   const path = normalizeObjectPath(params.key, 'path');
-  const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  const bucket = await bucketOfObjectRead(env, params);
   const object = await findObject(env.db, env.site, bucket.id, path);
   assertReadable(bucket, object, env.caller);
   assertDocumentLibraryBucket(bucket);

@@ -2,7 +2,9 @@
 // a presigned redirect for an object too large to carry, or its bytes, whole or a single range
 // (RFC 9110 §14; If-Range), or a range outside it. download-replies.ts turns each outcome into the
 // HTTP answer.
+import { Readable } from 'node:stream';
 import type { ByteRange, ObjectDownload } from '#shared/storage/object-store.ts';
+import { ObjectMissingError } from '#shared/storage/storage-errors.ts';
 import type { BucketRow } from '../buckets/bucket-repository.ts';
 import { servedInline } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
@@ -63,12 +65,16 @@ export type ObjectServing =
   | { kind: 'redirect'; url: string }
   | ({ kind: 'bytes'; download: ObjectDownload } & ServedObject);
 
-/** GET `.../objects/{key}`: what to answer; a range outside the object is RangeNotSatisfiableError. */
+/**
+ * GET `.../objects/{key}`: what to answer; a range outside the object is RangeNotSatisfiableError.
+ * `headersOnly` (HEAD): the same answer with the stored bytes' facts but without opening them.
+ */
 export async function serveObject(
   env: StorageEnv,
   params: ObjectParams,
   query: DownloadQuery,
   headers: Readonly<Record<string, string | undefined>>,
+  headersOnly = false,
 ): Promise<ObjectServing> {
   const { bucket, object } = await readableObject(env, params);
   if (query.metadata === true) return { kind: 'metadata', bucket, object };
@@ -87,11 +93,19 @@ export async function serveObject(
   if (range.kind === 'unsatisfiable') return { kind: 'unsatisfiable', size, ...served };
   const url = await presignedDownloadUrl(env, bucket, object, request);
   if (url !== undefined) return { kind: 'redirect', url };
+  const wanted = range.kind === 'range' ? range.range : undefined;
   return {
     kind: 'bytes',
     ...served,
-    download: await openObjectBytes(env, bucket, object, range.kind === 'range' ? range.range : undefined),
+    download: headersOnly ? await describeObjectBytes(env, bucket, object, wanted) : await openObjectBytes(env, bucket, object, wanted),
   };
+}
+
+/** What `openObjectBytes` would answer, from the store's facts about the bytes, with an empty body. */
+async function describeObjectBytes(env: StorageEnv, bucket: BucketRow, object: ObjectRow, range?: ByteRange): Promise<ObjectDownload> {
+  const info = await storeFor(env, bucket).head(object.storage_key);
+  if (info === undefined) throw new ObjectMissingError(object.storage_key);
+  return { ...info, body: Readable.from([]), range };
 }
 
 /**

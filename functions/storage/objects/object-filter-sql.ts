@@ -47,6 +47,18 @@ function byMe(column: 'o.created_by' | 'o.modified_by', mine: boolean | undefine
   return [mine ? sql`${sql.raw(column)} = ${me}` : sql`${sql.raw(column)} is distinct from ${me}`];
 }
 
+/**
+ * `metadata_search`: a key or a scalar value anywhere in the metadata document (nested objects and
+ * arrays included) contains the text, ignoring case. Keys and values are compared as themselves,
+ * not as JSON text: quotes and backslashes in a value match as typed, and the document's own
+ * punctuation (`{}`, `": "`) matches nothing.
+ */
+function metadataContains(pattern: string): SQL {
+  return sql`exists (select 1 from jsonb_path_query(o.metadata, 'strict $.**') as node(value) where
+    (jsonb_typeof(node.value) in ('string', 'number', 'boolean') and (node.value #>> '{}') ilike ${pattern})
+    or (jsonb_typeof(node.value) = 'object' and exists (select 1 from jsonb_object_keys(node.value) as k(name) where k.name ilike ${pattern})))`;
+}
+
 export function listConditions(query: ListObjectsQuery, caller: StorageCaller, bucketVisibility: Visibility): SQL[] {
   const conditions: SQL[] = [
     ...compare('o.size', '>=', query.size__gte),
@@ -74,8 +86,7 @@ export function listConditions(query: ListObjectsQuery, caller: StorageCaller, b
   if (query.file__icontains !== undefined) conditions.push(sql`o.file_path ilike ${containsPattern(query.file__icontains)}`);
   if (query.file__startswith !== undefined) conditions.push(sql`o.file_path like ${startsWithPattern(query.file__startswith)}`);
   if (query.file__istartswith !== undefined) conditions.push(sql`o.file_path ilike ${startsWithPattern(query.file__istartswith)}`);
-  // Anywhere in the metadata document, keys and values alike, ignoring case.
-  if (query.metadata_search !== undefined) conditions.push(sql`o.metadata::text ilike ${containsPattern(query.metadata_search)}`);
+  if (query.metadata_search !== undefined) conditions.push(metadataContains(containsPattern(query.metadata_search)));
   if (query.mimetype !== undefined) conditions.push(sql`o.mimetype = ${query.mimetype.toLowerCase()}`);
   if (query.mimetype__in !== undefined) conditions.push(sql`o.mimetype = any(${sql.param(query.mimetype__in)}::text[])`);
   if (query.mimetype_category !== undefined) conditions.push(sql`o.mimetype like ${`${query.mimetype_category}/%`}`);

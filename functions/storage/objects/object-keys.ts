@@ -39,6 +39,23 @@ export function normalizeObjectPath(raw: string, field = 'path'): string {
   return path;
 }
 
+/**
+ * Last segments that name an action of the object before them: GET `<key>/view` and `<key>/edit`
+ * reach the document-library routes (the router finds every route with or without its trailing
+ * slash), so an object stored there could never be downloaded.
+ */
+const RESERVED_LAST_SEGMENTS = new Set(['view', 'edit']);
+
+/** The canonical form of a path an object is created at: normalizeObjectPath, and not a reserved name. */
+export function newObjectPath(raw: string, field = 'path'): string {
+  const path = normalizeObjectPath(raw, field);
+  const slash = path.lastIndexOf('/');
+  if (slash > 0 && RESERVED_LAST_SEGMENTS.has(path.slice(slash + 1))) {
+    throw new InvalidObjectPathError(field, `a path ending in "/view" or "/edit" is reserved for the document actions`);
+  }
+  return path;
+}
+
 /** A file name: one path segment under the same rules. */
 export function normalizeFilename(raw: string, field = 'filename'): string {
   const value = raw.normalize('NFC');

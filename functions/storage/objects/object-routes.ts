@@ -53,7 +53,8 @@ export const downloadObjectRoute = defineRoute({
   message: 'Object metadata retrieved successfully',
   handler: async (ctx, { params, query }) => {
     const env = storageEnv(ctx);
-    return downloadReply(await serveObject(env, params, query, ctx.request.headers), env.origin);
+    const headersOnly = ctx.request.method === 'HEAD';
+    return downloadReply(await serveObject(env, params, query, ctx.request.headers, headersOnly), env.origin);
   },
 });
 

@@ -69,10 +69,24 @@ export async function searchObjects(env: StorageEnv, params: BucketParams, body:
   return { bucket, ...found };
 }
 
+/**
+ * The bucket of an object being read. A missing app or bucket answers as a missing object does:
+ * reads are open to anonymous callers and outsiders, who must not learn which buckets exist from
+ * the difference between "Bucket not found." and a private object's "Object not found.".
+ */
+export async function bucketOfObjectRead(env: Pick<StorageEnv, 'db' | 'site'>, params: BucketParams): Promise<BucketRow> {
+  try {
+    return await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new NotFoundError(OBJECT_NOT_FOUND);
+    throw error;
+  }
+}
+
 /** The object at the URL's key, when the caller may see it; else 404. */
 export async function readableObject(env: StorageEnv, params: ObjectParams): Promise<{ bucket: BucketRow; object: ObjectRow }> {
   const path = normalizeObjectPath(params.key, 'path');
-  const bucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
+  const bucket = await bucketOfObjectRead(env, params);
   const object = await findObject(env.db, env.site, bucket.id, path);
   if (object === undefined || !canRead(env.caller, object, bucket)) throw new NotFoundError(OBJECT_NOT_FOUND);
   return { bucket, object };

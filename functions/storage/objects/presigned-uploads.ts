@@ -20,7 +20,7 @@ import type { StorageCaller, StorageEnv } from '../storage-env.ts';
 import { queueDiscards } from '../discard-repository.ts';
 import { flushDiscardsQuietly, newStorageKey } from '../stored-bytes.ts';
 import { canWrite } from './object-access.ts';
-import { lastSegment, normalizeFilename, normalizeObjectPath } from './object-keys.ts';
+import { lastSegment, newObjectPath, normalizeFilename, normalizeObjectPath } from './object-keys.ts';
 import {
   completePendingObject,
   deleteObjectRecords,
@@ -71,7 +71,7 @@ export interface UploadUrl {
 
 /** Step 1: checks, a pending object, and the URL to PUT the bytes to. */
 export async function requestUploadUrl(env: StorageEnv, params: ObjectParams, body: UploadUrlBody): Promise<UploadUrl> {
-  const path = normalizeObjectPath(params.key, 'path');
+  const path = newObjectPath(params.key, 'path');
   const target = await writeTarget(env, params);
   const presign = presignUploadOf(target.store);
   const filename = body.filename === undefined ? lastSegment(path) : normalizeFilename(body.filename, 'filename');

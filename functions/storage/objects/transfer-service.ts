@@ -11,7 +11,7 @@ import type { StorageEnv } from '../storage-env.ts';
 import { queueDiscards } from '../discard-repository.ts';
 import { flushDiscardsQuietly, newStorageKey, storeFor } from '../stored-bytes.ts';
 import { assertMayWrite, canRead, canWrite } from './object-access.ts';
-import { lastSegment, normalizeObjectPath } from './object-keys.ts';
+import { lastSegment, newObjectPath, normalizeObjectPath } from './object-keys.ts';
 import { findObject, findObjectById, insertObject, lockObject, relocateObject, type ObjectRow } from './object-repository.ts';
 import type { TransferBody } from './object-schemas.ts';
 import { abandon, assertMimeAllowed, assertSizeAllowed, type WriteTarget } from './object-writes.ts';
@@ -26,7 +26,7 @@ const DESTINATION_TAKEN = 'An object already exists at the destination path.';
 
 async function planTransfer(env: StorageEnv, params: BucketParams, body: TransferBody, mode: 'copy' | 'move'): Promise<Transfer> {
   const sourcePath = normalizeObjectPath(body.source_path, 'source_path');
-  const destinationPath = normalizeObjectPath(body.destination_path, 'destination_path');
+  const destinationPath = newObjectPath(body.destination_path, 'destination_path');
   assertMayWrite(env.caller);
   const sourceBucket = await existingBucket(env.db, env.site, params.app_slug, params.bucket_slug);
   const destinationBucket =
@@ -41,10 +41,10 @@ async function planTransfer(env: StorageEnv, params: BucketParams, body: Transfe
       `Cross-provider ${mode} is not supported: "${sourceBucket.slug}" uses ${sourceBucket.storage_provider} and "${destinationBucket.slug}" uses ${destinationBucket.storage_provider}.`,
     );
   }
-  if (destinationBucket.id !== sourceBucket.id) {
-    assertMimeAllowed(destinationBucket, object.mimetype);
-    assertSizeAllowed(destinationBucket, Number(object.size));
-  }
+  // Within one bucket too: its rules may have changed since the source was stored, and a copy or
+  // move puts an object at a new path as an upload would.
+  assertMimeAllowed(destinationBucket, object.mimetype);
+  assertSizeAllowed(destinationBucket, Number(object.size));
   if ((await findObject(env.db, env.site, destinationBucket.id, destinationPath)) !== undefined) throw new ConflictError(DESTINATION_TAKEN);
   return {
     source: { bucket: sourceBucket, object },

@@ -11,7 +11,7 @@ import type { BucketParams } from '../buckets/bucket-schemas.ts';
 import { uploadMimeType } from '../mime-rules.ts';
 import type { StorageEnv } from '../storage-env.ts';
 import { canWrite } from './object-access.ts';
-import { lastSegment, normalizeFilename, normalizeObjectPath } from './object-keys.ts';
+import { lastSegment, newObjectPath, normalizeFilename } from './object-keys.ts';
 import { findObject, type ObjectRow } from './object-repository.ts';
 import { batchMetadataField, batchPathsField, metadataField, type ObjectParams } from './object-schemas.ts';
 import { isMultipart, readMultipart, type FilePart, type MultipartLimits } from '#shared/http/multipart.ts';
@@ -114,7 +114,7 @@ export async function uploadByPath(
   body: StreamedBody,
   headers: Readonly<Record<string, string | undefined>>,
 ): Promise<UploadOutcome> {
-  const path = normalizeObjectPath(params.key, 'path');
+  const path = newObjectPath(params.key, 'path');
   const target = await writeTarget(env, params);
   assertDirectUpload(target, body.contentLength);
   // Refused before a byte is read when the path holds an object the caller may not change.
@@ -149,7 +149,7 @@ export async function legacyUpload(env: StorageEnv, params: BucketParams, body: 
   if (!isMultipart(body.contentType)) throw new ValidationError('Send multipart/form-data with the file in the "file" field.');
   const file = await singleFile(target, body, undefined);
   const record = await orAbandon(target, [file.bytes.key], async () => {
-    const path = normalizeObjectPath(file.fields.get('path') || file.filename, 'path');
+    const path = newObjectPath(file.fields.get('path') || file.filename, 'path');
     const metadata = jsonField(file.fields.get('metadata'), 'metadata', metadataField(), {});
     assertMetadataSize(metadata);
     return { path, metadata };
@@ -223,7 +223,7 @@ export async function batchUpload(env: StorageEnv, params: BucketParams, body: S
     const { filename, bytes } = file.file;
     try {
       const record = await orAbandon(target, [bytes.key], async () => {
-        const path = normalizeObjectPath(paths?.[index] ?? filename, 'paths');
+        const path = newObjectPath(paths?.[index] ?? filename, 'paths');
         if (taken.has(path)) throw new ValidationError(`The path "${path}" appears twice in this batch.`);
         const fileMetadata = Array.isArray(metadata) ? metadata[index]! : metadata;
         assertMetadataSize(fileMetadata);

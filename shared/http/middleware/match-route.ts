@@ -15,6 +15,7 @@ export function matchRouteMiddleware(router: Router): ApiMiddleware {
       } catch {
         // parse-request matches again (answered from the router's last match) and throws the error.
         state.match = undefined;
+        state.unmatchedErrorStyle = router.errorStyleOf(ctx.request.method, ctx.request.path);
       }
     },
   };

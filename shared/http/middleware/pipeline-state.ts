@@ -6,6 +6,7 @@ import type { TokenClaims } from '#shared/auth/tokens.ts';
 import type { RateLimitOutcome } from '#shared/rate-limit/counters.ts';
 import type { ApiEvent, ApiResult } from '../gateway-event.ts';
 import type { RequestContext } from '../request-context.ts';
+import type { ErrorStyle } from '../route.ts';
 import type { RouteMatch } from '../router.ts';
 
 export type ApiRequest = Request<ApiEvent, ApiResult, Error, Context>;
@@ -15,6 +16,8 @@ export interface PipelineState {
   startedAt: number;
   ctx?: RequestContext;
   match?: RouteMatch;
+  /** Where matching failed (405, a path that does not decode): the error style of the path's routes. */
+  unmatchedErrorStyle?: ErrorStyle;
   /** A tenant route's verified access token, read together with the site by the tenant middleware. */
   claims?: TokenClaims;
   input?: { params: unknown; query: unknown; body: unknown };
@@ -39,4 +42,9 @@ export function pipelineState(request: ApiRequest): PipelineState {
 export function addHeaders(response: ApiResult | null | undefined, headers: Record<string, string>): void {
   if (response === undefined || response === null) return;
   response.headers = { ...response.headers, ...headers };
+}
+
+/** How this request's errors are rendered: its route's style, else that of the routes of its path. */
+export function errorStyleOf(state: PipelineState): ErrorStyle {
+  return state.match?.route.errorStyle ?? state.unmatchedErrorStyle ?? 'generic';
 }

@@ -19,7 +19,7 @@ import {
 import { sweepWhenDue } from '#shared/rate-limit/sweep.ts';
 import { errorBody } from '../envelopes.ts';
 import type { Router } from '../router.ts';
-import { addHeaders, pipelineState, type ApiMiddleware, type ApiRequest, type PipelineState } from './pipeline-state.ts';
+import { addHeaders, errorStyleOf, pipelineState, type ApiMiddleware, type ApiRequest, type PipelineState } from './pipeline-state.ts';
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
@@ -171,7 +171,7 @@ export function rateLimitHeadersMiddleware(router: Router): ApiMiddleware {
           request.response = {
             statusCode: 429,
             headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...limited.headers },
-            body: JSON.stringify(errorBody(limited, state.match?.route.errorStyle ?? 'generic')),
+            body: JSON.stringify(errorBody(limited, errorStyleOf(state))),
           };
         }
       }

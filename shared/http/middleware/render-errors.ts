@@ -3,8 +3,9 @@
 import { mapDatabaseError } from '#shared/db/database-errors.ts';
 import { toAppError } from '#shared/errors.ts';
 import { describeError, systemLog } from '#shared/logger.ts';
+import { RequestBodyBrokenError } from '../body-streams.ts';
 import { errorBody } from '../envelopes.ts';
-import { pipelineState, type ApiMiddleware } from './pipeline-state.ts';
+import { errorStyleOf, pipelineState, type ApiMiddleware } from './pipeline-state.ts';
 
 export function renderErrorsMiddleware(): ApiMiddleware {
   return {
@@ -14,7 +15,10 @@ export function renderErrorsMiddleware(): ApiMiddleware {
       const error = toAppError(mapDatabaseError(request.error));
       const log = state.ctx?.log ?? systemLog;
       if (error.status >= 500) log.error('request failed', describeError(request.error));
-      const style = state.match?.route.errorStyle ?? 'generic';
+      else if (error instanceof RequestBodyBrokenError) {
+        log.warn('request body broken off by the client', { reason: error.reason, clientCode: error.clientCode });
+      }
+      const style = errorStyleOf(state);
       request.response = {
         statusCode: error.status,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...error.headers },
