@@ -81,6 +81,11 @@ export function principalFromRow(row: PrincipalRow | undefined, claims: TokenCla
   if (row.revoked) throw new InvalidTokenError('Token has been revoked');
   assertAccountUsable({ isActive: row.is_active, isDeleted: row.is_deleted });
   assertIssuedAfter(claims, row.valid_after_ms === null ? null : Number(row.valid_after_ms));
+  return principalOfRow(row, claims);
+}
+
+/** The user a principal row describes, as a caller holding `token` (a token id and its expiry). */
+export function principalOfRow(row: PrincipalRow, token: { tokenId: string; expiresAt: Date }): Principal {
   return {
     id: row.id,
     uuid: row.uuid,
@@ -89,8 +94,8 @@ export function principalFromRow(row: PrincipalRow | undefined, claims: TokenCla
     isStaff: row.is_staff,
     isSuperuser: row.is_superuser,
     permissions: new Set(row.permissions),
-    tokenId: claims.tokenId,
-    tokenExpiresAt: claims.expiresAt,
+    tokenId: token.tokenId,
+    tokenExpiresAt: token.expiresAt,
   };
 }
 

@@ -8,7 +8,7 @@
 //   the owner and superusers excepted; nobody but a superuser changes the owner's membership, and
 //   the owner always stays an admin.
 import { randomUUID } from 'node:crypto';
-import { principalStatement, type PrincipalRow } from '#shared/auth/authenticate.ts';
+import { principalOfRow, principalStatement, type PrincipalRow } from '#shared/auth/authenticate.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { BusinessLogicError, NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
@@ -80,17 +80,7 @@ async function principalOfUser(db: Queryable, userId: number): Promise<Principal
   // No token is involved: a fresh id makes the statement's revocation test false.
   const [row] = await db.rows<PrincipalRow>(principalStatement(user.uuid, randomUUID()));
   if (row === undefined || !row.is_active || row.is_deleted) return undefined;
-  return {
-    id: row.id,
-    uuid: row.uuid,
-    username: row.username,
-    email: row.email,
-    isStaff: row.is_staff,
-    isSuperuser: row.is_superuser,
-    permissions: new Set(row.permissions),
-    tokenId: '',
-    tokenExpiresAt: new Date(0),
-  };
+  return principalOfRow(row, { tokenId: '', expiresAt: new Date(0) });
 }
 
 export interface GrantingAuthority {
