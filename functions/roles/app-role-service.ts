@@ -1,13 +1,15 @@
 // The rules of app roles: a tree per app. Slugs are `{app-slug}-{role-name-slug}` (unique across
 // app and site roles), names are immutable, a parent is a role of the same app and never the role
 // itself or one of its descendants, and a deleted role's children are removed with it or moved to
-// its parent.
+// its parent. An editor who is not unrestricted neither changes a role they hold (or places a role
+// under one) nor makes a role grant a permission they do not hold themselves (role-access.ts).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
-import { assertDefinesRoles } from './role-access.ts';
+import { assertDefinesRoles, assertEditWithinReach, editorReach, type EditorReach } from './role-access.ts';
+import { heldRoleIds, permissionsGrantedBy } from './membership-repository.ts';
 import {
   deleteAppRoles,
   descendantIds,
@@ -49,6 +51,13 @@ async function parentIn(db: Queryable, site: Tenant, app: AppRef, parentSlug: st
   return parent;
 }
 
+/** Whether the caller holds any of `roleIds` (read only for an editor who is not unrestricted). */
+async function holdsAny(db: Queryable, site: Tenant, caller: Principal, reach: EditorReach, roleIds: readonly number[]): Promise<boolean> {
+  if (reach.unrestricted) return false;
+  const held = await heldRoleIds(db, site, caller.id);
+  return roleIds.some((id) => held.appRoles.has(id));
+}
+
 export async function createAppRole(
   db: Queryable,
   site: Tenant,
@@ -57,11 +66,14 @@ export async function createAppRole(
   input: { name: string; description?: string; parent_role_slug?: string | null; permissions?: string[] },
 ): Promise<AppRoleRow> {
   await assertDefinesRoles(db, site, caller);
+  const reach = await editorReach(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
     await lockAppRoles(tx, site, app.id);
     const parentSlug = input.parent_role_slug ?? '';
     const parentId = parentSlug === '' ? null : (await parentIn(tx, site, app, parentSlug)).id;
+    // A role under one the caller holds would be theirs at once.
+    assertEditWithinReach(reach, parentId !== null && (await holdsAny(tx, site, caller, reach, [parentId])), input.permissions ?? []);
     const nameSlug = (await slugFrom(input.name, 100)) || 'role';
     const slug = await uniqueSlug(`${app.slug}-${nameSlug}`, (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
     await insertAppRole(tx, site, {
@@ -85,6 +97,7 @@ export async function changeAppRole(
   input: { description?: string; parent_role_slug?: string | null; permissions?: string[] },
 ): Promise<AppRoleRow> {
   await assertDefinesRoles(db, site, caller);
+  const reach = await editorReach(db, site, caller);
   return db.transaction(async (tx) => {
     const app = await existingApp(tx, site, appSlug);
     await lockAppRoles(tx, site, app.id);
@@ -98,10 +111,19 @@ export async function changeAppRole(
       }
       parentId = parent.id;
     }
+    const permissions = input.permissions ?? role.permissions;
+    const moved = parentId !== role.parent_id;
+    // New permissions reach every holder of the role; a move hands the whole subtree to the new parent's holders.
+    const subtree = moved
+      ? ((await permissionsGrantedBy(tx, site, [{ kind: 'app_role', id: role.id, slug: role.slug }])).get(role.slug) ?? [])
+      : [];
+    const granted = [...permissions.filter((permission) => moved || !role.permissions.includes(permission)), ...subtree];
+    const touched = moved && parentId !== null ? [role.id, parentId] : [role.id];
+    assertEditWithinReach(reach, await holdsAny(tx, site, caller, reach, touched), granted);
     await updateAppRole(tx, site, role.id, {
       description: input.description ?? role.description,
       parentId,
-      permissions: input.permissions ?? role.permissions,
+      permissions,
     });
     return (await findAppRole(tx, site, app.id, slug))!;
   });

@@ -35,14 +35,30 @@ export async function rolesBySlugs(db: Queryable, site: Site, slugs: readonly st
     select 'site_role' as kind, id, slug from ${tenantTable(site, 'site_roles')} where slug = any(${param}::text[])`);
 }
 
-/** Users who can hold roles: existing, active, not soft-deleted. */
-export function usersByUsernames(db: Queryable, usernames: readonly string[]): Promise<UserRef[]> {
+/**
+ * Users who can hold the site's roles: existing, active, not soft-deleted, and members of the site's
+ * organization (cross-organization assignment is denied). With `orHolders`, also users who hold a
+ * membership of the site's roles, so that a membership left behind by a departed member can be taken
+ * away (they are listed among the role's users anyway).
+ */
+export function usersByUsernames(
+  db: Queryable,
+  site: Site & { organizationId: number },
+  usernames: readonly string[],
+  orHolders = false,
+): Promise<UserRef[]> {
+  const holder = orHolders ? sql` or exists(select 1 from ${tenantTable(site, 'role_memberships')} rm where rm.user_id = u.id)` : sql``;
   return db.rows<UserRef & Record<string, unknown>>(sql`
-    select id, username from platform.users
-    where username = any(${sql.param([...usernames])}::text[]) and is_active and not is_deleted`);
+    select u.id, u.username from platform.users u
+    where u.username = any(${sql.param([...usernames])}::text[]) and u.is_active and not u.is_deleted and (exists(
+      select 1 from platform.organization_members om where om.organization_id = ${site.organizationId} and om.user_id = u.id
+    )${holder})`);
 }
 
-/** Adds memberships; existing ones are kept as they are. Answers how many were added. */
+/**
+ * Adds memberships; an active one is kept as it is, an expired one is renewed with these values (the
+ * new expiry or none). Answers how many were added or renewed.
+ */
 export function addMemberships(
   db: Queryable,
   site: Site,
@@ -54,7 +70,9 @@ export function addMemberships(
   return db.run(sql`
     insert into ${tenantTable(site, 'role_memberships')} (user_id, ${roleColumn(role)}, expires_at, assigned_by)
     select u, ${role.id}, ${isoOrNull(values.expiresAt)}::timestamptz, ${values.assignedBy} from unnest(${sql.param([...userIds])}::int[]) as u
-    on conflict do nothing`);
+    on conflict (${roleColumn(role)}, user_id) where ${roleColumn(role)} is not null
+    do update set expires_at = excluded.expires_at, assigned_by = excluded.assigned_by
+    where role_memberships.expires_at is not null and role_memberships.expires_at <= now()`);
 }
 
 export function removeMemberships(db: Queryable, site: Site, role: RoleRef, userIds: readonly number[]): Promise<number> {
@@ -90,7 +108,8 @@ export async function memberUserIds(db: Queryable, site: Site, role: RoleRef, us
 
 export interface RoleUserRow {
   username: string;
-  email: string;
+  /** Null where the caller may not read it. */
+  email: string | null;
   first_name: string;
   last_name: string;
   expires_at: Date | string | null;
@@ -106,27 +125,56 @@ export interface RoleUserFilter {
   page: PageRequest;
 }
 
+/** Whose emails a role's user list shows (the members list's rule, functions/console/access/user-authority.ts). */
+export interface EmailReader {
+  callerId: number;
+  /** Superusers, staff and view_user holders read everyone's. */
+  readsAll: boolean;
+}
+
+/**
+ * Whether the caller reads the email of `u`: everyone's for a reader of all, their own, and those of
+ * the members of the organizations they administer (admin or owner), as a boolean expression.
+ */
+function emailReadable(reader: EmailReader): SQL {
+  if (reader.readsAll) return sql`true`;
+  return sql`(u.id = ${reader.callerId} or exists(
+    select 1 from platform.organization_members theirs
+    join platform.organization_members mine
+      on mine.organization_id = theirs.organization_id and mine.user_id = ${reader.callerId} and (mine.is_admin or mine.is_owner)
+    where theirs.user_id = u.id))`;
+}
+
 const active = (alias: string): SQL => sql.raw(`(${alias}.expires_at is null or ${alias}.expires_at > now())`);
 
-export async function listRoleUsers(db: Queryable, site: Site, role: RoleRef, filter: RoleUserFilter): Promise<Page<RoleUserRow>> {
+export async function listRoleUsers(
+  db: Queryable,
+  site: Site,
+  role: RoleRef,
+  filter: RoleUserFilter,
+  reader: EmailReader,
+): Promise<Page<RoleUserRow>> {
+  // A hidden email is neither shown, searched nor ordered by: either would tell it.
+  const email = sql`case when ${emailReadable(reader)} then u.email end`;
   const conditions: SQL[] = [sql`m.${roleColumn(role)} = ${role.id}`];
   if (!filter.includeExpired) conditions.push(active('m'));
   if (filter.username !== undefined) conditions.push(sql`u.username = ${filter.username}`);
   if (filter.search !== undefined) {
     const pattern = containsPattern(filter.search);
     conditions.push(
-      sql`(u.username ilike ${pattern} or u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
+      sql`(u.username ilike ${pattern} or ${email} ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})`,
     );
   }
   const where = sql.join(conditions, sql` and `);
   const from = sql`from ${tenantTable(site, 'role_memberships')} m join platform.users u on u.id = m.user_id`;
-  const column = filter.ordering.column === 'created_at' ? 'm.created_at' : `u.${filter.ordering.column}`;
+  const { column: orderColumn, descending } = filter.ordering;
+  const column = orderColumn === 'email' ? email : sql.raw(orderColumn === 'created_at' ? 'm.created_at' : `u.${orderColumn}`);
   return countedPage(
     db,
     filter.page,
     ({ window }) =>
-      db.rows<RoleUserRow>(sql`select u.username, u.email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
-    order by ${sql.raw(`${column} ${filter.ordering.descending ? 'desc' : 'asc'}, m.id asc`)}
+      db.rows<RoleUserRow>(sql`select u.username, ${email} as email, u.first_name, u.last_name, m.expires_at ${from} where ${where}
+    order by ${column} ${sql.raw(`${descending ? 'desc' : 'asc'}, m.id asc`)}
     ${window}`),
     sql`select 1 ${from} where ${where}`,
   );
@@ -217,4 +265,29 @@ export async function permissionsGrantedBy(db: Queryable, site: Site, roles: rea
     left join lateral unnest(r.permissions) as p(name) on true
     group by tree.slug`);
   return new Map(rows.map((row) => [row.slug, row.permissions]));
+}
+
+/**
+ * The roles `userId` holds on the site through unexpired memberships, by id: app roles held directly,
+ * through a site role, or as a descendant of one held; and site roles held.
+ */
+export async function heldRoleIds(db: Queryable, site: Site, userId: number): Promise<{ appRoles: Set<number>; siteRoles: Set<number> }> {
+  const memberships = tenantTable(site, 'role_memberships');
+  const rows = await db.rows<{ kind: string; id: number }>(sql`
+    with recursive held as (
+      select m.app_role_id as id from ${memberships} m
+        where m.user_id = ${userId} and m.app_role_id is not null and (m.expires_at is null or m.expires_at > now())
+      union
+      select l.app_role_id from ${memberships} m
+        join ${tenantTable(site, 'site_role_app_roles')} l on l.site_role_id = m.site_role_id
+        where m.user_id = ${userId} and (m.expires_at is null or m.expires_at > now())
+      union
+      select child.id from ${tenantTable(site, 'app_roles')} child join held on child.parent_id = held.id
+    )
+    select 'app_role' as kind, id from held
+    union all
+    select 'site_role', site_role_id from ${memberships}
+      where user_id = ${userId} and site_role_id is not null and (expires_at is null or expires_at > now())`);
+  const ids = (kind: string) => new Set(rows.filter((row) => row.kind === kind).map((row) => Number(row.id)));
+  return { appRoles: ids('app_role'), siteRoles: ids('site_role') };
 }

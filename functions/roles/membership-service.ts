@@ -1,7 +1,9 @@
 // The rules of role memberships: bulk assign and revoke (1-100 roles × 1-100 users; pairs that
 // cannot be done are reported, the rest done, existing or missing memberships skipped), the users
 // of one role (add, replace, set expiry, remove) and the roles of one user (`me`: the caller).
-import type { Principal } from '#shared/auth/principal.ts';
+// Roles go only to members of the site's organization: anyone else is answered exactly as a user
+// who does not exist, so the answers tell nothing of who else is on the platform.
+import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { emptyPage } from '#shared/db/counted-page.ts';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors.ts';
@@ -40,9 +42,9 @@ export interface BulkOutcome {
   failures: Failure[];
 }
 
-async function pairs(db: Queryable, site: Tenant, roleSlugs: readonly string[], usernames: readonly string[]) {
+async function pairs(db: Queryable, site: Tenant, roleSlugs: readonly string[], usernames: readonly string[], orHolders = false) {
   const roles = await rolesBySlugs(db, site, [...new Set(roleSlugs)]);
-  const users = await usersByUsernames(db, [...new Set(usernames)]);
+  const users = await usersByUsernames(db, site, [...new Set(usernames)], orHolders);
   const failures: Failure[] = [];
   for (const role of new Set(roleSlugs)) {
     for (const username of new Set(usernames)) {
@@ -99,7 +101,7 @@ export async function revokeRoles(
 ): Promise<BulkOutcome> {
   await assertAssignsRoles(db, site, caller);
   return db.transaction(async (tx) => {
-    const { roles, users, failures } = await pairs(tx, site, input.roles, input.usernames);
+    const { roles, users, failures } = await pairs(tx, site, input.roles, input.usernames, true);
     for (const role of roles)
       await removeMemberships(
         tx,
@@ -117,10 +119,10 @@ export async function existingRole(db: Queryable, site: Tenant, slug: string): P
   return role;
 }
 
-/** Every named user, or a 400 naming those that do not exist (nothing is changed then). */
-async function namedUsers(db: Queryable, usernames: readonly string[]): Promise<UserRef[]> {
+/** Every named user, or a 400 naming those that do not exist here (nothing is changed then). */
+async function namedUsers(db: Queryable, site: Tenant, usernames: readonly string[], orHolders = false): Promise<UserRef[]> {
   const unique = [...new Set(usernames)];
-  const users = await usersByUsernames(db, unique);
+  const users = await usersByUsernames(db, site, unique, orHolders);
   const missing = unique.filter((username) => !users.some((user) => user.username === username));
   if (missing.length > 0) throw ValidationError.forFields({ usernames: missing.map((username) => `User "${username}" not found.`) });
   return users;
@@ -134,7 +136,8 @@ export async function roleUsers(
   filter: RoleUserFilter,
 ): Promise<Page<RoleUserRow>> {
   await assertAssignsRoles(db, site, caller);
-  return listRoleUsers(db, site, await existingRole(db, site, slug), filter);
+  const readsAll = caller.isSuperuser || caller.isStaff || hasPermission(caller, 'view_user');
+  return listRoleUsers(db, site, await existingRole(db, site, slug), filter, { callerId: caller.id, readsAll });
 }
 
 export type RoleUsersChange =
@@ -176,7 +179,7 @@ export async function changeRoleUsers(
   const reach = await assignerReach(db, site, caller);
   return db.transaction(async (tx) => {
     const role = await existingRole(tx, site, slug);
-    const users = await namedUsers(tx, change.usernames);
+    const users = await namedUsers(tx, site, change.usernames, change.action === 'remove');
     const ids = users.map((user) => user.id);
     // Removing takes nothing; adding, replacing and changing an expiry give the role.
     if (change.action !== 'remove') await assertWithinReach(tx, site, reach, role, users);
@@ -218,7 +221,7 @@ export async function userRoles(
   }
   // A username that names nobody holds no roles here, like one of another organization's users:
   // the same empty page for both, so the answer does not tell who exists on the platform.
-  const [user] = await usersByUsernames(db, [username]);
+  const [user] = await usersByUsernames(db, site, [username], true);
   if (user === undefined) return emptyPage(filter.page);
   return listUserRoles(db, site, user.id, filter);
 }

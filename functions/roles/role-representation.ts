@@ -65,7 +65,8 @@ export const roleUserSchema = lazySchema(() =>
   z
     .strictObject({
       username: z.string(),
-      email: z.string(),
+      // Null where the caller may not read it (the members list's rule).
+      email: z.string().nullable(),
       first_name: z.string(),
       last_name: z.string(),
       expires_at: z.string().nullable(),

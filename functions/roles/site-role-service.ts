@@ -1,11 +1,14 @@
 // The rules of site roles: flat, a globally unique name, a slug from it (unique across app and site
-// roles), and a set of app roles given by slug. Deleting one removes its memberships.
+// roles), and a set of app roles given by slug. Deleting one removes its memberships. An editor who is
+// not unrestricted neither changes a site role they hold nor links app roles granting a permission
+// they do not hold themselves (role-access.ts).
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, ValidationError } from '#shared/errors.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
-import { assertDefinesRoles } from './role-access.ts';
+import { assertDefinesRoles, assertEditWithinReach, editorReach, type EditorReach } from './role-access.ts';
+import { heldRoleIds, permissionsGrantedBy } from './membership-repository.ts';
 import {
   appRolesBySlugs,
   appRolesOfSiteRoles,
@@ -52,12 +55,27 @@ export async function siteRoleDetail(db: Queryable, site: Tenant, slug: string):
   return detail!;
 }
 
-async function appRoleIds(db: Queryable, site: Tenant, slugs: readonly string[]): Promise<number[]> {
+async function appRolesNamed(db: Queryable, site: Tenant, slugs: readonly string[]): Promise<AppRoleRow[]> {
   const unique = [...new Set(slugs)];
   const found = await appRolesBySlugs(db, site, unique);
   const missing = unique.filter((slug) => !found.some((role) => role.slug === slug));
   if (missing.length > 0) throw ValidationError.forFields({ role_slugs: missing.map((slug) => `No app role "${slug}".`) });
-  return found.map((role) => role.id);
+  return found;
+}
+
+/** The app roles' ids, after checking that linking `added` of them stays within the editor's reach. */
+async function linkableIds(
+  db: Queryable,
+  site: Tenant,
+  reach: EditorReach,
+  roles: readonly AppRoleRow[],
+  added: readonly AppRoleRow[],
+  heldSiteRole: boolean,
+): Promise<number[]> {
+  const refs = added.map((role) => ({ kind: 'app_role' as const, id: role.id, slug: role.slug }));
+  const granted = reach.unrestricted ? [] : [...(await permissionsGrantedBy(db, site, refs)).values()].flat();
+  assertEditWithinReach(reach, heldSiteRole, granted);
+  return roles.map((role) => role.id);
 }
 
 export async function createSiteRole(
@@ -67,8 +85,10 @@ export async function createSiteRole(
   input: { name: string; description?: string; role_slugs?: string[] },
 ): Promise<SiteRoleWithAppRoles> {
   await assertDefinesRoles(db, site, caller);
+  const reach = await editorReach(db, site, caller);
   return db.transaction(async (tx) => {
-    const ids = await appRoleIds(tx, site, input.role_slugs ?? []);
+    const roles = await appRolesNamed(tx, site, input.role_slugs ?? []);
+    const ids = await linkableIds(tx, site, reach, roles, roles, false);
     const slug = await uniqueSlug((await slugFrom(input.name, 100)) || 'role', (base) => roleSlugsLike(tx, site, base), { maxLength: 255 });
     const id = await insertSiteRole(tx, site, { name: input.name, slug, description: input.description ?? '' });
     await setSiteRoleAppRoles(tx, site, id, ids);
@@ -85,10 +105,22 @@ export async function changeSiteRole(
   input: { name?: string; description?: string; role_slugs?: string[] },
 ): Promise<SiteRoleWithAppRoles> {
   await assertDefinesRoles(db, site, caller);
+  const reach = await editorReach(db, site, caller);
   return db.transaction(async (tx) => {
     const role = await existingSiteRole(tx, site, slug);
+    const held = !reach.unrestricted && (await heldRoleIds(tx, site, caller.id)).siteRoles.has(role.id);
+    const linked = input.role_slugs === undefined ? undefined : await appRolesNamed(tx, site, input.role_slugs);
+    const before = linked === undefined ? [] : (await siteRoleDetail(tx, site, slug)).appRoles.map((appRole) => appRole.id);
+    const ids = await linkableIds(
+      tx,
+      site,
+      reach,
+      linked ?? [],
+      (linked ?? []).filter((appRole) => !before.includes(appRole.id)),
+      held,
+    );
     await updateSiteRole(tx, site, role.id, { name: input.name ?? role.name, description: input.description ?? role.description });
-    if (input.role_slugs !== undefined) await setSiteRoleAppRoles(tx, site, role.id, await appRoleIds(tx, site, input.role_slugs));
+    if (linked !== undefined) await setSiteRoleAppRoles(tx, site, role.id, ids);
     return siteRoleDetail(tx, site, slug);
   });
 }

@@ -3,7 +3,8 @@
 // `/api/apps/{app_slug}/...` and `/api/app/{app_slug}/roles`). A user holds the roles of their
 // unexpired memberships, the app roles of the site roles they hold, and every descendant of a role
 // they hold: a parent role is the senior one and can do all its children can. Memberships live in
-// the site's schema, so another site's roles never count here.
+// the site's schema, so another site's roles never count here, and they count only while their
+// holder is a member of the site's organization (leaving it, or never having joined, ends them).
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
@@ -17,6 +18,18 @@ export function appSlugOfRoute(path: string, params: unknown): string | undefine
   if (!path.includes('{app_slug}') || typeof params !== 'object' || params === null) return undefined;
   const slug = (params as Record<string, unknown>).app_slug;
   return typeof slug === 'string' ? slug : undefined;
+}
+
+/**
+ * Whether `userId` is a member of the organization owning the site whose schema is `site`'s, as a
+ * boolean expression: read here rather than trusted from the assignment, so that removing a member
+ * from the organization ends their roles on the next request.
+ */
+function organizationMemberSql(site: SchemaScopedSite, userId: SQL | number): SQL {
+  return sql`exists(
+    select 1 from platform.organization_members om join platform.sites os on os.organization_id = om.organization_id
+    where os.schema_name = ${site.schemaName} and om.user_id = ${userId}
+  )`;
 }
 
 /**
@@ -42,6 +55,7 @@ export function rolePermissionsSql(site: SchemaScopedSite, userId: SQL | number,
         join ${roles} r on r.id = held.id
         join ${tenantTable(site, 'apps')} a on a.id = r.app_id and a.slug = ${appSlug} and a.deleted_at is null
         cross join unnest(r.permissions) as permission
+      where ${organizationMemberSql(site, userId)}
       order by permission
     )`;
 }
@@ -53,16 +67,17 @@ export async function rolePermissionsInApp(db: Queryable, site: SchemaScopedSite
 }
 
 /**
- * Whether `userId` holds any unexpired membership of the site, of either kind, as a boolean
- * expression: without one, their roles grant nothing anywhere on the site.
+ * Whether `userId` holds any unexpired membership of the site, of either kind, that counts (they are
+ * a member of the site's organization), as a boolean expression: without one, their roles grant
+ * nothing anywhere on the site.
  */
 export function holdsAnyRoleSql(site: SchemaScopedSite, userId: SQL | number): SQL {
-  return sql`exists(
+  return sql`(exists(
     select 1 from ${tenantTable(site, 'role_memberships')} where user_id = ${userId} and (expires_at is null or expires_at > now())
-  )`;
+  ) and ${organizationMemberSql(site, userId)})`;
 }
 
-/** Whether `userId` holds any unexpired membership of the site, of either kind. */
+/** Whether `userId` holds any unexpired membership of the site, of either kind, that counts. */
 export async function holdsAnyRole(db: Queryable, site: SchemaScopedSite, userId: number): Promise<boolean> {
   const [row] = await db.rows<{ holds: boolean }>(sql`select ${holdsAnyRoleSql(site, userId)} as holds`);
   return row?.holds === true;

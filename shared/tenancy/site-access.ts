@@ -11,6 +11,7 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { hasPermission, type Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
+import { rolePermissionsInApp } from './role-grants.ts';
 
 export const SITE_PERMISSIONS = ['view_site', 'access_site', 'manage_site', 'manage_site_users', 'admin_site'] as const;
 export type SitePermission = (typeof SITE_PERMISSIONS)[number];
@@ -127,4 +128,30 @@ export function canAccessSite(principal: Principal, standing: SiteStanding): boo
 export function holdsSitePermission(principal: Principal, standing: SiteStanding, ...codenames: SitePermission[]): boolean {
   const effective = effectiveSitePermissions(principal, standing);
   return codenames.some((codename) => effective.includes(codename));
+}
+
+/**
+ * The caller's own permissions on the site, without what roles grant in the app a request names:
+ * the authority that defines roles and bounds what a role may be made to grant.
+ */
+export function ownSitePermissions(principal: Principal, standing: SiteStanding): SitePermission[] {
+  return effectiveSitePermissions(principal, { ...standing, appPermissions: undefined });
+}
+
+/**
+ * The caller's effective permissions in the app `appSlug` of the site: their own site permissions
+ * and what their roles grant in that app. Roles granted in the app a request names never count for
+ * another app (a reference's source app, say): each app is asked for its own.
+ */
+export async function permissionsInApp(
+  db: Queryable,
+  site: { siteId: number; organizationId: number; schemaName: string },
+  principal: Principal,
+  appSlug: string,
+): Promise<SitePermission[]> {
+  const standing = await siteStanding(db, site, principal.id);
+  const own = ownSitePermissions(principal, standing);
+  if (own.includes('manage_site') && own.includes('access_site')) return own;
+  const granted = await rolePermissionsInApp(db, site, principal.id, appSlug);
+  return effectiveSitePermissions(principal, { ...standing, appPermissions: granted });
 }

@@ -12,6 +12,7 @@ import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
 import { guardedReadSql } from './fused-read-sql.ts';
+import { assertReachesReferenceSource } from '../relations/reference-service.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';
 
 export interface TableAddress {
@@ -43,6 +44,11 @@ export function rememberTable(ctx: RequestContext, address: TableAddress, table:
 /** The ordinary way to a table for a read: found through the caller's site, then remembered. */
 export async function readableTable(ctx: RequestContext, address: TableAddress): Promise<TableDescriptor> {
   const { table, descriptor } = await loadTableDescriptor(ctx.runtime.db, ctx.site, address.app_slug, address.name);
+  // A reference: its source app is asked on every read, so it is never remembered for the fused way.
+  if (table.app_slug !== address.app_slug) {
+    await assertReachesReferenceSource(ctx.runtime.db, ctx.site, ctx.user, table.app_slug, 'read');
+    return descriptor;
+  }
   rememberTable(ctx, address, table, descriptor);
   return descriptor;
 }

@@ -9,6 +9,7 @@ import { jsonObject } from '#shared/http/json-object.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import { assertMayWriteRecords } from './record-access.ts';
+import { assertReachesReferenceSource } from '../relations/reference-service.ts';
 import {
   createAnswer,
   deleteRecord,
@@ -44,7 +45,10 @@ const TABLE_PATH = '/api/apps/{app_slug}/datatables/{name}/data/';
 /** The table of a write, after the caller's right to write records is checked. */
 async function writableTable(ctx: RequestContext, params: TableAddress): Promise<TableDescriptor> {
   await assertMayWriteRecords(ctx.runtime.db, ctx.site, ctx.user);
-  return (await loadTableDescriptor(ctx.runtime.db, ctx.site, params.app_slug, params.name)).descriptor;
+  const { table, descriptor } = await loadTableDescriptor(ctx.runtime.db, ctx.site, params.app_slug, params.name);
+  // A reference: writing through it needs the right to write the source app's records.
+  if (table.app_slug !== params.app_slug) await assertReachesReferenceSource(ctx.runtime.db, ctx.site, ctx.user, table.app_slug, 'write');
+  return descriptor;
 }
 
 /** The raw query, every occurrence kept: the record query language refuses repeated parameters. */

@@ -4,7 +4,7 @@
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { ForeignKeyViolationError, UniqueViolationError, CheckViolationError } from '#shared/db/database-errors.ts';
-import { NotFoundError, type FieldErrors } from '#shared/errors.ts';
+import { ConflictError, NotFoundError, type FieldErrors } from '#shared/errors.ts';
 import { plannedRows, plannedTotal } from '#shared/db/counted-page.ts';
 import { COUNT_MODE_PROBLEM, countModeOf } from '#shared/http/pagination.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
@@ -42,7 +42,13 @@ export interface EdgesAddress extends TableAddress {
 async function hierarchyAt(db: Queryable, site: Tenant, address: EdgesAddress): Promise<HierarchyTable> {
   // The long form names the datasource: a table of another datasource (or none) is 404, as for the table itself.
   if (address.datasource_slug !== undefined) await existingTable(db, site, address);
-  return asHierarchy((await relationsOf(db, site, address)).base);
+  const found = await relationsOf(db, site, address);
+  // A reference's edges are its source's: served there, where the source app's access applies.
+  if (found.sourceApp !== undefined)
+    throw new ConflictError(
+      `"${address.name}" is a reference (import-reference): its edges are served by its source table in app "${found.sourceApp}".`,
+    );
+  return asHierarchy(found.base);
 }
 
 function edgeOf(text: unknown): Edge {

@@ -16,6 +16,8 @@ export interface FoundRelations {
   base: RelationTable;
   /** The base table's own row and the app's tables' fingerprint; absent for a reference (not remembered). */
   own?: { tableId: number; schemaHash: string; appTables: string };
+  /** For a reference: the slug of its source's app, which the caller must be able to read. */
+  sourceApp?: string;
 }
 
 interface RelationsHint {

@@ -2,16 +2,23 @@
 // reference reads (and writes) through to its source's records; it answers as the source's table
 // with `is_reference` and `source_info`. Refused: a source that is missing (another site's tables are
 // not even visible here), not materialized or itself a reference, and a name the app already uses.
+// A reference opens nothing: importing one needs the right to read the source app, and every read
+// (write) through one needs the right to read (write) the source app, as a direct request would;
+// roles held in the importing app do not count there.
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { UniqueViolationError } from '#shared/db/database-errors.ts';
-import { AppError, ValidationError } from '#shared/errors.ts';
+import { AppError, PermissionDeniedError, ValidationError } from '#shared/errors.ts';
 import { isJsonObject } from '#shared/http/json-object.ts';
+import { permissionsInApp } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import { existingApp } from '../apps/app-service.ts';
 import { assertManagesData } from '../apps/data-access.ts';
 import { referenceDetail } from '../tables/table-representation.ts';
-import { findReferencedTable, findTable } from '../tables/table-repository.ts';
+import { findReferencedTable, findTable, type DatatableRow } from '../tables/table-repository.ts';
+import { readableTable } from '../tables/table-lookup.ts';
+import type { TableAddress } from '../tables/table-schemas.ts';
+import type { RequestContext } from '#shared/http/request-context.ts';
 import { isSafeIdentifier } from '#shared/db/sql-identifiers.ts';
 import { insertReference } from './reference-sql.ts';
 
@@ -43,6 +50,44 @@ function requestOf(input: unknown): ReferenceRequest {
   return input as unknown as ReferenceRequest;
 }
 
+/** What a direct request to an app's records needs: any site permission to read, these to write. */
+const WRITES_RECORDS = ['access_site', 'manage_site', 'admin_site'];
+
+/**
+ * 403 unless the caller may read (or write) the records of `sourceAppSlug` as a direct request to
+ * that app would: their site permissions, or what their roles grant in that app. Asked before the
+ * app is looked up, so a caller without the right learns nothing of which apps exist.
+ */
+export async function assertReachesReferenceSource(
+  db: Queryable,
+  site: Tenant,
+  caller: Principal,
+  sourceAppSlug: string,
+  need: 'read' | 'write',
+): Promise<void> {
+  const held = await permissionsInApp(db, site, caller, sourceAppSlug);
+  const allowed = need === 'read' ? held.length > 0 : held.some((permission) => WRITES_RECORDS.includes(permission));
+  if (!allowed)
+    throw new PermissionDeniedError(
+      need === 'read'
+        ? `Reading the tables of app "${sourceAppSlug}" needs access to that app.`
+        : `Changing records of app "${sourceAppSlug}" needs access_site, manage_site or admin_site there.`,
+    );
+}
+
+/**
+ * A table's definition for the reads a reference answers through to its source (schema,
+ * validate_data, operation history): through a reference only for a caller who reaches the
+ * source's app, as a read of its records needs.
+ */
+export async function readableTableFor(ctx: RequestContext, address: TableAddress): Promise<{ table: DatatableRow; name: string }> {
+  const found = await readableTable(ctx.runtime.db, ctx.site, address);
+  if (found.table.app_slug !== address.app_slug) {
+    await assertReachesReferenceSource(ctx.runtime.db, ctx.site, ctx.user, found.table.app_slug, 'read');
+  }
+  return found;
+}
+
 async function importOne(
   db: Queryable,
   site: Tenant,
@@ -52,6 +97,7 @@ async function importOne(
 ) {
   const request = requestOf(input);
   const name = request.reference_name ?? request.source_table_name;
+  await assertReachesReferenceSource(db, site, caller, request.source_app_slug, 'read');
   const sourceApp = await existingApp(db, site, request.source_app_slug).catch(() => {
     throw ValidationError.forFields({ source_app_slug: [`No app "${request.source_app_slug}" in this site.`] });
   });

@@ -19,6 +19,7 @@ import { populateRecords, type DataRecord } from './populate.ts';
 import { PopulateRequest, type PopulateNode } from './populate-plan.ts';
 import { asGraph, asTree, asTrees, HierarchyRequest, recordAnswerSql, rootsOnlyFilter, type HierarchyPlan } from './hierarchy-read.ts';
 import { readWithRememberedRelations, rememberRelations, type FoundRelations } from './fused-relation-reads.ts';
+import { assertReachesReferenceSource } from './reference-service.ts';
 import { relatedFilter, relatedSort, relatedValue } from './related-query.ts';
 import { appRelations, loadAppRelations, referenceRelations } from './relation-graph.ts';
 import { tablesOfActiveApp } from '../tables/table-repository.ts';
@@ -66,12 +67,14 @@ export async function relationsOf(db: Queryable, site: Tenant, address: TableAdd
   if (rows.some((row) => row.id === table.id)) return { relations, base };
   // Not one of the app's tables: a reference, whose keys would lead into its source app.
   const reference = referenceRelations(base, address.name);
-  return { relations: reference, base: reference.table(address.name) };
+  return { relations: reference, base: reference.table(address.name), sourceApp: table.app_slug };
 }
 
 /** The relations the ordinary way, once the caller's context is established; remembered for the next read. */
 async function foundRelations(ctx: RequestContext, address: TableAddress): Promise<FoundRelations> {
   const found = await relationsOf(ctx.runtime.db, ctx.site, address);
+  // A reference reads its source app's records: the caller must reach that app, as a direct read would.
+  if (found.sourceApp !== undefined) await assertReachesReferenceSource(ctx.runtime.db, ctx.site, ctx.user, found.sourceApp, 'read');
   rememberRelations(ctx, address, found);
   return found;
 }

@@ -26,7 +26,8 @@ import {
   tableParams,
   validateDataBody,
 } from './table-schemas.ts';
-import { readableTable, tableOrReference } from './table-lookup.ts';
+import { tableOrReference } from './table-lookup.ts';
+import { readableTableFor } from '../relations/reference-service.ts';
 import { validateData } from './data-validation.ts';
 import { changeTable, createTable, removeTable, tablesAndReferencesOf, tablesOf } from './table-service.ts';
 
@@ -144,7 +145,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       response: tableSchemaBodySchema,
       envelope: 'bare',
       handler: async (ctx, { params }) => {
-        const { table, name } = await readableTable(ctx.runtime.db, ctx.site, params);
+        const { table, name } = await readableTableFor(ctx, params);
         return { ...tableSchemaBody(table), name };
       },
     }),
@@ -159,7 +160,7 @@ function itemRoutes(prefix: string): AnyRoute[] {
       response: () => z.strictObject({ is_valid: z.boolean(), errors: z.array(z.string()), validated_rows: z.number().int() }),
       envelope: 'bare',
       handler: async (ctx, { params, body }) =>
-        validateData(ctx.runtime.db, ctx.site, (await readableTable(ctx.runtime.db, ctx.site, params)).table, body.data),
+        validateData(ctx.runtime.db, ctx.site, (await readableTableFor(ctx, params)).table, body.data),
     }),
     defineRoute({
       ...common,

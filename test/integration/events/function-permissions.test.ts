@@ -195,7 +195,8 @@ describe('function permissions', () => {
   });
 
   it('counts app roles in their app: a manage_site role sees and changes functions, a view_site role neither', async () => {
-    // Prepare: two users with no site permission, each given an app role in the site's app.
+    // Prepare: two members of the site's organization (roles go only to members) with no site
+    // permission, each given an app role in the site's app.
     const fn = await newFunction();
     const roleSlugs: string[] = [];
     for (const [name, permissions] of [
@@ -211,6 +212,11 @@ describe('function permissions', () => {
       ['fn-role-watcher', roleSlugs[1]],
     ]) {
       await app.createUser(username!);
+      const member = await app.request('POST', `/api/cloud/organizations/${site.organization}/members/`, {
+        token: admin,
+        body: { user_slug: username },
+      });
+      expect(member.status).toBe(201);
       expect((await call('POST', '/api/assign/roles', admin, { roles: [role], usernames: [username] })).status).toBe(200);
     }
     const keeper = (await app.login('fn-role-keeper', USER_PASSWORD)).access;

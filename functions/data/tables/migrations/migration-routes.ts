@@ -11,7 +11,8 @@ import {
   schemaValidationSchema,
 } from './migration-representation.ts';
 import { tableParams } from '../table-schemas.ts';
-import { existingTable, readableTable } from '../table-lookup.ts';
+import { existingTable } from '../table-lookup.ts';
+import { readableTableFor } from '../../relations/reference-service.ts';
 import { previewChanges, validateSchema } from './migration-service.ts';
 import { historyQuery, operationParams, previewBody, rollbackBody, validateBody } from './migration-schemas.ts';
 import { findMigration, operationPage } from './operation-repository.ts';
@@ -54,7 +55,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       response: operationHistorySchema,
       handler: async (ctx, { params, query }) => {
         // A reference's history is its source's (read through, as its schema is).
-        const { table } = await readableTable(ctx.runtime.db, ctx.site, params);
+        const { table } = await readableTableFor(ctx, params);
         const window = { limit: query.limit, offset: query.offset, count: query._count ?? 'exact' };
         const page = await operationPage(ctx.runtime.db, ctx.site, table.id, window);
         return historyEnvelope(page, window, (changes) => ctx.urlWithQuery(changes));
@@ -68,7 +69,7 @@ export function migrationRoutes(prefix: string): AnyRoute[] {
       params: operationParams,
       response: schemaOperationSchema,
       handler: async (ctx, { params }) => {
-        const { table } = await readableTable(ctx.runtime.db, ctx.site, params);
+        const { table } = await readableTableFor(ctx, params);
         const op = await findMigration(ctx.runtime.db, ctx.site, params.revision_id);
         if (op === undefined || op.datatable_id !== table.id) throw new NotFoundError('Schema operation not found.');
         return operationRecord(op);
