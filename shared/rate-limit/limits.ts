@@ -66,8 +66,8 @@ export function countersFor(config: RateLimitConfig, request: CountedRequest, ca
   return counters;
 }
 
-/** A NUL, or half of a surrogate pair without its other half (the cut at 150 may make one). */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Half of a surrogate pair without its other half (the cut at 150 may make one). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * The username a login body names, for the per-username limit; '' when the body names none. It
@@ -80,7 +80,7 @@ export function loginUsernameOf(bodyText: string | undefined): string {
     const parsed = JSON.parse(bodyText) as unknown;
     const username = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).username : undefined;
     if (typeof username !== 'string') return '';
-    return username.trim().toLowerCase().slice(0, 150).replace(UNSTORABLE, '\uFFFD');
+    return username.trim().toLowerCase().slice(0, 150).replace(LONE_SURROGATE, '\uFFFD').replaceAll('\u0000', '\uFFFD');
   } catch {
     return '';
   }
