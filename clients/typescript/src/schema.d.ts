@@ -403,7 +403,7 @@ export interface paths {
         put: operations["put_api_cloud_organizations_org_slug"];
         post?: never;
         /**
-         * Delete an organization with its sites, memberships and invitations (owner or superuser)
+         * Delete an organization with its sites, memberships and invitations (holders of delete_organization)
          * @description Any signed-in user. Served on the platform API host.
          */
         delete: operations["delete_api_cloud_organizations_org_slug"];
@@ -431,7 +431,7 @@ export interface paths {
         put: operations["put_api_organizations_org_slug"];
         post?: never;
         /**
-         * Delete an organization with its sites, memberships and invitations (owner or superuser)
+         * Delete an organization with its sites, memberships and invitations (holders of delete_organization)
          * @description Any signed-in user. Served on the platform API host.
          */
         delete: operations["delete_api_organizations_org_slug"];
@@ -4208,7 +4208,7 @@ export interface components {
         };
         RoleUser: {
             username: string;
-            email: string;
+            email: string | null;
             first_name: string;
             last_name: string;
             expires_at: string | null;
