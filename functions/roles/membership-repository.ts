@@ -7,6 +7,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { tenantTable, type SchemaScopedSite as Site } from '#shared/db/sql-identifiers.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
+import { heldAppRolesSql } from '#shared/tenancy/role-grants.ts';
 import type { Page } from './role-repository.ts';
 
 /** A role of either kind, as memberships point at it. */
@@ -274,16 +275,7 @@ export async function permissionsGrantedBy(db: Queryable, site: Site, roles: rea
 export async function heldRoleIds(db: Queryable, site: Site, userId: number): Promise<{ appRoles: Set<number>; siteRoles: Set<number> }> {
   const memberships = tenantTable(site, 'role_memberships');
   const rows = await db.rows<{ kind: string; id: number }>(sql`
-    with recursive held as (
-      select m.app_role_id as id from ${memberships} m
-        where m.user_id = ${userId} and m.app_role_id is not null and (m.expires_at is null or m.expires_at > now())
-      union
-      select l.app_role_id from ${memberships} m
-        join ${tenantTable(site, 'site_role_app_roles')} l on l.site_role_id = m.site_role_id
-        where m.user_id = ${userId} and (m.expires_at is null or m.expires_at > now())
-      union
-      select child.id from ${tenantTable(site, 'app_roles')} child join held on child.parent_id = held.id
-    )
+    ${heldAppRolesSql(site, userId)}
     select 'app_role' as kind, id from held
     union all
     select 'site_role', site_role_id from ${memberships}

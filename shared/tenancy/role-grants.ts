@@ -33,14 +33,13 @@ function organizationMemberSql(site: SchemaScopedSite, userId: SQL | number): SQ
 }
 
 /**
- * The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted, as a
- * scalar subquery (a text array): read alone, or fused into the caller-and-site statement.
+ * `with recursive held(id)`: the app roles `userId` holds on the site through unexpired memberships,
+ * directly, through a site role, or as a descendant of one held. Whether the memberships count (the
+ * holder a member of the organization) is for the statement that reads them to say.
  */
-export function rolePermissionsSql(site: SchemaScopedSite, userId: SQL | number, appSlug: string): SQL {
-  const roles = tenantTable(site, 'app_roles');
+export function heldAppRolesSql(site: SchemaScopedSite, userId: SQL | number): SQL {
   const memberships = tenantTable(site, 'role_memberships');
-  return sql`
-    with recursive held as (
+  return sql`with recursive held as (
       select m.app_role_id as id from ${memberships} m
         where m.user_id = ${userId} and m.app_role_id is not null and (m.expires_at is null or m.expires_at > now())
       union
@@ -48,8 +47,18 @@ export function rolePermissionsSql(site: SchemaScopedSite, userId: SQL | number,
         join ${tenantTable(site, 'site_role_app_roles')} l on l.site_role_id = m.site_role_id
         where m.user_id = ${userId} and (m.expires_at is null or m.expires_at > now())
       union
-      select child.id from ${roles} child join held on child.parent_id = held.id
-    )
+      select child.id from ${tenantTable(site, 'app_roles')} child join held on child.parent_id = held.id
+    )`;
+}
+
+/**
+ * The permissions `userId`'s roles grant in the (not deleted) app `appSlug` of `site`, sorted, as a
+ * scalar subquery (a text array): read alone, or fused into the caller-and-site statement.
+ */
+export function rolePermissionsSql(site: SchemaScopedSite, userId: SQL | number, appSlug: string): SQL {
+  const roles = tenantTable(site, 'app_roles');
+  return sql`
+    ${heldAppRolesSql(site, userId)}
     select array(
       select distinct permission from held
         join ${roles} r on r.id = held.id
