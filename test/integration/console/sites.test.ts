@@ -148,21 +148,47 @@ describe(`sites API on ${testDriver}`, () => {
       expect(await schemaTables('site_orphan')).toEqual([]);
     });
 
-    it('rolls back the site row and the schema when the primary domain cannot be registered', async () => {
-      // Another site already holds the host the new site would get.
+    it('skips a slug whose host another site already holds', async () => {
       const squatter = await acmeSite('Squatter');
       await db().run(sql`
         insert into platform.domains (site_id, slug, domain)
-        select id, 'squatted', 'doomed.localhost' from platform.sites where slug = ${squatter}`);
+        select id, 'squatted', 'held.localhost' from platform.sites where slug = ${squatter}`);
 
-      const answer = await createSite('acme', tokens['st-owner']!, { name: 'Doomed' });
+      const answer = await createSite('acme', tokens['st-owner']!, { name: 'Held' });
 
-      expect(answer.status).toBe(409);
-      expect(answer.body).toMatchObject({ status: 'error', code: 'CONFLICT' });
-      expect(await db().rows(sql`select 1 from platform.sites where name = 'Doomed'`)).toEqual([]);
-      expect(await schemaExists('site_doomed')).toBe(false);
-      const domains = await db().rows<{ slug: string }>(sql`select slug from platform.domains where domain = 'doomed.localhost'`);
+      expect(answer.status).toBe(201);
+      expect(answer.body).toMatchObject({ slug: 'held-2' });
+      const domains = await db().rows<{ slug: string }>(sql`select slug from platform.domains where domain = 'held.localhost'`);
       expect(domains).toEqual([{ slug: 'squatted' }]);
+    });
+
+    it('rolls back the site row and the schema when the primary domain cannot be registered', async () => {
+      // The host is free when checked, and its row is refused as a unique violation at insert (as a
+      // site created at the same moment would make it).
+      await db().run(
+        sql.raw(`create function platform_test_refuse_domain() returns trigger language plpgsql as $$
+        begin
+          if new.domain = 'doomed.localhost' then
+            raise exception 'domain refused by test' using errcode = 'unique_violation';
+          end if;
+          return new;
+        end $$`),
+      );
+      await db().run(
+        sql.raw(`create trigger platform_test_refuse_domain before insert on platform.domains
+          for each row execute function platform_test_refuse_domain()`),
+      );
+      try {
+        const answer = await createSite('acme', tokens['st-owner']!, { name: 'Doomed' });
+
+        expect(answer.status).toBe(409);
+        expect(answer.body).toMatchObject({ status: 'error', code: 'CONFLICT' });
+        expect(await db().rows(sql`select 1 from platform.sites where name = 'Doomed'`)).toEqual([]);
+        expect(await schemaExists('site_doomed')).toBe(false);
+      } finally {
+        await db().run(sql.raw('drop trigger platform_test_refuse_domain on platform.domains'));
+        await db().run(sql.raw('drop function platform_test_refuse_domain()'));
+      }
     });
 
     it('rolls back the site row when creating the schema itself fails', async () => {
