@@ -17,6 +17,7 @@ import {
   managesSites,
   ownSitePermissions,
   siteStanding,
+  type SiteStanding,
 } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 
@@ -42,11 +43,22 @@ export interface AssignerReach {
   holds: ReadonlySet<string>;
 }
 
+/**
+ * The reach `held` (site permissions) gives: everything for superusers, the organization's site
+ * managers and `admin_site` holders; else those permissions, any of which lets the caller see the site.
+ */
+function reachOf(
+  caller: Principal,
+  standing: SiteStanding,
+  held: readonly string[],
+): { unrestricted: boolean; holds: ReadonlySet<string> } {
+  const unrestricted = caller.isSuperuser || managesSites(caller, standing) || held.includes('admin_site');
+  return { unrestricted, holds: new Set(held.length > 0 ? [...held, 'view_site'] : held) };
+}
+
 export async function assignerReach(db: Queryable, site: Tenant, caller: Principal): Promise<AssignerReach> {
   const standing = await siteStanding(db, site, caller.id);
-  const held = effectiveSitePermissions(caller, standing);
-  const unrestricted = caller.isSuperuser || managesSites(caller, standing) || held.includes('admin_site');
-  return { unrestricted, callerId: caller.id, holds: new Set(held.length > 0 ? [...held, 'view_site'] : held) };
+  return { ...reachOf(caller, standing, effectiveSitePermissions(caller, standing)), callerId: caller.id };
 }
 
 /** Why `reach` may not give a role granting `granted` to `userId`; undefined when it may. */
@@ -66,9 +78,7 @@ export interface EditorReach {
 
 export async function editorReach(db: Queryable, site: Tenant, caller: Principal): Promise<EditorReach> {
   const standing = await siteStanding(db, site, caller.id);
-  const own = ownSitePermissions(caller, standing);
-  const unrestricted = caller.isSuperuser || managesSites(caller, standing) || own.includes('admin_site');
-  return { unrestricted, holds: new Set(own.length > 0 ? [...own, 'view_site'] : own) };
+  return reachOf(caller, standing, ownSitePermissions(caller, standing));
 }
 
 /**
