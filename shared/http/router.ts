@@ -151,7 +151,12 @@ export class Router {
       // Frozen: a match is handed out again for the same path (lastMatch).
       return { route: entry.route, params: Object.freeze(params) };
     }
-    if (allowed.size > 0) throw new MethodNotAllowedError(method, [...allowed, 'OPTIONS']);
+    // A path with GET answers HEAD too, so its 405 lists it (RFC 9110 §15.5.6).
+    if (allowed.size > 0)
+      throw new MethodNotAllowedError(
+        method,
+        [...allowed].flatMap((name) => (name === 'GET' ? ['GET', 'HEAD'] : [name])).concat('OPTIONS'),
+      );
     throw new NotFoundError();
   }
 }

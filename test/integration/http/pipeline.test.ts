@@ -146,7 +146,7 @@ describe('HTTP chain', () => {
   it('answers a wrong method with 405 and an Allow header', async () => {
     const result = await call('DELETE', '/t/boom');
     expect(result.statusCode).toBe(405);
-    expect(result.headers?.Allow).toBe('GET, OPTIONS');
+    expect(result.headers?.Allow).toBe('GET, HEAD, OPTIONS');
   });
 
   it('refuses JSON nested past the limit before parsing, in Lambda as on the dev server', async () => {

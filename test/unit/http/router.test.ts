@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineRoute, servedPaths, type AnyRoute } from '#shared/http/route.ts';
 import { endpointGroups } from '#functions/groups.ts';
-import { Router } from '#shared/http/router.ts';
+import { Router, type RouteMatch } from '#shared/http/router.ts';
 
 function route(method: 'GET' | 'POST' | 'PUT', path: string, consoleAlias = false): AnyRoute {
   return defineRoute({
@@ -50,8 +50,18 @@ describe('Router', () => {
 
   it('answers a known path with the wrong method with 405 and the allowed methods', () => {
     expect(() => router.match('DELETE', '/api/cloud/users/ann/')).toThrowError(
-      expect.objectContaining({ status: 405, code: 'METHOD_NOT_ALLOWED', headers: { Allow: 'GET, OPTIONS' } }),
+      expect.objectContaining({ status: 405, code: 'METHOD_NOT_ALLOWED', headers: { Allow: 'GET, HEAD, OPTIONS' } }),
     );
+  });
+
+  it('lists HEAD in a 405 only for a path that has GET', () => {
+    // Prepare / Act
+    const onGetPath = (): RouteMatch => router.match('PUT', '/api/sites/main/');
+    const onPostOnlyPath = (): RouteMatch => router.match('GET', '/api/cloud/users/ann/restore/');
+
+    // Assess
+    expect(onGetPath).toThrowError(expect.objectContaining({ status: 405, headers: { Allow: 'GET, HEAD, OPTIONS' } }));
+    expect(onPostOnlyPath).toThrowError(expect.objectContaining({ status: 405, headers: { Allow: 'POST, OPTIONS' } }));
   });
 
   it('answers an unknown path with 404 and broken percent-encoding with 400', () => {
