@@ -14,6 +14,7 @@ import {
   type OrganizationRow,
 } from '#shared/db/platform-schema.ts';
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
+import { hostsOfSite } from '#shared/hosting/hosted-domains.ts';
 import { queueTenantPurges } from '#shared/tenancy/tenant-purges.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
@@ -121,6 +122,8 @@ const CASCADING_ORIGINS: MembershipOrigin[] = ['creator', 'invitation', 'authori
 export interface OrganizationDeletion {
   droppedSchemas: string[];
   softDeletedUserIds: number[];
+  /** The hosts the sites' workers claimed, for the build server to forget after the commit. */
+  hostedDomains: string[];
 }
 
 /**
@@ -151,6 +154,9 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
           select 1 from platform.organization_members other
           where other.user_id = m.user_id and other.organization_id <> ${organizationId}
         )`);
+    // Read before the site rows go: their hosted domain claims go with them.
+    const hostedDomains: string[] = [];
+    for (const site of ownSites) hostedDomains.push(...(await hostsOfSite(tx, site.id)));
     for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
     // Their bytes in the stores and their edge hosts go after the commit, by the maintenance sweep
     // (tenant-purges.ts); queued before the site rows go, with the hosts they claimed.
@@ -177,6 +183,6 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
       );
     }
     await tx.query((orm) => orm.delete(organizations).where(eq(organizations.id, organizationId)));
-    return { droppedSchemas: ownSites.map((site) => site.schemaName), softDeletedUserIds: userIds };
+    return { droppedSchemas: ownSites.map((site) => site.schemaName), softDeletedUserIds: userIds, hostedDomains };
   });
 }

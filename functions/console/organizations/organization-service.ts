@@ -5,6 +5,7 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { OrganizationRow } from '#shared/db/platform-schema.ts';
 import { PermissionDeniedError, ValidationError } from '#shared/errors.ts';
+import { forgetHostedDomains } from '#shared/hosting/hosted-domains.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { looksLikeUuid, slugFrom, uniqueSlug, UUID_SHAPED_SLUG } from '#shared/text/slugs.ts';
 import {
@@ -109,5 +110,8 @@ export async function deleteOrganization(
   if (!mayDeleteOrganization(caller, standing)) {
     throw new PermissionDeniedError('Only the owner or a superuser may delete this organization.');
   }
-  return deleteOrganizationCascade(ports.db, standing.organization.id, ports.now());
+  const deletion = await deleteOrganizationCascade(ports.db, standing.organization.id, ports.now());
+  // This process's build server stops serving the sites' hosts at once, as a site delete does.
+  forgetHostedDomains(deletion.hostedDomains);
+  return deletion;
 }

@@ -1,5 +1,5 @@
 // Serving hosted builds on the dev server at its edges: a path below a file is not found (404, not
-// a 500 from the store), and a deleted site's worker hosts stop serving at once.
+// a 500 from the store), and a deleted site's (or organization's) worker hosts stop serving at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipArchive } from '#test/support/archives.ts';
 import { INDEX_HTML, createHostingSite, createWorker, type HostingSite } from '#test/support/hosting.ts';
@@ -79,5 +79,34 @@ describe('hosted paths at the edges', () => {
     // Assess
     expect(removed.status).toBe(204);
     expect(after.bytes.toString()).not.toContain('temp build');
+  });
+
+  it('stops serving the worker hosts of every site of a deleted organization at once', async () => {
+    // Prepare: two sites of one organization, each host's build served (and so remembered).
+    const org = await app.request('POST', '/api/cloud/organizations/', { token: admin, body: { name: 'Doomed Hosting org' } });
+    const hosts: string[] = [];
+    for (const name of ['Doomed Shop', 'Doomed Blog']) {
+      const created = await app.request('POST', `/api/cloud/organizations/${org.body.data.slug}/sites/`, { token: admin, body: { name } });
+      const subdomain = `${name.toLowerCase().replace(' ', '-')}-web`;
+      const worker = await createWorker(
+        app,
+        admin,
+        { slug: created.body.slug, tenant: { 'x-tenant': created.body.slug } },
+        { name, subdomain_input: subdomain },
+        { filename: 'doomed.zip', data: zipArchive([{ name: 'index.html', data: `<p>${name} build</p>` }]) },
+      );
+      expect(worker.status).toBe(201);
+      hosts.push(`${subdomain}.localhost`);
+    }
+    const before = await Promise.all(hosts.map((host) => fromHost(host, '/')));
+
+    // Act
+    const removed = await app.request('DELETE', `/api/cloud/organizations/${org.body.data.slug}/`, { token: admin });
+    const after = await Promise.all(hosts.map((host) => fromHost(host, '/')));
+
+    // Assess
+    expect(before.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(removed.status).toBe(204);
+    expect(after.map((answer) => answer.status)).toEqual([404, 404]);
   });
 });
