@@ -20,6 +20,16 @@ export interface HostHolder {
 }
 
 /** `shop.localhost` → `shop` under the platform domain `localhost`; undefined for any other host. */
+/**
+ * Serialises claims of one host until the transaction ends, whichever table they write (a domain
+ * row, a worker's hosted domain, a site's API host). Taken before the holder check below, so of two
+ * claims at one instant the second sees the first; the check alone let both pass when they wrote
+ * different tables. PGlite has one connection, where the lock is free.
+ */
+export async function lockHostClaim(tx: Queryable, host: string): Promise<void> {
+  await tx.run(sql`select pg_advisory_xact_lock(hashtext(${`host-claim:${host.toLowerCase()}`}))`);
+}
+
 function siteSlugOf(host: string, platformDomain: string): string | undefined {
   const suffix = `.${platformDomain}`;
   if (!host.endsWith(suffix)) return undefined;

@@ -7,7 +7,7 @@ import { UniqueViolationError } from '#shared/db/database-errors.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import type { DomainRow } from '#shared/db/platform-schema.ts';
 import { BusinessLogicError, NotFoundError, ValidationError } from '#shared/errors.ts';
-import { otherHostHolder } from '#shared/hosting/host-claims.ts';
+import { lockHostClaim, otherHostHolder } from '#shared/hosting/host-claims.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { deleteDomain, demotePrimary, findDomain, hasPrimary, insertDomain, listDomains, updateDomain } from './domain-repository.ts';
 import { domainProblem, normalizeHost } from './domain-names.ts';
@@ -31,11 +31,20 @@ function checkedHost(ports: DomainServicePorts, site: VisibleSite, raw: string):
 
 /**
  * Refuses a host another domain row, a frontend worker (of any site) or another site's own API host
- * holds (shared/hosting/host-claims.ts); the site's own API host stays its own to list again.
+ * holds (shared/hosting/host-claims.ts); the site's own API host stays its own to list again. Runs
+ * in the transaction that writes the domain and takes the host's claim lock first, so a claim of
+ * the same host in another table at the same instant is either seen here or waits for this one.
  */
-async function assertFree(ports: DomainServicePorts, site: VisibleSite, host: string, exceptDomainId?: number): Promise<void> {
+async function assertFree(
+  tx: Queryable,
+  ports: DomainServicePorts,
+  site: VisibleSite,
+  host: string,
+  exceptDomainId?: number,
+): Promise<void> {
+  await lockHostClaim(tx, host);
   const own = { siteId: site.site.id, domainId: exceptDomainId, ownApiHost: true };
-  if ((await otherHostHolder(ports.db, host, ports.platformDomain, own)) !== undefined) {
+  if ((await otherHostHolder(tx, host, ports.platformDomain, own)) !== undefined) {
     throw ValidationError.forFields({ domain: [TAKEN] });
   }
 }
@@ -63,9 +72,9 @@ export async function getDomain(ports: DomainServicePorts, caller: Principal, si
 export async function addDomain(ports: DomainServicePorts, caller: Principal, siteSlug: string, body: CreateDomainBody) {
   const site = await siteForAction(ports.db, caller, siteSlug, DOMAIN_EDITORS);
   const host = checkedHost(ports, site, body.domain);
-  await assertFree(ports, site, host);
   try {
     const domain = await ports.db.transaction(async (tx) => {
+      await assertFree(tx, ports, site, host);
       // A site's first domain is its primary whatever the body says.
       const primary = body.is_primary === true || !(await hasPrimary(tx, site.site.id));
       if (primary && body.is_active === false) {
@@ -91,7 +100,6 @@ export async function changeDomain(
   const current = await findDomain(ports.db, site.site.id, domainSlug);
   if (current === undefined) throw new NotFoundError('Domain not found.');
   const host = changes.domain === undefined ? undefined : checkedHost(ports, site, changes.domain);
-  if (host !== undefined && host !== current.domain) await assertFree(ports, site, host, current.id);
   const primary = changes.is_primary ?? current.isPrimary;
   const active = changes.is_active ?? current.isActive;
   if (current.isPrimary && !primary) {
@@ -100,6 +108,7 @@ export async function changeDomain(
   if (primary && !active) throw ValidationError.forFields({ is_active: ['The primary domain must be active.'] });
   try {
     const domain = await ports.db.transaction(async (tx) => {
+      if (host !== undefined && host !== current.domain) await assertFree(tx, ports, site, host, current.id);
       if (primary && !current.isPrimary) await demotePrimary(tx, site.site.id, current.id);
       return updateDomain(tx, current.id, { domain: host, isPrimary: primary, isActive: active });
     });

@@ -6,7 +6,7 @@ import { readPostgresFailure, UniqueViolationError } from '#shared/db/database-e
 import type { Queryable } from '#shared/db/database.ts';
 import { createTenantSchema, dropTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { ConflictError, ValidationError } from '#shared/errors.ts';
-import { otherHostHolder } from '#shared/hosting/host-claims.ts';
+import { lockHostClaim, otherHostHolder } from '#shared/hosting/host-claims.ts';
 import { forgetHostedDomains, hostsOfSite } from '#shared/hosting/hosted-domains.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { siteStanding, effectiveSitePermissions, type SitePermission } from '#shared/tenancy/site-access.ts';
@@ -79,6 +79,8 @@ async function slugWithFreeHost(tx: Queryable, base: string, platformDomain: str
   for (let attempt = 0; attempt < HOST_TRIES; attempt += 1) {
     const slug = await uniqueSlug(base, (candidate) => takenSlugs(tx, candidate), { reserved: passed });
     const host = siteHost(slug, platformDomain);
+    // Held to the commit, so a domain or worker claiming this host now waits and then sees the site.
+    await lockHostClaim(tx, host);
     if ((await otherHostHolder(tx, host, platformDomain)) === undefined) return slug;
     passed.add(slug);
   }

@@ -2,7 +2,8 @@
 // hosting rules and the platform-wide registry of domains already taken.
 import { ValidationError } from '#shared/errors.ts';
 import type { HostingEnv } from '../hosting-env.ts';
-import { otherHostHolder } from '#shared/hosting/host-claims.ts';
+import type { Queryable } from '#shared/db/database.ts';
+import { lockHostClaim, otherHostHolder } from '#shared/hosting/host-claims.ts';
 import {
   RESERVED_SUBDOMAINS,
   assertSubdomainFormat,
@@ -41,9 +42,12 @@ export function workerTarget(
 
 /**
  * Refuses a full domain another worker (of any site), a site's domain or a site's own API host
- * (listed among its domains or not, this site's included) already holds.
+ * (listed among its domains or not, this site's included) already holds. Runs in the transaction
+ * that writes the claim and takes the host's claim lock first, so a claim of the same host in
+ * another table at the same instant is either seen here or waits for this one.
  */
-export async function assertDomainFree(env: HostingEnv, fullDomain: string, field: string, ownSlug?: string): Promise<void> {
-  const other = await otherHostHolder(env.db, fullDomain, env.platformDomain, { siteId: env.site.siteId, workerSlug: ownSlug });
+export async function assertDomainFree(tx: Queryable, env: HostingEnv, fullDomain: string, field: string, ownSlug?: string): Promise<void> {
+  await lockHostClaim(tx, fullDomain);
+  const other = await otherHostHolder(tx, fullDomain, env.platformDomain, { siteId: env.site.siteId, workerSlug: ownSlug });
   if (other !== undefined) throw takenError(field);
 }

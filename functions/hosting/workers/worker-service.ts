@@ -69,8 +69,8 @@ export async function createWorker(env: HostingEnv, readForm: () => Promise<Buil
     if (input.app !== undefined && (await findAppName(env.db, env.site, input.app)) === undefined) {
       throw ValidationError.forFields({ app: ['No app with this id on the site.'] });
     }
-    await assertDomainFree(env, target.fullDomain, 'subdomain_input');
     worker = await env.db.transaction(async (tx) => {
+      await assertDomainFree(tx, env, target.fullDomain, 'subdomain_input');
       let slug: string;
       if (input.slug !== undefined) {
         if ((await findWorker(tx, env.site, input.slug)) !== undefined)
@@ -136,7 +136,7 @@ export async function patchWorker(env: HostingEnv, slug: string, body: PatchWork
       const isInternal = body.is_internal ?? current.isInternal;
       const domain = body.domain === undefined ? (current.domain ?? undefined) : (body.domain ?? undefined);
       const target = workerTarget(env, body.subdomain_input ?? current.subdomain, isInternal, domain, 'subdomain_input');
-      if (target.fullDomain !== current.fullDomain) await assertDomainFree({ ...env, db: tx }, target.fullDomain, 'subdomain_input', slug);
+      if (target.fullDomain !== current.fullDomain) await assertDomainFree(tx, env, target.fullDomain, 'subdomain_input', slug);
       const name = body.name ?? current.name;
       await updateWorker(tx, env.site, current.id, {
         name,
