@@ -3,9 +3,11 @@
 //   `manage_organization`, globally or through the membership) hold every site permission.
 // - Members holding `manage_sites` (globally or through the membership) manage the organization's
 //   sites, so they too hold every site permission on them.
-// - Anyone else holds the site permissions given to them on that site; `admin_site` implies all.
+// - Any other member holds the site permissions given to them on that site; `admin_site` implies all.
 // - On a route that names an app, a user's roles add the permissions they grant in that app
 //   (shared/tenancy/role-grants.ts); roles only add, they never take a permission away.
+// - Permissions given on a site, and what roles grant, count only while their holder is a member of
+//   the site's organization: a grant left behind by a membership that ended gives nothing.
 // A caller with no site permission at all has no access to the site.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
@@ -26,7 +28,7 @@ export interface SiteStanding {
    * membership grants, directly or through the membership's groups.
    */
   membership?: { isAdmin: boolean; isOwner: boolean; permissions: string[] };
-  /** Site permission codenames the user was given on this site. */
+  /** Site permission codenames the user was given on this site (they count only with `membership`). */
   sitePermissions: string[];
   /** Site permission codenames the user's roles grant in the app this request names (none elsewhere). */
   appPermissions?: string[];
@@ -116,7 +118,10 @@ export function managesSites(principal: Principal, standing: SiteStanding): bool
 
 /** The caller's effective permissions on the site, sorted. */
 export function effectiveSitePermissions(principal: Principal, standing: SiteStanding): SitePermission[] {
-  if (managesSites(principal, standing) || standing.sitePermissions.includes('admin_site')) return [...SITE_PERMISSIONS].sort();
+  if (managesSites(principal, standing)) return [...SITE_PERMISSIONS].sort();
+  // Superusers are managers above; everyone else needs the membership for any grant to count.
+  if (standing.membership === undefined) return [];
+  if (standing.sitePermissions.includes('admin_site')) return [...SITE_PERMISSIONS].sort();
   return [...new Set([...standing.sitePermissions, ...(standing.appPermissions ?? [])])].filter(isSitePermission).sort();
 }
 

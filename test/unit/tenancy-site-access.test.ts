@@ -59,6 +59,14 @@ describe('site access', () => {
     expect(managesSites(principal(), standing)).toBe(true);
   });
 
+  it('gives nothing for site permissions or role grants whose holder is not a member of the organization', () => {
+    const former: SiteStanding = { sitePermissions: ['admin_site', 'access_site'], appPermissions: ['manage_site'] };
+
+    expect(effectiveSitePermissions(principal(), former)).toEqual([]);
+    expect(canAccessSite(principal(), former)).toBe(false);
+    expect(effectiveSitePermissions(principal({ isSuperuser: true }), former)).toEqual(all);
+  });
+
   it('gives other members exactly their site permissions, admin_site implying all, and no access without any', () => {
     expect(effectiveSitePermissions(principal(), member({}, ['view_site', 'access_site']))).toEqual(['access_site', 'view_site']);
     expect(effectiveSitePermissions(principal(), member({}, ['admin_site']))).toEqual(all);

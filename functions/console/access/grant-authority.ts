@@ -3,7 +3,10 @@
 //   excepted), and only the owner or a superuser hands out `delete_organization`; the admin flag
 //   hands out what admins hold (ADMIN_PERMISSIONS), a group what its organization permissions say;
 // - site permissions need the authority of the user↔site endpoints over that site
-//   (manage_site_users there, which the organization's site managers hold);
+//   (manage_site_users there, which the organization's site managers hold), and the same first
+//   rule: nobody grants or takes a site permission they do not hold on that site (the
+//   organization's site managers, admin_site holders and superusers hold them all); the user↔site
+//   endpoints and invitations both judge grants here;
 // - users may view their own membership but not change it (the spec's rule for site assignments),
 //   the owner and superusers excepted; nobody but a superuser changes the owner's membership, and
 //   the owner always stays an admin.
@@ -12,7 +15,7 @@ import { principalOfRow, principalStatement, type PrincipalRow } from '#shared/a
 import type { Principal } from '#shared/auth/principal.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { BusinessLogicError, NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
-import { siteForAction } from '../sites/site-lookup.ts';
+import { siteForAction, type VisibleSite } from '../sites/site-lookup.ts';
 import { findUserById } from '../organizations/member-repository.ts';
 import { findOrganizationStanding, organizationPermissions, type OrganizationStanding } from './organization-access.ts';
 
@@ -54,23 +57,56 @@ export function assertMayChangeMembership(caller: Principal, standing: Organizat
   }
 }
 
-/** Whether the caller may grant permissions on the site, by the rule of the user↔site endpoints. */
-export async function mayGrantOnSite(db: Queryable, caller: Principal, siteSlug: string): Promise<boolean> {
+/** Of `codenames`, the site permissions the caller may not grant or take on `site`: those they do not hold there. */
+export function ungrantableSitePermissions(site: VisibleSite, codenames: readonly string[]): string[] {
+  const held: readonly string[] = site.permissions;
+  return [...new Set(codenames)].filter((codename) => !held.includes(codename)).sort();
+}
+
+export function assertMayGrantOnSite(site: VisibleSite, codenames: readonly string[]): void {
+  const lacking = ungrantableSitePermissions(site, codenames);
+  if (lacking.length > 0) {
+    throw new PermissionDeniedError(
+      `You may not grant or take site permissions you do not hold on site "${site.site.slug}": ${lacking.join(', ')}.`,
+    );
+  }
+}
+
+/** The site as the caller may grant on it (the user↔site endpoints' authority), or undefined. */
+async function siteToGrantOn(db: Queryable, caller: Principal, siteSlug: string): Promise<VisibleSite | undefined> {
   try {
-    await siteForAction(db, caller, siteSlug, ['manage_site_users']);
-    return true;
+    return await siteForAction(db, caller, siteSlug, ['manage_site_users']);
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof PermissionDeniedError) return false;
+    if (error instanceof NotFoundError || error instanceof PermissionDeniedError) return undefined;
     throw error;
   }
 }
 
-export async function assertMayGrantOnSites(db: Queryable, caller: Principal, siteSlugs: readonly string[]): Promise<void> {
+/** Of `codenames`, those the caller may grant on the site now: none without authority over its users. */
+export async function grantableOnSite(db: Queryable, caller: Principal, siteSlug: string, codenames: readonly string[]): Promise<string[]> {
+  const site = await siteToGrantOn(db, caller, siteSlug);
+  if (site === undefined) return [];
+  const lacking = ungrantableSitePermissions(site, codenames);
+  return codenames.filter((codename) => !lacking.includes(codename));
+}
+
+/** 403 unless the caller may grant each site's permissions, naming the sites or the permissions refused. */
+export async function assertMayGrantOnSites(
+  db: Queryable,
+  caller: Principal,
+  grants: ReadonlyArray<{ slug: string; permissions: readonly string[] }>,
+): Promise<void> {
   const refused: string[] = [];
-  for (const slug of new Set(siteSlugs)) if (!(await mayGrantOnSite(db, caller, slug))) refused.push(slug);
+  const sites = new Map<string, VisibleSite>();
+  for (const slug of new Set(grants.map((grant) => grant.slug))) {
+    const site = await siteToGrantOn(db, caller, slug);
+    if (site === undefined) refused.push(slug);
+    else sites.set(slug, site);
+  }
   if (refused.length > 0) {
     throw new PermissionDeniedError(`You may not grant permissions on site(s): ${refused.sort().join(', ')}.`);
   }
+  for (const grant of grants) assertMayGrantOnSite(sites.get(grant.slug)!, grant.permissions);
 }
 
 /** A user as a principal with their current global permissions, or undefined when they cannot act. */

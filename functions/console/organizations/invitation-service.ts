@@ -23,7 +23,7 @@ import {
   assertMayGrant,
   assertMayGrantOnSites,
   currentAuthority,
-  mayGrantOnSite,
+  grantableOnSite,
   ungrantablePermissions,
   type GrantingAuthority,
 } from '../access/grant-authority.ts';
@@ -128,11 +128,7 @@ export async function createInvitation(
       groups.map((group) => group.id),
     ),
   );
-  await assertMayGrantOnSites(
-    ports.db,
-    caller,
-    config.site.map((site) => site.slug),
-  );
+  await assertMayGrantOnSites(ports.db, caller, config.site);
   // The mail goes out inside the transaction: when it cannot be sent, no invitation is left behind.
   return ports.db.transaction(async (tx) => {
     const invitation = await insertInvitation(tx, {
@@ -303,7 +299,10 @@ async function stillGrantable(
     }
   }
   const sites: typeof invited.sites = [];
-  for (const site of invited.sites) if (await mayGrantOnSite(db, principal, site.slug)) sites.push(site);
+  for (const site of invited.sites) {
+    const permissions = await grantableOnSite(db, principal, site.slug, site.permissions);
+    if (permissions.length > 0) sites.push({ slug: site.slug, permissions });
+  }
   return { permissions: invited.permissions.filter((codename) => !refused.includes(codename)), groups, sites };
 }
 

@@ -20,18 +20,11 @@ export interface VisibleSite extends SiteWithOrganization {
   managed: boolean;
 }
 
-/**
- * Permissions given on a site count only while their holder is a member of its organization (spec:
- * "the user must be a member of it"); a grant left behind by a membership that ended gives nothing.
- */
-function asMember(standing: SiteStanding): SiteStanding {
-  return standing.membership === undefined ? { ...standing, sitePermissions: [] } : standing;
-}
-
 export async function visibleSite(db: Queryable, principal: Principal, slugOrUuid: string): Promise<VisibleSite> {
   const found = await findSite(db, slugOrUuid);
   if (found === undefined) throw new NotFoundError('Site not found.');
-  const standing = asMember(await siteStanding(db, { siteId: found.site.id, organizationId: found.site.organizationId }, principal.id));
+  // Permissions given on the site count only for members of its organization (site-access.ts).
+  const standing = await siteStanding(db, { siteId: found.site.id, organizationId: found.site.organizationId }, principal.id);
   const permissions = effectiveSitePermissions(principal, standing);
   if (permissions.length === 0) throw new NotFoundError('Site not found.');
   return { ...found, standing, permissions, managed: managesSites(principal, standing) };

@@ -110,6 +110,41 @@ export async function membersAmong(db: Queryable, organizationId: number, userId
   return new Set(rows.map((row) => Number(row.user_id)));
 }
 
+/**
+ * The joins and grouping of a read of permissions that count: rows whose holder is a member of the
+ * site's organization (site-access.ts), so taking a row left by an ended membership takes nothing.
+ */
+const countingGrants = sql`from platform.site_user_permissions sup
+    join platform.sites s on s.id = sup.site_id
+    join platform.organization_members m on m.organization_id = s.organization_id and m.user_id = sup.user_id
+    join platform.permissions p on p.id = sup.permission_id`;
+
+/** Per user, the permissions that count on the site: of `userIds`, or of everyone when absent. */
+export async function countingPermissionsOnSite(db: Queryable, siteId: number, userIds?: number[]): Promise<Map<number, string[]>> {
+  const who = userIds === undefined ? sql`true` : sql`sup.user_id = any(${sql.param(userIds)}::int[])`;
+  const rows = await db.rows<{ user_id: number; permissions: string[] }>(sql`
+    select sup.user_id, array_agg(p.codename::text order by p.codename) as permissions
+    ${countingGrants}
+    where sup.site_id = ${siteId} and ${who}
+    group by sup.user_id`);
+  return new Map(rows.map((row) => [Number(row.user_id), row.permissions]));
+}
+
+/** Per site slug, the permissions of the user that count: on the sites of `siteIds`, or of `scope`. */
+export async function countingPermissionsOfUser(
+  db: Queryable,
+  userId: number,
+  sites: { siteIds: number[] } | SiteScope,
+): Promise<Map<string, string[]>> {
+  const which = 'siteIds' in sites ? sql`s.id = any(${sql.param(sites.siteIds)}::int[])` : siteScopeCondition(sites, sql`s.id`);
+  const rows = await db.rows<{ slug: string; permissions: string[] }>(sql`
+    select s.slug, array_agg(p.codename::text order by p.codename) as permissions
+    ${countingGrants}
+    where sup.user_id = ${userId} and ${which}
+    group by s.slug`);
+  return new Map(rows.map((row) => [row.slug, row.permissions]));
+}
+
 export interface Grant {
   siteId: number;
   userId: number;

@@ -2,6 +2,9 @@
 // - superusers manage any assignment; site managers of an organization (admins, owners,
 //   manage_organization and manage_sites holders) manage assignments on its sites, and so do holders
 //   of manage_site_users or admin_site on that one site;
+// - nobody grants or takes a site permission they do not hold on that site
+//   (access/grant-authority.ts, the organization's rule): a manage_site_users holder hands out and
+//   takes away only what they hold themselves;
 // - users may view their own assignments but not change them;
 // - a user can only be given a site of an organization they are a member of: anything else is a
 //   cross-organization assignment and is denied;
@@ -12,10 +15,13 @@ import type { Queryable } from '#shared/db/database.ts';
 import { NotFoundError, PermissionDeniedError } from '#shared/errors.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import type { SitePermission } from '#shared/tenancy/site-access.ts';
+import { assertMayGrantOnSite } from '../access/grant-authority.ts';
 import { siteForAction, visibleSite, type VisibleSite } from './site-lookup.ts';
 import type { SiteScope } from './site-scope-sql.ts';
 import type { SiteUsersBody, UserSitesBody, UserSitesQuery, SiteUsersQuery } from './site-schemas.ts';
 import {
+  countingPermissionsOfUser,
+  countingPermissionsOnSite,
   findRelationUsers,
   insertGrants,
   membersAmong,
@@ -46,6 +52,16 @@ function merged<T extends { permissions?: SitePermission[] }>(entries: T[], key:
     byKey.set(key(entry), set);
   }
   return new Map([...byKey].map(([name, set]) => [name, [...set].sort()]));
+}
+
+/** What a change grants or takes: the permissions in one of `before` and `after` but not both. */
+function changedPermissions(before: readonly string[], after: readonly string[]): string[] {
+  return [...before.filter((codename) => !after.includes(codename)), ...after.filter((codename) => !before.includes(codename))];
+}
+
+/** The permissions after a change: `wanted` beside what was held (add), or in its place (replace). */
+function afterChange(before: readonly string[], wanted: readonly string[], mode: 'add' | 'replace'): string[] {
+  return mode === 'add' ? [...new Set([...before, ...wanted])] : [...wanted];
 }
 
 function assertNotSelf(caller: Principal, target: { id: number }): void {
@@ -125,6 +141,19 @@ export async function assignUserSites(
   assertNotSelf(caller, target);
   const wanted = merged(body.sites, (entry) => entry.slug);
   const sites = await sitesForAssignment(ports, caller, target, [...wanted.keys()], true);
+  // A PUT takes what the target holds on every site whose users the caller manages, named or not.
+  const before = await countingPermissionsOfUser(
+    ports.db,
+    target.id,
+    mode === 'replace' ? { sites: 'users-managed', caller } : { siteIds: [...sites.values()].map((site) => site.site.id) },
+  );
+  for (const slug of new Set([...before.keys(), ...wanted.keys()])) {
+    const held = before.get(slug) ?? [];
+    const changed = changedPermissions(held, afterChange(held, wanted.get(slug) ?? [], mode));
+    if (changed.length === 0) continue;
+    const site = sites.get(slug) ?? (await siteForAction(ports.db, caller, slug, ['manage_site_users']));
+    assertMayGrantOnSite(site, changed);
+  }
   const grants: Grant[] = [...wanted].map(([slug, permissions]) => ({ siteId: sites.get(slug)!.site.id, userId: target.id, permissions }));
   await ports.db.transaction(async (tx) => {
     if (mode === 'replace') await revokeUserSites(tx, target.id, { sites: 'users-managed', caller });
@@ -138,6 +167,8 @@ export async function removeUserSites(ports: RelationPorts, caller: Principal, u
   assertNotSelf(caller, target);
   const sites = await sitesForAssignment(ports, caller, target, slugs, false);
   const siteIds = [...sites.values()].map((site) => site.site.id);
+  const before = await countingPermissionsOfUser(ports.db, target.id, { siteIds });
+  for (const site of sites.values()) assertMayGrantOnSite(site, before.get(site.site.slug) ?? []);
   await ports.db.transaction(async (tx) => {
     for (const siteId of siteIds) await revokeSiteUsers(tx, siteId, { userIds: [target.id] });
   });
@@ -186,10 +217,25 @@ export async function assignSiteUsers(
   const site = await siteForAction(ports.db, caller, siteSlug, ['manage_site_users']);
   const wanted = merged(body.users, (entry) => entry.username);
   const users = await usersForAssignment(ports, caller, site, [...wanted.keys()]);
-  const grants: Grant[] = [...wanted].map(([name, permissions]) => ({ siteId: site.site.id, userId: users.get(name)!.id, permissions }));
+  // A user named twice (by username and by UUID) gets both entries' permissions.
+  const wantedById = new Map<number, string[]>();
+  for (const [name, permissions] of wanted) {
+    const userId = users.get(name)!.id;
+    wantedById.set(userId, [...new Set([...(wantedById.get(userId) ?? []), ...permissions])]);
+  }
+  // The caller's own assignment is theirs to keep: only a superuser's PUT takes it.
+  const keptId = caller.isSuperuser ? undefined : caller.id;
+  const before = await countingPermissionsOnSite(ports.db, site.site.id, mode === 'replace' ? undefined : [...wantedById.keys()]);
+  const changed = [...new Set([...before.keys(), ...wantedById.keys()])]
+    .filter((userId) => userId !== keptId)
+    .flatMap((userId) => {
+      const held = before.get(userId) ?? [];
+      return changedPermissions(held, afterChange(held, wantedById.get(userId) ?? [], mode));
+    });
+  assertMayGrantOnSite(site, changed);
+  const grants: Grant[] = [...wantedById].map(([userId, permissions]) => ({ siteId: site.site.id, userId, permissions }));
   await ports.db.transaction(async (tx) => {
-    // The caller's own assignment is theirs to keep: only a superuser changes it.
-    if (mode === 'replace') await revokeSiteUsers(tx, site.site.id, { allBut: caller.isSuperuser ? undefined : caller.id });
+    if (mode === 'replace') await revokeSiteUsers(tx, site.site.id, { allBut: keptId });
     await insertGrants(tx, grants);
   });
   return usersOfSite(ports.db, site.site.id, { page: RESULT_PAGE });
@@ -199,6 +245,12 @@ export async function removeSiteUsers(ports: RelationPorts, caller: Principal, s
   const site = await siteForAction(ports.db, caller, siteSlug, ['manage_site_users']);
   const found = await findRelationUsers(ports.db, usernames);
   for (const user of found) assertNotSelf(caller, user);
+  const before = await countingPermissionsOnSite(
+    ports.db,
+    site.site.id,
+    found.map((user) => user.id),
+  );
+  assertMayGrantOnSite(site, [...before.values()].flat());
   await revokeSiteUsers(ports.db, site.site.id, { userIds: found.map((user) => user.id) });
   return usersOfSite(ports.db, site.site.id, { page: RESULT_PAGE });
 }

@@ -272,10 +272,10 @@ describe('organization privilege escalation', () => {
     });
 
     it('skips site grants at acceptance when the inviter lost the right to give them', async () => {
-      // Prepare: dave may manage the site's users, invites, then loses it
+      // Prepare: dave may manage the site's users and holds what he invites with, invites, then loses both
       const given = await app.request('POST', '/api/cloud/sites/alice-shop/users/', {
         token: tokens.alice,
-        body: { users: [{ username: 'dave', permissions: ['manage_site_users'] }] },
+        body: { users: [{ username: 'dave', permissions: ['manage_site_users', 'admin_site'] }] },
       });
       expect(given.status).toBeLessThan(300);
       const invited = await app.request('POST', invitations(), { token: tokens.dave, body: siteInvitation('bob2@example.com') });

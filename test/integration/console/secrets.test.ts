@@ -21,7 +21,12 @@ async function makeOrganizationAdmin(app: TestApp, organizationSlug: string, use
     select o.id, u.id, true from platform.organizations o, platform.users u where o.slug = ${organizationSlug} and u.username = ${username}`);
 }
 
+/** Gives a member of the site's organization (made one here: a grant counts for members only) a site permission. */
 async function grantOnSite(app: TestApp, siteSlug: string, username: string, codename: string): Promise<void> {
+  await app.runtime.db.run(sql`
+    insert into platform.organization_members (organization_id, user_id)
+    select s.organization_id, u.id from platform.sites s, platform.users u where s.slug = ${siteSlug} and u.username = ${username}
+    on conflict do nothing`);
   await app.runtime.db.run(sql`
     insert into platform.site_user_permissions (site_id, user_id, permission_id)
     select s.id, u.id, p.id from platform.sites s, platform.users u, platform.permissions p

@@ -297,6 +297,12 @@ describe(`user↔site relations on ${testDriver}`, () => {
 
     it('lets a manage_site_users holder assign others but not change their own assignment', async () => {
       const { path, site, viewer, manager } = await siteWithUsers();
+      // The manager hands out and takes only what they hold (site-grant-escalation.test.ts).
+      const holds = await app.request('POST', path, {
+        token: token['su-admin'],
+        body: { users: [{ username: manager, permissions: ['view_site', 'access_site'] }] },
+      });
+      expect(holds.status).toBe(200);
       const others = await app.request('PUT', path, {
         token: token[manager],
         body: { users: [{ username: viewer, permissions: ['access_site'] }] },
@@ -311,7 +317,11 @@ describe(`user↔site relations on ${testDriver}`, () => {
       expect(self.status).toBe(403);
       expect(plain.status).toBe(403);
       expect(await held(viewer)).toEqual([{ site, codename: 'access_site' }]);
-      expect(await held(manager)).toEqual([{ site, codename: 'manage_site_users' }]);
+      expect(await held(manager)).toEqual([
+        { site, codename: 'access_site' },
+        { site, codename: 'manage_site_users' },
+        { site, codename: 'view_site' },
+      ]);
     });
 
     it('denies users outside the organization, unknown ones alike, and leaves the site unchanged', async () => {

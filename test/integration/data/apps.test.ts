@@ -178,6 +178,10 @@ describe('apps and datasources API', () => {
       const { USER_PASSWORD } = await import('#test/support/test-app.ts');
       const token = (await app.login('data-reader', USER_PASSWORD)).access;
       const { sql } = await import('drizzle-orm');
+      // A site permission counts for members of the site's organization only.
+      await app.runtime.db.run(sql`insert into platform.organization_members (organization_id, user_id)
+        select s.organization_id, u.id from platform.sites s, platform.users u
+        where s.slug = ${tenant['x-tenant']!} and u.username = 'data-reader'`);
       await app.runtime.db.run(sql`insert into platform.site_user_permissions (site_id, user_id, permission_id)
         select s.id, u.id, p.id from platform.sites s, platform.users u, platform.permissions p
         where s.slug = ${tenant['x-tenant']!} and u.username = 'data-reader' and p.codename = 'view_site'`);
