@@ -42,8 +42,16 @@ export const users = /* @__PURE__ */ platform.table(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     // Tokens issued before this instant are refused: set on password change and on soft delete.
     tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
+    // Whether a platform sign-in provider vouched for `email` (functions/social/login): set by such a
+    // sign-in, cleared whenever the email changes any other way. Not part of any API answer.
+    emailVerified: boolean('email_verified').notNull().default(false),
   }),
-  (table) => [uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`), index('users_date_joined_idx').on(table.dateJoined)],
+  (table) => [
+    uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
+    // Usernames are unique whatever their case, soft-deleted users included (they keep theirs for a restore).
+    uniqueIndex('users_username_lower_key').on(sql`lower(${table.username})`),
+    index('users_date_joined_idx').on(table.dateJoined),
+  ],
 );
 
 export const permissions = /* @__PURE__ */ platform.table('permissions', () => ({

@@ -1,6 +1,7 @@
-// The caller's own account: read and change names and email, and change the password with the
-// current one. A password change ends every token issued before it (access and refresh alike)
-// and hands back a fresh pair so the client carries on.
+// The caller's own account: read and change names and email (a new email is unverified until a
+// platform sign-in provider vouches for it), and change the password with the current one. A
+// password change ends every token issued before it (access and refresh alike) and hands back a
+// fresh pair so the client carries on.
 import { passwordWeaknesses } from '#shared/auth/password-strength.ts';
 import { hashPassword, verifyPassword } from '#shared/auth/passwords.ts';
 import type { Principal } from '#shared/auth/principal.ts';
@@ -38,7 +39,13 @@ export async function changeProfile(ports: ProfileServicePorts, caller: Principa
   }
   if (changes.first_name === undefined && changes.last_name === undefined && changes.email === undefined) return user;
   try {
-    return await updateUser(ports.db, user.id, { firstName: changes.first_name, lastName: changes.last_name, email: changes.email });
+    return await updateUser(ports.db, user.id, {
+      firstName: changes.first_name,
+      lastName: changes.last_name,
+      email: changes.email,
+      // Typing an address proves nothing about who reads it; only a platform provider's sign-in does.
+      ...(newEmail !== undefined ? { emailVerified: false } : {}),
+    });
   } catch (error) {
     if (error instanceof UniqueViolationError) throw ValidationError.forFields({ email: [TAKEN_EMAIL] });
     throw error;

@@ -82,7 +82,7 @@ export function userPageStatement(filter: UserListFilter, options: { withTotal: 
   ].join(', ');
   const total = options.withTotal ? sql`, (${userCountStatement(filter)}) as total` : sql``;
   return sql`select u.id, u.uuid, u.username, u.email, u.password_hash, u.first_name, u.last_name, u.is_active, u.is_staff,
-      u.is_superuser, u.is_deleted, u.date_joined, u.last_login, u.deleted_at, u.tokens_valid_after${total}
+      u.is_superuser, u.is_deleted, u.date_joined, u.last_login, u.deleted_at, u.tokens_valid_after, u.email_verified${total}
     from platform.users u ${listWhere(filter)}
     order by ${sql.raw(orderBy)} ${pageWindowSql(pageSize, pageOffset(filter.page))}`;
 }
@@ -109,6 +109,7 @@ export interface UserPageRow extends Record<string, unknown> {
   last_login: string | Date | null;
   deleted_at: string | Date | null;
   tokens_valid_after: string | Date | null;
+  email_verified: boolean;
   total: number;
 }
 
@@ -136,6 +137,7 @@ export function userFromPageRow(row: UserPageRow): UserRow {
     lastLogin: instant(row.last_login),
     deletedAt: instant(row.deleted_at),
     tokensValidAfter: instant(row.tokens_valid_after),
+    emailVerified: row.email_verified,
   };
 }
 

@@ -207,10 +207,14 @@ export async function changeUser(ports: UserServicePorts, caller: Principal, tar
     target.id,
   );
   const now = ports.now();
+  const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== target.email.toLowerCase();
   try {
     return await updateUser(ports.db, target.id, {
       username: changes.username,
       email: changes.email,
+      // An administrator's word is no proof of who reads an address (change_user is not only for
+      // superusers): a new email is unverified until a platform sign-in provider vouches for it.
+      ...(emailChanged ? { emailVerified: false } : {}),
       firstName: changes.first_name,
       lastName: changes.last_name,
       isActive: changes.is_active,

@@ -6,6 +6,14 @@
 // owners, so it vouches only for the accounts it created or was linked to: an email that belongs to
 // an existing account is 409, never a link. Nothing is created when the provider fails or the
 // answer does not hold.
+//
+// Only a platform provider's verified claim proves who owns an email (`email_verified`): an email
+// set through the profile, by an administrator or an invitation, or by a site's provider is
+// unproven. Linking a provider to an account whose email is unproven hands the account to the
+// person the provider vouched for: whoever set that email (possibly to take over the owner's
+// future account) loses every credential the account had, its password, its tokens and its
+// other provider links.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Queryable } from '#shared/db/database.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
 import { AuthenticationFailedError, BadRequestError, ConflictError, NotFoundError } from '#shared/errors.ts';
@@ -15,12 +23,14 @@ import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
 import type { SocialAppRow } from '../social-app-repository.ts';
 import type { SocialScope } from '../social-scope.ts';
 import {
+  claimAccount,
   consumeLoginState,
   findLoginState,
   insertLoginState,
   insertSocialUser,
   linkAccount,
   linkedUser,
+  markEmailVerified,
   socialAppByLoginName,
   userByEmail,
   usernamesLike,
@@ -100,19 +110,32 @@ export async function finishSocialLogin(
     { code: callback.code, state: callback.state, redirectUri: callback.redirect_uri, iss: callback.iss },
     { codeVerifier: stored.code_verifier, nonce: stored.nonce },
   );
+  // Set when this sign-in cut an account's earlier credentials: its tokens are issued after it.
+  let cutOff: Date | undefined;
   const user = await runtime.db.transaction(async (tx) => {
     if (!(await consumeLoginState(tx, callback.state))) throw new BadRequestError('The sign-in state was already used.');
+    const platformProvider = scope.site === undefined;
     const linked = await linkedUser(tx, scope, app.id, identity.sub);
-    if (linked !== undefined) return linked;
+    if (linked !== undefined) {
+      // The provider vouching again for the account's current email proves it (after a change, say).
+      if (platformProvider && identity.emailVerified && identity.email !== undefined) {
+        await markEmailVerified(tx, linked.id, identity.email);
+      }
+      return linked;
+    }
     if (identity.email === undefined || !identity.emailVerified) {
       throw new BadRequestError('The provider did not verify an email address for this account; it cannot be linked or registered.');
     }
     const existing = await userByEmail(tx, identity.email);
-    if (existing !== undefined && scope.site !== undefined) {
+    if (existing !== undefined && !platformProvider) {
       // Platform users are platform-wide: a provider a site owner points anywhere must not claim one.
       throw new ConflictError(
         "An account with this email already exists; sign in with it instead. A site's sign-in provider cannot be linked to an existing account.",
       );
+    }
+    if (existing !== undefined && !existing.email_verified) {
+      cutOff = runtime.now();
+      await claimAccount(tx, existing.id, cutOff);
     }
     const target =
       existing ??
@@ -121,10 +144,13 @@ export async function finishSocialLogin(
         email: identity.email,
         firstName: identity.givenName,
         lastName: identity.familyName,
+        emailVerified: platformProvider,
       }));
     await linkAccount(tx, scope, target.id, app.id, identity.sub);
     return target;
   });
   if (!user.is_active || user.is_deleted) throw new AuthenticationFailedError('User account is disabled.');
+  // Tokens up to the cut-off's millisecond are refused: the new pair comes once the clock is past it.
+  while (cutOff !== undefined && runtime.now().getTime() <= cutOff.getTime()) await delay(1);
   return { pair: await runtime.tokens.issuePair(user), user };
 }

@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { testDriver } from '#test/support/test-database.ts';
 
 const TAKEN = { status: 'error', code: 'VALIDATION_ERROR', errors: { username: ['A user with that username already exists.'] } };
 
@@ -87,6 +88,61 @@ describe('usernames unique whatever the case', () => {
     );
     expect(row!.status).toBe('pending');
   });
+
+  it('answers one 201 and one 400 (never a 500) when Foo and foo are created at the same time', async () => {
+    // Prepare: several pairs, so that some reach the unique index past the check in code.
+    const names = ['Race-A', 'Race-B', 'Race-C', 'Race-D', 'Race-E'];
+    const create = (username: string) =>
+      app.request('POST', '/api/cloud/users/', {
+        token: admin,
+        body: {
+          username,
+          email: `${username.toLowerCase()}-${username === username.toLowerCase() ? 'lower' : 'mixed'}@example.com`,
+          password: USER_PASSWORD,
+        },
+      });
+
+    // Act
+    const answers = await Promise.all(names.map((name) => Promise.all([create(name), create(name.toLowerCase())])));
+
+    // Assess
+    for (const [index, pair] of answers.entries()) {
+      expect(pair.map((answer) => answer.status).sort()).toEqual([201, 400]);
+      expect(pair.find((answer) => answer.status === 400)!.body).toMatchObject(TAKEN);
+      expect(await usernamesLike(names[index]!)).toHaveLength(1);
+    }
+  });
+
+  // PGlite has one connection: a transaction of the test cannot stay open beside the request.
+  it.runIf(testDriver === 'postgres')(
+    'answers 400 on username when the unique index refuses a variant the check could not see',
+    async () => {
+      // Prepare: a variant inserted but not committed yet, invisible to the check in code.
+      let pending: ReturnType<TestApp['request']> | undefined;
+      await app.runtime.db.transaction(async (tx) => {
+        await tx.run(sql`insert into platform.users (username, email, password_hash) values ('Held-Race', 'held-race@example.com', 'x')`);
+
+        // Act
+        pending = app.request('POST', '/api/cloud/users/', {
+          token: admin,
+          body: { username: 'held-race', email: 'held-race-2@example.com', password: USER_PASSWORD },
+        });
+        // The request's insert waits for this transaction on the index entry; then it commits.
+        for (let attempt = 0; attempt < 500; attempt += 1) {
+          const waiting = await app.runtime.db.rows(sql`select 1 from pg_locks where not granted`);
+          if (waiting.length > 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        throw new Error('the request never waited on the uncommitted variant');
+      });
+      const answer = await pending!;
+
+      // Assess
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject(TAKEN);
+      expect(await usernamesLike('held-race')).toEqual(['Held-Race']);
+    },
+  );
 
   it('signs in by the exact username only, as before', async () => {
     const exact = await app.request('POST', '/api/auth/jwt/token/', { body: { username: ADMIN.username, password: ADMIN.password } });
