@@ -4,12 +4,9 @@
 // collide with the answers' own members, errors that name the edge's index, and the edges list's
 // `_count` modes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgDialect } from 'drizzle-orm/pg-core';
-import { renderStatement } from '#shared/db/render-sql.ts';
-import { sql } from '#shared/db/sql.ts';
-import { statementsDuring } from '#test/support/statement-capture.ts';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
+import { explainedWalk, rowsProduced } from '#test/support/walk-plans.ts';
 
 type Rec = Record<string, any>; // `any`: answers are read field by field
 
@@ -23,12 +20,6 @@ function hierarchySchema(key: Rec, types: Rec[]): Rec {
     hierarchy: true,
     graph: { enabled: true, types },
   };
-}
-
-/** Rows every node of a JSON plan produced (actual rows × loops), summed over the whole plan. */
-function rowsProduced(plan: Rec): number {
-  const own = Number(plan['Actual Rows'] ?? 0) * Number(plan['Actual Loops'] ?? 1);
-  return own + ((plan.Plans ?? []) as Rec[]).reduce((sum, child) => sum + rowsProduced(child), 0);
 }
 
 describe('hierarchy tables against a hostile caller', () => {
@@ -49,17 +40,8 @@ describe('hierarchy tables against a hostile caller', () => {
 
   /** The answer to `path` and the rows its walk statement (the one recursive statement it sends) produced. */
   async function walkRows(path: string): Promise<{ body: Rec; rows: number }> {
-    const db = app.runtime.db;
-    const dialect = new PgDialect();
-    const { result: answer, statements } = await statementsDuring(db, () => call('GET', path));
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const body: Rec = answer.body;
-    const walks = statements.filter((statement) => /\bwith recursive\b/i.test(renderStatement(statement, dialect).sql));
-    expect(walks).toHaveLength(1);
-    const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (analyze, format json) ${walks[0]!}`);
-    const explained = row!['QUERY PLAN'];
-    const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Rec[];
-    return { body, rows: rowsProduced(top!.Plan) };
+    const { answer, plan } = await explainedWalk(app.runtime.db, () => call('GET', path));
+    return { body: answer.body, rows: rowsProduced(plan) };
   }
 
   beforeAll(async () => {
