@@ -33,7 +33,8 @@ export async function obtainTokens(runtime: Runtime, username: string, password:
     throw new AuthenticationFailedError(BAD_CREDENTIALS);
   }
   const pair = await runtime.tokens.issuePair(user);
-  await recordLogin(runtime.db, user.id, pair.access.claims.issuedAt);
+  // The hash was read before the slow check: a change committed meanwhile (a new password, say) wins.
+  if (!(await recordLogin(runtime.db, user, pair.access.claims.issuedAt))) throw new AuthenticationFailedError(BAD_CREDENTIALS);
   return { pair, user: { uuid: user.uuid, username: user.username, email: user.email } };
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '#shared/auth/signing-keys.ts';
 import { TokenIssuer, type TokenPair } from '#shared/auth/tokens.ts';
 import { ADMIN, startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
+import { testDriver } from '#test/support/test-database.ts';
 
 describe('token revocation', () => {
   let app: TestApp;
@@ -172,6 +173,38 @@ describe('token revocation', () => {
       expect(Number.isInteger(payload.iat)).toBe(true);
       expect(Math.floor(payload.iat_ms / 1000)).toBe(payload.iat);
       expect(payload.fam).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  describe('a change that lands while a password sign-in checks the password', () => {
+    // PGlite has one connection: a transaction of the test cannot stay open beside the request.
+    it.runIf(testDriver === 'postgres')('answers 401 when the password changed while the sign-in checked the old one', async () => {
+      // Prepare: the account row held, so the sign-in reads the old hash, checks it, and then waits.
+      await app.createUser('racing-change');
+      let pending: ReturnType<TestApp['request']> | undefined;
+      await app.runtime.db.transaction(async (tx) => {
+        await tx.run(sql`select id from platform.users where username = 'racing-change' for update`);
+
+        // Act: the sign-in with the old password, then the change commits before it records the login
+        pending = app.request('POST', '/api/auth/jwt/token/', { body: { username: 'racing-change', password: USER_PASSWORD } });
+        let waited = false;
+        for (let attempt = 0; attempt < 1_000 && !waited; attempt += 1) {
+          waited = (await app.runtime.db.rows(sql`select 1 from pg_locks where not granted`)).length > 0;
+          if (!waited) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        if (!waited) throw new Error('the sign-in never waited on the held account row');
+        await tx.run(sql`update platform.users set password_hash = 'changed-meanwhile', tokens_valid_after = now()
+          where username = 'racing-change'`);
+      });
+      const answer = await pending!;
+
+      // Assess: no tokens for a password that no longer holds, and no login recorded
+      expect(answer.status).toBe(401);
+      expect(answer.body).not.toHaveProperty('access');
+      const [row] = await app.runtime.db.rows<{ last_login: Date | null }>(
+        sql`select last_login from platform.users where username = 'racing-change'`,
+      );
+      expect(row!.last_login).toBeNull();
     });
   });
 });
