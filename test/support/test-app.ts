@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123', email: 'admin@example.com' };
 
-type AnyBody = any; // `any`: test bodies are read field by field
+export type AnyBody = any; // `any`: test bodies are read field by field
 
 export interface ApiResponse<T = AnyBody> {
   status: number;

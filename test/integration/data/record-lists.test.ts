@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { startTestApp, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
+import { explainPlan, nodesOf, type PlanNode } from '#test/support/query-plans.ts';
 import { tenantBySlug } from '#shared/tenancy/resolve-tenant.ts';
 import { loadTableDescriptor } from '#functions/data/tables/table-lookup.ts';
 import type { TableDescriptor } from '#functions/data/tables/table-descriptor.ts';
@@ -32,19 +33,6 @@ const ITEMS = {
 };
 const DATA = '/api/apps/shop/datatables/items/data/';
 const dialect = new PgDialect();
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Loops'?: number;
-  'Index Name'?: string;
-  'Parent Relationship'?: string;
-  'Subplan Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 describe('record lists: page and total apart, _count, one answer shape', () => {
   let app: TestApp;
@@ -83,10 +71,7 @@ describe('record lists: page and total apart, _count, one answer shape', () => {
 
   async function explain(query: string): Promise<PlanNode[]> {
     const statement = listSql(descriptor, parseListQuery(descriptor, new URLSearchParams(query)));
-    const [row] = await app.runtime.db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (format json) ${statement}`);
-    const explained = row!['QUERY PLAN'];
-    const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Array<{ Plan: PlanNode }>;
-    return nodesOf(top!.Plan);
+    return nodesOf(await explainPlan(app.runtime.db, statement));
   }
 
   it.each([
@@ -140,10 +125,9 @@ describe('record lists: page and total apart, _count, one answer shape', () => {
       expect(answer.status, query).toBe(200);
       expect(answer.body.total, query).toBe(total);
       const statement = listSql(descriptor, parseListQuery(descriptor, new URLSearchParams(query)));
-      const [row] = await app.runtime.db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (analyze, format json) ${statement}`);
-      const explained = row!['QUERY PLAN'];
-      const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Array<{ Plan: PlanNode }>;
-      const count = nodesOf(top!.Plan).find((node) => node['Parent Relationship'] === 'InitPlan' && node['Node Type'] === 'Aggregate');
+      const count = nodesOf(await explainPlan(app.runtime.db, statement, { analyze: true })).find(
+        (node) => node['Parent Relationship'] === 'InitPlan' && node['Node Type'] === 'Aggregate',
+      );
       expect((count?.['Actual Loops'] ?? 0) > 0, `count ran for ${query}`).toBe(countRuns);
     }
   });

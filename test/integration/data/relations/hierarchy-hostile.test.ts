@@ -4,16 +4,14 @@
 // collide with the answers' own members, errors that name the edge's index, and the edges list's
 // `_count` modes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '#test/support/test-app.ts';
+import { startTestApp, type AnyBody, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
-import { explainedWalk, rowsProduced } from '#test/support/walk-plans.ts';
-
-type Rec = Record<string, any>; // `any`: answers are read field by field
+import { explainedWalk, rowsProduced } from '#test/support/query-plans.ts';
 
 const APP = '/api/apps/probe/';
 const SOFT_DELETE = { name: 'is_deleted', type: 'boolean', default: false };
 
-function hierarchySchema(key: Rec, types: Rec[]): Rec {
+function hierarchySchema(key: AnyBody, types: AnyBody[]): AnyBody {
   return {
     fields: [key, { name: 'name', type: 'string' }, SOFT_DELETE],
     primaryKey: [key.name],
@@ -27,9 +25,9 @@ describe('hierarchy tables against a hostile caller', () => {
   let admin: string;
   let tenant: Record<string, string>;
   const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
-  const ids = (list: Rec[]) => list.map((record) => record.id);
+  const ids = (list: AnyBody[]) => list.map((record) => record.id);
 
-  async function hierarchyTable(name: string, schema: Rec, records: Rec[]): Promise<string> {
+  async function hierarchyTable(name: string, schema: AnyBody, records: AnyBody[]): Promise<string> {
     const created = await call('POST', `${APP}datasources/main/datatables/`, { name, json_schema: schema });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const table = `${APP}datatables/${name}/`;
@@ -39,7 +37,7 @@ describe('hierarchy tables against a hostile caller', () => {
   }
 
   /** The answer to `path` and the rows its walk statement (the one recursive statement it sends) produced. */
-  async function walkRows(path: string): Promise<{ body: Rec; rows: number }> {
+  async function walkRows(path: string): Promise<{ body: AnyBody; rows: number }> {
     const { answer, plan } = await explainedWalk(app.runtime.db, () => call('GET', path));
     return { body: answer.body, rows: rowsProduced(plan) };
   }
@@ -81,7 +79,7 @@ describe('hierarchy tables against a hostile caller', () => {
     for (const { body } of [shallow, deep]) {
       expect(body.total).toBe(N + 1);
       expect(ids(body.data[0].children)).toEqual(others);
-      expect(body.data[0].children.every((child: Rec) => child._depth === 1 && child.children.length === 0)).toBe(true);
+      expect(body.data[0].children.every((child: AnyBody) => child._depth === 1 && child.children.length === 0)).toBe(true);
     }
     expect(ids(forest.body.data)).toEqual([0]);
     expect(ids(forest.body.data[0].children)).toEqual(others);
@@ -162,7 +160,7 @@ describe('hierarchy tables against a hostile caller', () => {
       ['y', 'X'],
     ].map(([from_id, to_id]) => ({ from_id, to_id, type: 'part' }));
     expect((await call('POST', `${table}edges/`, edges)).status).toBe(201);
-    const codes = (list: Rec[]) => list.map((record) => record.code).sort();
+    const codes = (list: AnyBody[]) => list.map((record) => record.code).sort();
 
     // Act
     const tree = await call('GET', `${table}data/R/?format=tree`);
@@ -178,7 +176,7 @@ describe('hierarchy tables against a hostile caller', () => {
       const [root] = answer.body.data;
       expect(root.code).toBe('R');
       expect(codes(root.children)).toEqual(['X', 'x']);
-      const byCode = Object.fromEntries(root.children.map((child: Rec) => [child.code, child]));
+      const byCode = Object.fromEntries(root.children.map((child: AnyBody) => [child.code, child]));
       expect(codes(byCode.X.children)).toEqual(['y']);
       expect(byCode.x.children).toEqual([]);
     }
@@ -212,7 +210,7 @@ describe('hierarchy tables against a hostile caller', () => {
     expect(secondOwner.body.details).toHaveProperty(['0.type']);
     expect(tree.status).toBe(200);
     expect(tree.body.total).toBe(2);
-    expect(tree.body.data[0].children.map((child: Rec) => child.at)).toEqual(['2020-01-02T00:00:00Z']);
+    expect(tree.body.data[0].children.map((child: AnyBody) => child.at)).toEqual(['2020-01-02T00:00:00Z']);
   });
 
   it('refuses labels that collide with a type of their own or with the answers members', async () => {
@@ -225,7 +223,7 @@ describe('hierarchy tables against a hostile caller', () => {
       // Act
       const answer = await call('POST', `${APP}datasources/main/datatables/`, {
         name: 'labels',
-        json_schema: hierarchySchema({ name: 'id', type: 'integer' }, types as unknown as Rec[]),
+        json_schema: hierarchySchema({ name: 'id', type: 'integer' }, types as unknown as AnyBody[]),
       });
 
       // Assess

@@ -6,10 +6,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSite } from '#test/support/sites.ts';
-import { startTestApp, type TestApp } from '#test/support/test-app.ts';
-import { edgesRead, explainedWalk, recursiveWalks, rowsProduced } from '#test/support/walk-plans.ts';
+import { startTestApp, type AnyBody, type TestApp } from '#test/support/test-app.ts';
+import { edgesRead, explainedWalk, recursiveWalks, rowsProduced } from '#test/support/query-plans.ts';
 
-type Rec = Record<string, any>; // `any`: answers are read field by field
 type Edge = { from_id: number; to_id: number; type: string };
 
 const APP = '/api/apps/walks/';
@@ -18,7 +17,7 @@ const TYPES = [
   { name: 'mentor', inverse: 'mentees' },
 ];
 
-function hierarchySchema(types: Rec[]): Rec {
+function hierarchySchema(types: AnyBody[]): AnyBody {
   return {
     fields: [
       { name: 'id', type: 'integer' },
@@ -65,10 +64,10 @@ describe('include= walks of hierarchy tables', () => {
   let tenant: Record<string, string>;
   let tables = 0;
   const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers: tenant });
-  const listed = (list: Rec[] | undefined) => (list ?? []).map((record) => [record.id, record._depth, record._relationship_type]);
+  const listed = (list: AnyBody[] | undefined) => (list ?? []).map((record) => [record.id, record._depth, record._relationship_type]);
 
   /** A new hierarchy table of `ids` (those in `deleted` soft-deleted after the edges are made). */
-  async function graphTable(types: Rec[], ids: number[], edges: Edge[], deleted: Iterable<number> = []): Promise<string> {
+  async function graphTable(types: AnyBody[], ids: number[], edges: Edge[], deleted: Iterable<number> = []): Promise<string> {
     tables += 1;
     const name = `graph_${tables}`;
     const created = await call('POST', `${APP}datasources/main/datatables/`, { name, json_schema: hierarchySchema(types) });
@@ -83,7 +82,7 @@ describe('include= walks of hierarchy tables', () => {
   }
 
   /** The answer to `path` and, per walk of its statement, the rows its plan produced and the edges it read. */
-  async function walkWork(path: string): Promise<{ body: Rec; walks: Array<{ rows: number; edges: number }> }> {
+  async function walkWork(path: string): Promise<{ body: AnyBody; walks: Array<{ rows: number; edges: number }> }> {
     const { answer, plan } = await explainedWalk(app.runtime.db, () => call('GET', path));
     return { body: answer.body, walks: recursiveWalks(plan).map((walk) => ({ rows: rowsProduced(walk), edges: edgesRead(walk) })) };
   }

@@ -1,21 +1,48 @@
-// What a hierarchy read's walk did, from the database's own count: the one recursive statement a
+// Plans of statements as the database reports them (EXPLAIN, FORMAT JSON), and what a hierarchy
+// read's walk did, from the database's own count: the one recursive statement a
 // request sends, run again under EXPLAIN ANALYZE, and the rows its plan nodes produced. Tests hold a
 // walk's work bounded with these counts, never with a duration.
 import { expect } from 'vitest';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Database } from '#shared/db/database.ts';
+import type { SQL } from 'drizzle-orm';
+import type { Database, Queryable } from '#shared/db/database.ts';
 import { renderStatement } from '#shared/db/render-sql.ts';
 import { sql } from '#shared/db/sql.ts';
 import { statementsDuring } from './statement-capture.ts';
 import type { ApiResponse } from './test-app.ts';
 
-/** A node of a JSON plan, read member by member. */
-export type PlanNode = Record<string, any>; // `any`: plans are read member by member
+/** The members of an EXPLAIN (FORMAT JSON) plan node the tests read. */
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Parent Relationship'?: string;
+  'Subplan Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The plan of `statement` (run too with `analyze`); PGlite answers the JSON as text, PostgreSQL parsed. */
+export async function explainPlan(db: Queryable, statement: SQL, options: { analyze?: boolean } = {}): Promise<PlanNode> {
+  const how = options.analyze === true ? sql`analyze, format json` : sql`format json`;
+  const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (${how}) ${statement}`);
+  const explained = row!['QUERY PLAN'];
+  const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as Array<{ Plan: PlanNode }>;
+  return top!.Plan;
+}
+
+/** The node and every node under it, depth first. */
+export function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
 
 /** Rows every node of a plan produced (actual rows × loops), summed over the whole plan. */
 export function rowsProduced(plan: PlanNode): number {
   const own = Number(plan['Actual Rows'] ?? 0) * Number(plan['Actual Loops'] ?? 1);
-  return own + ((plan.Plans ?? []) as PlanNode[]).reduce((sum, child) => sum + rowsProduced(child), 0);
+  return own + (plan.Plans ?? []).reduce((sum, child) => sum + rowsProduced(child), 0);
 }
 
 /**
@@ -27,13 +54,13 @@ export function edgesRead(plan: PlanNode): number {
   const own = /_edges$/.test(String(plan['Relation Name'] ?? ''))
     ? (Number(plan['Actual Rows'] ?? 0) + dropped) * Number(plan['Actual Loops'] ?? 1)
     : 0;
-  return own + ((plan.Plans ?? []) as PlanNode[]).reduce((sum, child) => sum + edgesRead(child), 0);
+  return own + (plan.Plans ?? []).reduce((sum, child) => sum + edgesRead(child), 0);
 }
 
 /** Each recursive walk of a plan (its `Recursive Union` nodes), outermost first. */
 export function recursiveWalks(plan: PlanNode): PlanNode[] {
   if (plan['Node Type'] === 'Recursive Union') return [plan];
-  return ((plan.Plans ?? []) as PlanNode[]).flatMap(recursiveWalks);
+  return (plan.Plans ?? []).flatMap(recursiveWalks);
 }
 
 /**
@@ -46,8 +73,5 @@ export async function explainedWalk(db: Database, request: () => Promise<ApiResp
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   const walks = statements.filter((statement) => /\bwith recursive\b/i.test(renderStatement(statement, dialect).sql));
   expect(walks).toHaveLength(1);
-  const [row] = await db.rows<{ 'QUERY PLAN': unknown }>(sql`explain (analyze, format json) ${walks[0]!}`);
-  const explained = row!['QUERY PLAN'];
-  const [top] = (typeof explained === 'string' ? JSON.parse(explained) : explained) as PlanNode[];
-  return { answer, plan: top!.Plan };
+  return { answer, plan: await explainPlan(db, walks[0]!, { analyze: true }) };
 }
