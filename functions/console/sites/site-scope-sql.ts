@@ -36,9 +36,9 @@ export function siteScopeCondition(scope: SiteScope, siteId: SQL): SQL {
 
 /**
  * Joins limiting `sup` (site_user_permissions) to grants whose holder is still a member of the
- * site's organization, as effectiveSitePermissions (site-access.ts) does for one site.
+ * site's organization, as effectiveSitePermissions (site-access.ts) does for one site; the site is `gs`.
  */
-const ofMembers = sql`join platform.sites gs on gs.id = sup.site_id
+export const ofMembers = sql`join platform.sites gs on gs.id = sup.site_id
       join platform.organization_members gm on gm.organization_id = gs.organization_id and gm.user_id = sup.user_id`;
 
 /** Sites the caller can access: site managers their organizations' sites; else any site permission. */

@@ -7,7 +7,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage } from '#shared/db/counted-page.ts';
 import { containsPattern } from '#shared/text/like-patterns.ts';
-import { siteScopeCondition, sitesManagedOrganizations, type SiteScope } from './site-scope-sql.ts';
+import { ofMembers, siteScopeCondition, sitesManagedOrganizations, type SiteScope } from './site-scope-sql.ts';
 
 export type UserSiteRow = {
   slug: string;
@@ -110,13 +110,8 @@ export async function membersAmong(db: Queryable, organizationId: number, userId
   return new Set(rows.map((row) => Number(row.user_id)));
 }
 
-/**
- * The joins and grouping of a read of permissions that count: rows whose holder is a member of the
- * site's organization (site-access.ts), so taking a row left by an ended membership takes nothing.
- */
-const countingGrants = sql`from platform.site_user_permissions sup
-    join platform.sites s on s.id = sup.site_id
-    join platform.organization_members m on m.organization_id = s.organization_id and m.user_id = sup.user_id
+/** Grants that count (their holder a member of the site's organization, site-scope-sql.ts), the site as `gs`. */
+const countingGrants = sql`from platform.site_user_permissions sup ${ofMembers}
     join platform.permissions p on p.id = sup.permission_id`;
 
 /** Per user, the permissions that count on the site: of `userIds`, or of everyone when absent. */
@@ -136,12 +131,12 @@ export async function countingPermissionsOfUser(
   userId: number,
   sites: { siteIds: number[] } | SiteScope,
 ): Promise<Map<string, string[]>> {
-  const which = 'siteIds' in sites ? sql`s.id = any(${sql.param(sites.siteIds)}::int[])` : siteScopeCondition(sites, sql`s.id`);
+  const which = 'siteIds' in sites ? sql`gs.id = any(${sql.param(sites.siteIds)}::int[])` : siteScopeCondition(sites, sql`gs.id`);
   const rows = await db.rows<{ slug: string; permissions: string[] }>(sql`
-    select s.slug, array_agg(p.codename::text order by p.codename) as permissions
+    select gs.slug, array_agg(p.codename::text order by p.codename) as permissions
     ${countingGrants}
     where sup.user_id = ${userId} and ${which}
-    group by s.slug`);
+    group by gs.slug`);
   return new Map(rows.map((row) => [row.slug, row.permissions]));
 }
 
