@@ -34,9 +34,12 @@ export async function registeredBuildPrefix(db: Queryable, host: string): Promis
   return row?.build_prefix ?? undefined;
 }
 
-/** The hosts a site's workers claim (read by a site delete before the claims go with its row). */
-export async function hostsOfSite(db: Queryable, siteId: number): Promise<string[]> {
-  const rows = await db.rows<{ full_domain: string }>(sql`select full_domain from platform.hosted_domains where site_id = ${siteId}`);
+/** The hosts the sites' workers claim (read by a site or organization delete before the claims go with the rows). */
+export async function hostsOfSites(db: Queryable, siteIds: readonly number[]): Promise<string[]> {
+  if (siteIds.length === 0) return [];
+  const rows = await db.rows<{ full_domain: string }>(
+    sql`select full_domain from platform.hosted_domains where site_id = any(${sql.param([...siteIds])}::int[])`,
+  );
   return rows.map((row) => row.full_domain);
 }
 

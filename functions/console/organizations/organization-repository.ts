@@ -14,7 +14,7 @@ import {
   type OrganizationRow,
 } from '#shared/db/platform-schema.ts';
 import { dropTenantSchema } from '#shared/db/tenant-schemas.ts';
-import { hostsOfSite } from '#shared/hosting/hosted-domains.ts';
+import { hostsOfSites } from '#shared/hosting/hosted-domains.ts';
 import { queueTenantPurges } from '#shared/tenancy/tenant-purges.ts';
 import type { PageRequest } from '#shared/http/pagination.ts';
 import { countedPage, matchesOf, type CountedPage } from '#shared/db/counted-page.ts';
@@ -155,8 +155,10 @@ export async function deleteOrganizationCascade(db: Queryable, organizationId: n
           where other.user_id = m.user_id and other.organization_id <> ${organizationId}
         )`);
     // Read before the site rows go: their hosted domain claims go with them.
-    const hostedDomains: string[] = [];
-    for (const site of ownSites) hostedDomains.push(...(await hostsOfSite(tx, site.id)));
+    const hostedDomains = await hostsOfSites(
+      tx,
+      ownSites.map((site) => site.id),
+    );
     for (const site of ownSites) await dropTenantSchema(tx, site.schemaName);
     // Their bytes in the stores and their edge hosts go after the commit, by the maintenance sweep
     // (tenant-purges.ts); queued before the site rows go, with the hosts they claimed.

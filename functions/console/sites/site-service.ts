@@ -7,7 +7,7 @@ import type { Queryable } from '#shared/db/database.ts';
 import { createTenantSchema, dropTenantSchema } from '#shared/db/tenant-schemas.ts';
 import { ConflictError, ValidationError } from '#shared/errors.ts';
 import { lockHostClaim, otherHostHolder } from '#shared/hosting/host-claims.ts';
-import { forgetHostedDomains, hostsOfSite } from '#shared/hosting/hosted-domains.ts';
+import { forgetHostedDomains, hostsOfSites } from '#shared/hosting/hosted-domains.ts';
 import { toPageRequest } from '#shared/http/pagination.ts';
 import { siteStanding, effectiveSitePermissions, type SitePermission } from '#shared/tenancy/site-access.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
@@ -171,7 +171,7 @@ export async function deleteSite(ports: SiteServicePorts, caller: Principal, slu
   const hosts = await ports.db.transaction(async (tx) => {
     // Queued first: it reads the site's hosted domain claims, which go with its row.
     await queueTenantPurges(tx, [{ id: site.id, uuid: site.uuid }]);
-    const claimed = await hostsOfSite(tx, site.id);
+    const claimed = await hostsOfSites(tx, [site.id]);
     await deleteSiteRow(tx, site.id);
     await dropTenantSchema(tx, site.schemaName);
     return claimed;
