@@ -46,6 +46,15 @@ export function assertIssuedAfter(claims: TokenClaims, validAfterMs: number | nu
 }
 
 /**
+ * Waits until the clock is past `cutOff`, so tokens issued next pass assertIssuedAfter (one from the
+ * cut-off's own millisecond would not): after a change that sets `tokens_valid_after` and hands out
+ * a fresh pair at once.
+ */
+export async function untilPastCutOff(cutOff: Date, now: () => Date, sleep: (ms: number) => Promise<void>): Promise<void> {
+  while (now().getTime() <= cutOff.getTime()) await sleep(1);
+}
+
+/**
  * The caller's columns: the user aliased `u`, whether this token or its family was revoked, and the
  * user's permissions, direct and through groups. Tenant requests read them in the same statement
  * as the site (see shared/tenancy/tenant-context.ts).

@@ -3,6 +3,7 @@
 // password change ends every token issued before it (access and refresh alike) and hands back a
 // fresh pair so the client carries on.
 import { passwordWeaknesses } from '#shared/auth/password-strength.ts';
+import { untilPastCutOff } from '#shared/auth/authenticate.ts';
 import { hashPassword, verifyPassword } from '#shared/auth/passwords.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
@@ -72,6 +73,6 @@ export async function changePassword(ports: ProfileServicePorts, caller: Princip
   const passwordHash = await hashPassword(body.new_password, ports.passwordCost);
   const cutOff = ports.now();
   const updated = await updateUser(ports.db, user.id, { passwordHash, tokensValidAfter: cutOff });
-  while (ports.now().getTime() <= cutOff.getTime()) await ports.sleep(1);
+  await untilPastCutOff(cutOff, ports.now, ports.sleep);
   return ports.issueTokens(updated);
 }

@@ -17,6 +17,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Queryable } from '#shared/db/database.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
 import { AuthenticationFailedError, BadRequestError, ConflictError, NotFoundError } from '#shared/errors.ts';
+import { untilPastCutOff } from '#shared/auth/authenticate.ts';
 import type { TokenPair } from '#shared/auth/tokens.ts';
 import { openSocialSecret } from '#shared/social/social-app-secret.ts';
 import { slugFrom, uniqueSlug } from '#shared/text/slugs.ts';
@@ -150,7 +151,6 @@ export async function finishSocialLogin(
     return target;
   });
   if (!user.is_active || user.is_deleted) throw new AuthenticationFailedError('User account is disabled.');
-  // Tokens up to the cut-off's millisecond are refused: the new pair comes once the clock is past it.
-  while (cutOff !== undefined && runtime.now().getTime() <= cutOff.getTime()) await delay(1);
+  if (cutOff !== undefined) await untilPastCutOff(cutOff, () => runtime.now(), delay);
   return { pair: await runtime.tokens.issuePair(user), user };
 }
