@@ -78,6 +78,7 @@ const SETTINGS = {
   ),
   CORS_ORIGINS: setting(commaList, ['http://localhost:3000', 'http://localhost:5173']),
   ACCESS_TOKEN_TTL_SECONDS: setting(seconds, 900),
+  CONTEXT_REUSE_MS: setting(() => z.coerce.number().int().min(0).max(10_000), 500),
   REFRESH_TOKEN_TTL_SECONDS: setting(seconds, 7 * 24 * 3600),
   JWT_ISSUER: setting(() => z.string().min(1), 'tessera'),
   JWT_PRIVATE_KEY: setting(() => z.string().min(1)),
@@ -234,6 +235,11 @@ export interface Config {
     issuer: string;
     privateKeyJwk?: string;
     signingKeySecretArn?: string;
+    /**
+     * How long a caller's context, read for one of their reads, serves their next reads under a
+     * guard (shared/tenancy/context-reuse.ts); 0 reads it on every request.
+     */
+    contextReuseMs: number;
   };
   email: {
     /** `outbox` writes each mail as a JSON file under DATA_DIR/outbox; `ses` sends through Amazon SES. */
@@ -412,6 +418,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: s.CORS_ORIGINS,
     tokens: {
       accessTtlSeconds: s.ACCESS_TOKEN_TTL_SECONDS,
+      contextReuseMs: s.CONTEXT_REUSE_MS,
       refreshTtlSeconds: s.REFRESH_TOKEN_TTL_SECONDS,
       issuer: s.JWT_ISSUER,
       privateKeyJwk: s.JWT_PRIVATE_KEY,

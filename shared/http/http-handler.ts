@@ -28,6 +28,10 @@ import { stateOfEvent } from './middleware/pipeline-state.ts';
 import { renderErrorsMiddleware } from './middleware/render-errors.ts';
 import { requestContextMiddleware } from './middleware/request-context.ts';
 import { resolveTenantMiddleware } from './middleware/resolve-tenant.ts';
+import { noteWriteRequest } from '#shared/tenancy/context-reuse.ts';
+
+/** Methods that never write; every other request forgets the reused caller contexts. */
+const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -125,5 +129,17 @@ export function createHttpHandler(group: string, routes: readonly AnyRoute[]): H
     .use(countRequestMiddleware(router))
     .use(parseRequestMiddleware(router))
     .use(resolveTenantMiddleware());
-  return { handler: chain as unknown as ApiHandler, router };
+  const run = chain as unknown as ApiHandler;
+  const handler: ApiHandler = async (event, context) => {
+    if (READ_ONLY_METHODS.has(event.requestContext.http.method.toUpperCase())) return run(event, context);
+    // Anything that may write can change who may do what: reused caller contexts are forgotten
+    // when it starts and again when it ends (shared/tenancy/context-reuse.ts).
+    noteWriteRequest();
+    try {
+      return await run(event, context);
+    } finally {
+      noteWriteRequest();
+    }
+  };
+  return { handler, router };
 }

@@ -15,6 +15,8 @@
 // Sent on two connections, each statement cost the process a write and the database a wake-up. Nothing
 // the read finds is returned before the caller's checks pass, either way. PGlite has one connection,
 // so there the read stays fused into a single statement.
+// A caller's next reads within CONTEXT_REUSE_MS send the read alone, under a guard that the rows
+// their context came from are unchanged and the token is not revoked (context-reuse.ts).
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/auth/authenticate.ts';
@@ -22,11 +24,20 @@ import type { Principal } from '#shared/auth/principal.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
 import type { Database } from '#shared/db/database.ts';
 import type { CallerCounting, CountingSql } from '#shared/rate-limit/counters.ts';
-import { missingTenant, tenantFromRow, tenantMatchSql, type TenantHint, type TenantLookup, type TenantRow } from './resolve-tenant.ts';
+import {
+  hostName,
+  missingTenant,
+  tenantFromRow,
+  tenantMatchSql,
+  type TenantHint,
+  type TenantLookup,
+  type TenantRow,
+} from './resolve-tenant.ts';
 import { rememberStanding, standingColumns, standingFromRow } from './site-access.ts';
 import type { Tenant } from './tenant.ts';
 import type { SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
 import { holdsAnyRoleSql, rolePermissionsSql } from './role-grants.ts';
+import { contextReadStart, contextVersionSql, guardedByContextSql, RememberedContexts, type ContextSources } from './context-reuse.ts';
 
 type ContextRow = PrincipalRow &
   Partial<TenantRow> & {
@@ -37,6 +48,8 @@ type ContextRow = PrincipalRow &
     fused?: unknown;
     holds_roles?: boolean | null;
     app_role_permissions?: string[] | null;
+    /** The versions of the rows the context was read from (context-reuse.ts), when asked for. */
+    context_version?: string | null;
   };
 
 export interface SignedInTenantContext {
@@ -67,17 +80,54 @@ function contextStatement(
   fused: SQL | undefined,
   counting: CountingSql | undefined,
   roles: RolesGuess | undefined,
+  versioned: boolean,
 ): SQL {
   const grantsColumn = roles?.grants ? sql`, (${rolePermissionsSql(roles.site, sql`u.id`, roles.appSlug)}) as app_role_permissions` : sql``;
   const rolesColumn = roles === undefined ? sql`` : sql`, ${holdsAnyRoleSql(roles.site, sql`u.id`)} as holds_roles${grantsColumn}`;
+  const versionColumn = versioned
+    ? sql`, ${contextVersionSql(contextSources(hint, sql`u.id`, sql`t.site_id`, sql`t.organization_id`))} as context_version`
+    : sql``;
   return sql`${counting === undefined ? sql`` : counting.withClause} select ${principalColumns(claims.tokenId, claims.familyId)}, t.*,
       ${standingColumns(sql`t.site_id`, sql.raw('m'), sql`u.id`)}${fused === undefined ? sql`` : sql`, (${fused}) as fused`}${rolesColumn}${
         counting === undefined ? sql`` : sql`, ${counting.column}`
-      }
+      }${versionColumn}
     from platform.users u
     left join lateral (${tenantMatchSql(hint)}) t on true
     left join platform.organization_members m on m.organization_id = t.organization_id and m.user_id = u.id
     where u.uuid = ${claims.subject}`;
+}
+
+function contextSources(hint: TenantHint, userId: SQL, siteId: SQL, organizationId: SQL): ContextSources {
+  return { userId, siteId, organizationId, hostName: hostName(hint.host) };
+}
+
+/** Contexts read for a fused read, by token, host, tenant header and roles guess (context-reuse.ts). */
+const rememberedContexts = new RememberedContexts<ContextRow>();
+
+function reuseKey(claims: TokenClaims, hint: TenantHint, roles: RolesGuess | undefined): string {
+  const rolesKey = roles === undefined ? '' : `${roles.site.schemaName}\n${roles.appSlug}\n${String(roles.grants)}`;
+  return `${claims.tokenId}\n${hint.host}\n${hint.tenantHeader ?? ''}\n${rolesKey}`;
+}
+
+/**
+ * The fused read under a remembered context's guard: its value when the context still stands,
+ * undefined when it no longer does or the statement failed (the context is then read anew).
+ */
+async function readUnderRememberedContext(
+  db: Database,
+  claims: TokenClaims,
+  hint: TenantHint,
+  row: ContextRow,
+  fused: SQL,
+): Promise<{ fused: unknown } | undefined> {
+  const sources = contextSources(hint, sql`${row.id}`, sql`${Number(row.site_id)}`, sql`${Number(row.organization_id)}`);
+  const guard = { sources, version: row.context_version!, tokenId: claims.tokenId, familyId: claims.familyId };
+  try {
+    const [answer] = await db.rows<{ holds: boolean; fused: unknown }>(guardedByContextSql(fused, guard));
+    return answer?.holds === true ? { fused: answer.fused } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -92,11 +142,26 @@ export async function signedInTenantContext(
   fused?: SQL,
   counting?: CallerCounting,
   roles?: RolesGuess,
+  reuseMs = 0,
 ): Promise<SignedInTenantContext> {
   const countingSql = counting?.sqlFor(claims.subject);
+  // Only a fused read whose count needs no statement may reuse a context, and only such a read's
+  // context is remembered (context-reuse.ts).
+  const reuses = reuseMs > 0 && fused !== undefined && countingSql === undefined;
+  const key = reuses ? reuseKey(claims, hint, roles) : '';
+  const remembered = reuses ? rememberedContexts.reusable(key, reuseMs) : undefined;
+  if (remembered !== undefined) {
+    const read = await readUnderRememberedContext(db, claims, hint, remembered, fused!);
+    if (read !== undefined) {
+      counting?.settle(undefined);
+      return contextOfRow(remembered, claims, hint, read.fused, roles);
+    }
+    rememberedContexts.forget(key);
+  }
+  const start = contextReadStart();
   const [contextSent, readSent] =
     fused !== undefined && db.driver === 'postgres'
-      ? db.rowsTogether([contextStatement(claims, hint, undefined, countingSql, roles), sql`select (${fused}) as fused`])
+      ? db.rowsTogether([contextStatement(claims, hint, undefined, countingSql, roles, reuses), sql`select (${fused}) as fused`])
       : [];
   // The read on its own answers its value, or undefined when it failed (the route then reads the ordinary way).
   const separateRead = readSent?.then(
@@ -108,17 +173,35 @@ export async function signedInTenantContext(
   let fusedValue: unknown;
   let rolesRead = roles;
   try {
-    [row] = (await (contextSent ?? db.rows(contextStatement(claims, hint, inlineRead, countingSql, roles)))) as ContextRow[];
+    [row] = (await (contextSent ?? db.rows(contextStatement(claims, hint, inlineRead, countingSql, roles, reuses)))) as ContextRow[];
     fusedValue = row?.fused;
   } catch (error) {
     // A failed statement counted nothing (it rolled back as a whole), so the retry counts once. A
     // guessed schema that is gone (a deleted site) fails it too.
     if (inlineRead === undefined && roles === undefined) throw error;
     rolesRead = undefined;
-    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, undefined, countingSql, undefined));
+    [row] = await db.rows<ContextRow>(contextStatement(claims, hint, undefined, countingSql, undefined, false));
   }
   if (separateRead !== undefined) fusedValue = await separateRead;
   counting?.settle(row?.rate_limit);
+  const context = contextOfRow(row, claims, hint, fusedValue, rolesRead);
+  // Remembered only once every check above has passed, for a site found, and for a caller holding
+  // no role there: role grants are not under the guard.
+  if (row?.context_version !== undefined && row.context_version !== null && 'found' in context.lookup && context.holdsRoles !== true) {
+    const { fused: _read, rate_limit: _counts, ...kept } = row;
+    rememberedContexts.remember(key, kept as ContextRow, start);
+  }
+  return context;
+}
+
+/** The caller's context from its row: throws the caller's 401; a missing site is in `lookup`. */
+function contextOfRow(
+  row: ContextRow | undefined,
+  claims: TokenClaims,
+  hint: TenantHint,
+  fusedValue: unknown,
+  rolesRead: RolesGuess | undefined,
+): SignedInTenantContext {
   const principal = principalFromRow(row, claims);
   if (row!.site_id === null || row!.site_id === undefined) return { principal, lookup: missingTenant(hint), fused: undefined };
   const tenant: Tenant = tenantFromRow(row as ContextRow & TenantRow);

@@ -114,7 +114,15 @@ async function establishSignedIn(
   const { db } = ctx.runtime;
   let context: Awaited<ReturnType<typeof signedInTenantContext>>;
   try {
-    context = await signedInTenantContext(db, claims, hint, fused, limits.counting, rolesGuess(hint, route, params, claims.subject));
+    context = await signedInTenantContext(
+      db,
+      claims,
+      hint,
+      fused,
+      limits.counting,
+      rolesGuess(hint, route, params, claims.subject),
+      ctx.runtime.config.tokens.contextReuseMs,
+    );
   } catch (error) {
     limits.enforce();
     // As on platform routes: where a caller is optional, a token that no longer counts makes them anonymous.

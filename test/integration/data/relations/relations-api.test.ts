@@ -369,19 +369,23 @@ describe('relations: related filters, sorting and populate', () => {
         return realTogether(sent).map(counted);
       }),
     ];
-    // On PostgreSQL the caller-and-site read and the list go as two statements sent together on one
-    // connection; PGlite has one connection, so there they are one statement.
-    const oneRoundTrip = db.driver === 'postgres' ? 2 : 1;
+    // One round trip: on PostgreSQL the caller-and-site read and the list go as two statements sent
+    // together on one connection (PGlite has one connection, so there they are one statement); or,
+    // with the caller's context read moments ago and reused, the list alone under its guard.
+    const oneRoundTrip = () => {
+      const reused = statements === 1 && batches === 0;
+      const together = db.driver === 'postgres' ? statements === 2 && batches === 1 && mostInFlight === 2 : statements === 1;
+      return reused || together;
+    };
     try {
       expect((await list('posts', 'comments.body=great&_sort=id')).body.data.map((post: Rec) => post.id)).toEqual([10]);
-      expect(statements).toBe(oneRoundTrip);
-      expect(mostInFlight).toBe(oneRoundTrip);
-      expect(batches).toBe(db.driver === 'postgres' ? 1 : 0);
+      expect(oneRoundTrip(), `${statements} statements, ${batches} batches`).toBe(true);
       statements = 0;
       const tree = await call('GET', '/api/apps/blog/datatables/posts/data/10/?populate=author');
       expect(tree.body.data.author_id.name).toBe('Ann');
-      // The record and caller in one round trip, then the one populate statement.
-      expect(statements).toBe(oneRoundTrip + 1);
+      // The record and caller in one round trip (one statement, or two sent together on PostgreSQL),
+      // then the one populate statement.
+      expect(db.driver === 'postgres' ? [2, 3] : [2]).toContain(statements);
     } finally {
       for (const spy of spies) spy.mockRestore();
     }
