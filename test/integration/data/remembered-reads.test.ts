@@ -4,15 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
+import { defineNotes as defineNotesTable, NOTES_DATA } from '#test/support/notes-table.ts';
 
-const NOTES = {
-  fields: [
-    { name: 'id', type: 'integer' },
-    { name: 'title', type: 'string', constraints: { required: true } },
-  ],
-  primaryKey: ['id'],
-};
-const DATA = '/api/apps/notes/datatables/notes/data/';
+const DATA = NOTES_DATA;
 
 describe('record reads through a remembered table', () => {
   let app: TestApp;
@@ -20,22 +14,7 @@ describe('record reads through a remembered table', () => {
   let site: { slug: string; headers: Record<string, string> };
   let other: { slug: string; headers: Record<string, string> };
 
-  async function defineNotes(headers: Record<string, string>, titles: string[]): Promise<void> {
-    const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers });
-    expect((await call('POST', '/api/apps/', { name: 'Notes' })).status).toBe(201);
-    expect((await call('POST', '/api/apps/notes/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
-    expect((await call('POST', '/api/apps/notes/datasources/main/datatables/', { name: 'notes', json_schema: NOTES })).status).toBe(201);
-    expect((await call('POST', '/api/apps/notes/datatables/notes/materialize/')).status).toBe(200);
-    expect(
-      (
-        await call(
-          'POST',
-          DATA,
-          titles.map((title) => ({ title })),
-        )
-      ).status,
-    ).toBe(201);
-  }
+  const defineNotes = (headers: Record<string, string>, titles: string[]) => defineNotesTable(app, admin, headers, titles);
 
   async function member(username: string, permissions: string[]): Promise<string> {
     await app.createUser(username);

@@ -10,15 +10,9 @@ import { sql } from '#shared/db/sql.ts';
 import { startTestApp, USER_PASSWORD, type TestApp } from '#test/support/test-app.ts';
 import { createSite } from '#test/support/sites.ts';
 import { statementsDuring } from '#test/support/statement-capture.ts';
+import { defineNotes as defineNotesTable, NOTES_DATA } from '#test/support/notes-table.ts';
 
-const NOTES = {
-  fields: [
-    { name: 'id', type: 'integer' },
-    { name: 'title', type: 'string', constraints: { required: true } },
-  ],
-  primaryKey: ['id'],
-};
-const DATA = '/api/apps/notes/datatables/notes/data/';
+const DATA = NOTES_DATA;
 const dialect = new PgDialect();
 
 describe('record reads under a reused caller context', () => {
@@ -26,14 +20,7 @@ describe('record reads under a reused caller context', () => {
   let admin: string;
   let site: { slug: string; organization: string; headers: Record<string, string> };
 
-  async function defineNotes(headers: Record<string, string>): Promise<void> {
-    const call = (method: string, path: string, body?: unknown) => app.request(method, path, { token: admin, body, headers });
-    expect((await call('POST', '/api/apps/', { name: 'Notes' })).status).toBe(201);
-    expect((await call('POST', '/api/apps/notes/datasources/', { name: 'Main', provider_type: 'flat_table' })).status).toBe(201);
-    expect((await call('POST', '/api/apps/notes/datasources/main/datatables/', { name: 'notes', json_schema: NOTES })).status).toBe(201);
-    expect((await call('POST', '/api/apps/notes/datatables/notes/materialize/')).status).toBe(200);
-    expect((await call('POST', DATA, [{ title: 'first' }, { title: 'second' }])).status).toBe(201);
-  }
+  const defineNotes = (headers: Record<string, string>) => defineNotesTable(app, admin, headers, ['first', 'second']);
 
   /** A member of the site's organization with `permissions` on the site; their access token. */
   async function member(username: string, permissions: string[], on = site): Promise<string> {
