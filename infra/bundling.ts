@@ -83,6 +83,8 @@ export function capabilityDefines(uses: readonly GroupCapability[]): Record<stri
     ...(uses.includes('document-library') ? {} : { 'process.env.TESSERA_BUNDLE_DOCUMENT_LIBRARY': excluded }),
     // No Lambda runs a state machine in-process: Step Functions does (aws-local-stepfunctions is local only).
     'process.env.TESSERA_BUNDLE_LOCAL_WORKFLOWS': excluded,
+    // Nor the embedded database: a Lambda reads Aurora through RDS Proxy.
+    'process.env.TESSERA_BUNDLE_EMBEDDED_DATABASE': excluded,
   };
 }
 

@@ -371,20 +371,34 @@ export async function connectPostgres(options: PostgresConnectionOptions): Promi
 }
 
 /**
+ * PGlite's modules, imported lazily so Lambda bundles, which never use it, do not carry its 27 MB.
+ * The imports sit inside the condition: esbuild drops a branch its defines make false, import()
+ * chunks and all, where an unused function's import() calls would still be written as chunks.
+ */
+async function importPglite() {
+  if (process.env.TESSERA_BUNDLE_EMBEDDED_DATABASE !== 'excluded') {
+    const [{ PGlite }, { PglitePreparedStatements }, { drizzle }, { migrate }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('./pglite-prepared.ts'),
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
+    return { PGlite, PglitePreparedStatements, drizzle, migrate };
+  }
+  throw new Error('this bundle carries no embedded database: set DATABASE_URL or DATABASE_SECRET_ARN');
+}
+
+/**
  * Opens PGlite at `dataDir` (a folder, or `memory://` for a throwaway database); a new one starts
  * from `template` (a `dumpDataDir` tarball) when given, instead of a cluster made anew.
  */
 export async function connectPglite(dataDir: string, template?: Blob): Promise<Database> {
-  // Imported lazily so Lambda bundles, which never use it, do not carry its 27 MB.
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { PglitePreparedStatements } = await import('./pglite-prepared.ts');
-  const { drizzle } = await import('drizzle-orm/pglite');
+  const { PGlite, PglitePreparedStatements, drizzle, migrate } = await importPglite();
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir, template === undefined ? {} : { loadDataDir: template });
   const orm = drizzle(client);
   // PGlite is one connection in one process: nothing else can migrate at the same time.
   const runMigrations: MigrationRunner = async (folder) => {
-    const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(orm, { migrationsFolder: folder, ...MIGRATIONS_CONFIG });
   };
   const top = new PgliteQueryable(

@@ -37,6 +37,7 @@ import {
 import { createTestDatabase, testDriver, type TestDatabase } from '#test/support/test-database.ts';
 
 const MAX_IMPORT_BYTES = 1024 * 1024;
+const KEEP_EMBEDDED_DATABASE = { 'process.env.TESSERA_BUNDLE_EMBEDDED_DATABASE': JSON.stringify('included') };
 /** Libraries and data only some requests need: loaded on first use, so no cold import reads or runs them. */
 const ON_DEMAND_LIBRARIES = [
   'shared/http/bundled-mime-table.ts',
@@ -92,12 +93,16 @@ describe('Lambda bundles, run as deployed', () => {
     if (testDriver === 'pglite') await db.close();
     secrets = await startSecretsStandIn(bundleSecrets(jwk));
     for (const group of endpointGroups) {
+      const options = groupBundleOptions(group, endpointGroups);
       bundles.set(
         group.name,
         buildLambdaBundle({
           entry: group.entry,
           outdir: path.join(scratch, group.name),
-          ...groupBundleOptions(group, endpointGroups),
+          ...options,
+          // A deployed bundle carries no PGlite (a Lambda reads Aurora); on the PGlite run the bundles
+          // keep it, so they are tested on the same database as the rest. The define is all that differs.
+          ...(testDriver === 'pglite' ? { define: { ...options.define, ...KEEP_EMBEDDED_DATABASE } } : {}),
         }),
       );
     }
@@ -175,6 +180,18 @@ describe('Lambda bundles, run as deployed', () => {
         group.name,
       ).toEqual([]);
     }
+  });
+
+  it('carries no embedded database as deployed: the PGlite driver, its session and statement cache stay local', () => {
+    const data = endpointGroups.find((group) => group.name === 'data')!;
+    const deployed = buildLambdaBundle({
+      entry: data.entry,
+      outdir: path.join(scratch, 'deployed-data'),
+      ...groupBundleOptions(data, endpointGroups),
+    });
+    const inputs = deployed.files.flatMap((file) => file.inputs.map((input) => input.path));
+    expect(inputs.filter((input) => /drizzle-orm\/pglite\/|shared\/db\/pglite-prepared\.ts/.test(input))).toEqual([]);
+    expect(inputs.filter((input) => input.includes('drizzle-orm/postgres-js/')).length).toBeGreaterThan(0);
   });
 
   it('console and data: check passwords against the word lists in the database, create a user, an organization, a site, an app', async () => {
