@@ -15,8 +15,9 @@
 // Sent on two connections, each statement cost the process a write and the database a wake-up. Nothing
 // the read finds is returned before the caller's checks pass, either way. PGlite has one connection,
 // so there the read stays fused into a single statement.
-// A caller's next reads within CONTEXT_REUSE_MS send the read alone, under a guard that the rows
-// their context came from are unchanged and the token is not revoked (context-reuse.ts).
+// A caller's next reads within CONTEXT_REUSE_MS send the read with only a guard that the rows their
+// context came from are unchanged and the token is not revoked (context-reuse.ts); on PostgreSQL the
+// guard too is a statement of its own, sent with the read, for the same reason as above.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/auth/authenticate.ts';
@@ -37,7 +38,15 @@ import { rememberStanding, standingColumns, standingFromRow } from './site-acces
 import type { Tenant } from './tenant.ts';
 import type { SchemaScopedSite } from '#shared/db/sql-identifiers.ts';
 import { holdsAnyRoleSql, rolePermissionsSql } from './role-grants.ts';
-import { contextReadStart, contextVersionSql, guardedByContextSql, RememberedContexts, type ContextSources } from './context-reuse.ts';
+import {
+  contextGuardSql,
+  contextReadStart,
+  contextVersionSql,
+  guardedByContextSql,
+  RememberedContexts,
+  type ContextGuard,
+  type ContextSources,
+} from './context-reuse.ts';
 
 type ContextRow = PrincipalRow &
   Partial<TenantRow> & {
@@ -121,10 +130,16 @@ async function readUnderRememberedContext(
   fused: SQL,
 ): Promise<{ fused: unknown } | undefined> {
   const sources = contextSources(hint, sql`${row.id}`, sql`${Number(row.site_id)}`, sql`${Number(row.organization_id)}`);
-  const guard = { sources, version: row.context_version!, tokenId: claims.tokenId, familyId: claims.familyId };
+  const guard: ContextGuard = { sources, version: row.context_version!, tokenId: claims.tokenId, familyId: claims.familyId };
   try {
-    const [answer] = await db.rows<{ holds: boolean; fused: unknown }>(guardedByContextSql(fused, guard));
-    return answer?.holds === true ? { fused: answer.fused } : undefined;
+    if (db.driver !== 'postgres') {
+      const [answer] = await db.rows<{ holds: boolean; fused: unknown }>(guardedByContextSql(fused, guard));
+      return answer?.holds === true ? { fused: answer.fused } : undefined;
+    }
+    // The guard first, then the read, on one connection; the read's value is used only when the guard holds.
+    const [guardSent, readSent] = db.rowsTogether([contextGuardSql(guard), sql`select (${fused}) as fused`]);
+    const [[held], [read]] = await Promise.all([guardSent!, readSent!]);
+    return held?.holds === true ? { fused: read?.fused } : undefined;
   } catch {
     return undefined;
   }

@@ -6,8 +6,13 @@ import type { SQL } from 'drizzle-orm';
 import { vi } from 'vitest';
 import type { Database } from '#shared/db/database.ts';
 
-export async function statementsDuring<T>(db: Database, work: () => Promise<T>): Promise<{ result: T; statements: SQL[] }> {
+export async function statementsDuring<T>(
+  db: Database,
+  work: () => Promise<T>,
+): Promise<{ result: T; statements: SQL[]; together: SQL[][] }> {
   const statements: SQL[] = [];
+  /** The batches sent together on one connection (`rowsTogether`), each as sent. */
+  const together: SQL[][] = [];
   const keep = (statement: SQL) => {
     if (!statements.includes(statement)) statements.push(statement);
   };
@@ -19,12 +24,13 @@ export async function statementsDuring<T>(db: Database, work: () => Promise<T>):
       return realRows(statement);
     }) as typeof db.rows),
     vi.spyOn(db, 'rowsTogether').mockImplementation((sent) => {
+      together.push([...sent]);
       sent.forEach(keep);
       return realTogether(sent);
     }),
   ];
   try {
-    return { result: await work(), statements };
+    return { result: await work(), statements, together };
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
