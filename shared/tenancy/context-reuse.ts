@@ -114,7 +114,7 @@ function contextHoldsSql(guard: ContextGuard): SQL {
  * The guard as a statement of its own (`holds`), sent with the read on one connection. Its
  * parameters are ids and versions, so PostgreSQL soon runs it on a cached generic plan; fused into
  * the read's statement, it was planned anew with the read's filters on every request (custom plans),
- * which made the pair cost a fifth more database time than the read alone (pgbench, shape 1).
+ * which made the pair cost over a quarter more database time than the read alone (pgbench, shape 1).
  */
 export function contextGuardSql(guard: ContextGuard): SQL {
   return sql`select ${contextHoldsSql(guard)} as holds`;

@@ -82,12 +82,15 @@ export const BENCH_RATE_LIMITS = {
  * access tokens that outlive a long run (the data matrix at default settings takes 15–20 minutes on a
  * slow machine; with the default 15 minutes its last phase answered 401).
  * `RATE_LIMIT_ENABLED` is taken from the environment, so `RATE_LIMIT_ENABLED=false npm run bench`
- * measures without the counter (the explicit settings here would otherwise hide it).
+ * measures without the counter (the explicit settings here would otherwise hide it); so is
+ * `CONTEXT_REUSE_MS`, so `CONTEXT_REUSE_MS=0` measures every request as a caller's first, as many
+ * callers each sending a read now and then would be served.
  */
 export function benchConfig(dataDir: string): Config {
   return loadConfig({
     ...BENCH_RATE_LIMITS,
     RATE_LIMIT_ENABLED: process.env.RATE_LIMIT_ENABLED,
+    CONTEXT_REUSE_MS: process.env.CONTEXT_REUSE_MS,
     DATA_DIR: dataDir,
     ADMIN_USERNAME: BENCH_ADMIN.username,
     ADMIN_PASSWORD: BENCH_ADMIN.password,
