@@ -178,7 +178,8 @@ async function serve(groups: LoadedGroup[], places: Places, request: IncomingMes
   const event = gatewayEvent({
     method,
     url,
-    headers: { ...request.headers, 'x-forwarded-proto': 'http' },
+    headers: request.headers,
+    forwardedProto: 'http',
     body: requestStream === undefined ? await readBody(request) : undefined,
     sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''),
   });

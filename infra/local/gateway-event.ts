@@ -10,9 +10,20 @@ export interface GatewayRequest {
   headers?: Record<string, string | string[] | undefined>;
   body?: Buffer | string;
   sourceIp?: string;
+  /** Set as `x-forwarded-proto` over anything the client sent, as API Gateway sets it (the dev server: http). */
+  forwardedProto?: string;
 }
 
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|xml|javascript)|text\/)/i;
+
+/** The request time as API Gateway gives it, made once a second: every request of that second shares it. */
+let clock = { second: Number.NaN, text: '' };
+
+function requestTime(nowMs: number): string {
+  const second = Math.floor(nowMs / 1000);
+  if (second !== clock.second) clock = { second, text: new Date(second * 1000).toUTCString() };
+  return clock.text;
+}
 
 export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
   const queryAt = request.url.indexOf('?');
@@ -20,18 +31,22 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
   const rawQueryString = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
-  for (const [name, value] of Object.entries(request.headers ?? {})) {
+  const given = request.headers ?? {};
+  for (const name of Object.keys(given)) {
+    const value = given[name];
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     if (lower === 'cookie') cookies.push(...String(value).split(/;\s*/));
     else headers[lower] = Array.isArray(value) ? value.join(',') : value;
   }
+  if (request.forwardedProto !== undefined) headers['x-forwarded-proto'] = request.forwardedProto;
   const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
   const isText = body === undefined || TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
   const requestId = randomUUID();
   const method = request.method.toUpperCase();
   const sourceIp = request.sourceIp ?? '127.0.0.1';
   const host = headers.host ?? 'localhost';
+  const now = Date.now();
   // As API Gateway does: a repeated name's values joined with commas.
   const queryStringParameters: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(rawQueryString)) {
@@ -54,8 +69,8 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
       requestId,
       routeKey: '$default',
       stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
+      time: requestTime(now),
+      timeEpoch: now,
     },
     body: body === undefined || body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
     isBase64Encoded: body !== undefined && body.length > 0 && !isText,

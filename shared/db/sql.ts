@@ -15,10 +15,27 @@ function unscanned<T>(chunks: SQLChunk[]): SQL<T> {
   return built;
 }
 
+/**
+ * The text pieces of each template, made once: a call site passes the same strings array every time,
+ * and a StringChunk is never changed once made, so statements built from one template share them.
+ * Made anew per call, they were the largest share of what a list request allocated.
+ */
+const templateChunks = new WeakMap<TemplateStringsArray, StringChunk[]>();
+
+function textChunksOf(strings: TemplateStringsArray): StringChunk[] {
+  let chunks = templateChunks.get(strings);
+  if (chunks === undefined) {
+    chunks = strings.map((text) => new StringChunk(text));
+    templateChunks.set(strings, chunks);
+  }
+  return chunks;
+}
+
 function tag<T = unknown>(strings: TemplateStringsArray, ...params: unknown[]): SQL<T> {
-  const chunks: SQLChunk[] = [];
-  if (params.length > 0 || (strings.length > 0 && strings[0] !== '')) chunks.push(new StringChunk(strings[0]!));
-  for (let index = 0; index < params.length; index += 1) chunks.push(params[index] as SQLChunk, new StringChunk(strings[index + 1]!));
+  if (params.length === 0 && (strings.length === 0 || strings[0] === '')) return unscanned<T>([]);
+  const text = textChunksOf(strings);
+  const chunks: SQLChunk[] = [text[0]!];
+  for (let index = 0; index < params.length; index += 1) chunks.push(params[index] as SQLChunk, text[index + 1]!);
   return unscanned<T>(chunks);
 }
 

@@ -64,13 +64,14 @@ function normalized(operator: string): Operator {
 
 /** Reads a parameter name as a filter, or returns undefined when it names no field at all. */
 export function parseFilterKey(table: TableDescriptor, key: string): Omit<FilterCondition, 'raw'> | undefined {
-  const byName = new Map(table.fields.map((field) => [field.name, field]));
+  // A lookup over the field list: a Map of it, made per key, cost more than the few comparisons it saved.
+  const fieldNamed = (name: string) => table.fields.find((field) => field.name === name);
   if (key.includes('.')) throw queryError(key, 'filters on related records are not supported yet');
-  const exact = byName.get(key);
+  const exact = fieldNamed(key);
   if (exact) return { parameter: key, field: exact, path: [], operator: 'eq' };
   const parts = key.split('__');
   if (parts.length >= 2) {
-    const field = byName.get(parts[0]!);
+    const field = fieldNamed(parts[0]!);
     if (field) {
       const last = parts[parts.length - 1]!;
       const isOperator = OPERATOR_NAMES.has(last);
@@ -87,7 +88,7 @@ export function parseFilterKey(table: TableDescriptor, key: string): Omit<Filter
   }
   for (const suffix of SUFFIXES) {
     if (!key.endsWith(`_${suffix}`)) continue;
-    const field = byName.get(key.slice(0, -suffix.length - 1));
+    const field = fieldNamed(key.slice(0, -suffix.length - 1));
     if (field) return { parameter: key, field, path: [], operator: normalized(suffix) };
   }
   return undefined;
