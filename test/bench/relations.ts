@@ -2,7 +2,9 @@
 // and served by a bare node:http server on the same database in the same run: populate of two levels
 // over a page of 100 parents, related filters (forward, forward over many matches sorted by another
 // field at a deep page, reverse), a sort on a related field at a deep page, a grouping by a field two
-// relations away, and descendants to depth 10 in a 100k-node hierarchy against the raw recursive CTE. Same autocannon client and rounds as the other throughput benches.
+// relations away, and hierarchy walks in a 100k-node tree against the raw recursive CTE: descendants
+// to depth 10 of the root (2,046 records) and of a node near the leaves (6), and ancestors of a leaf
+// (10). Same autocannon client and rounds as the other throughput benches.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql, type SQL } from 'drizzle-orm';
@@ -218,27 +220,46 @@ const CASES: Case[] = [
   {
     title: `descendants to depth 10 of the root of a ${NODES / 1000}k-node hierarchy`,
     path: `/api/apps/${APP_SLUG}/datatables/nodes/data/1/?include=descendants&depth=10`,
-    baseline: (t) =>
-      sql.raw(`with recursive walk(id, depth) as (
-        select e.from_id, 1 from ${t.edges} e where e.to_id = 1 and e.type = 'parent'
-        union all
-        select e.from_id, w.depth + 1 from walk w join ${t.edges} e on e.to_id = w.id and e.type = 'parent' where w.depth < 10)
-      select json_build_object('data', (select json_build_object('id', n.id, 'name', n.name) from ${t.nodes} n where n.id = 1),
-        'children', (select coalesce(json_agg(json_build_object('id', n.id, 'name', n.name, '_depth', w.depth, '_relationship_type', 'parent') order by w.depth, n.id), '[]')
-          from walk w join ${t.nodes} n on n.id = w.id))::text as answer`),
+    baseline: (t) => walkAnswer(t, 1, 'descendants'),
+  },
+  {
+    title: 'descendants to depth 10 of a node near the leaves (6 records): a cheap walk, where the per-request work shows',
+    path: `/api/apps/${APP_SLUG}/datatables/nodes/data/20000/?include=descendants&depth=10`,
+    baseline: (t) => walkAnswer(t, 20_000, 'descendants'),
+  },
+  {
+    title: 'ancestors to depth 10 of a leaf (10 records, closest first)',
+    path: `/api/apps/${APP_SLUG}/datatables/nodes/data/99999/?include=ancestors&depth=10`,
+    baseline: (t) => walkAnswer(t, 99_999, 'ancestors'),
   },
 ];
+
+/**
+ * A hierarchy answer by the raw recursive CTE: `{data, children}` for descendants (the edges into
+ * the record, walked down), `{data, parent}` for ancestors (the edges out of it, walked up).
+ */
+function walkAnswer(t: Record<string, string>, id: number, direction: 'descendants' | 'ancestors'): SQL {
+  const [near, far, label] = direction === 'descendants' ? ['to_id', 'from_id', 'children'] : ['from_id', 'to_id', 'parent'];
+  return sql.raw(`with recursive walk(id, depth) as (
+      select e.${far}, 1 from ${t.edges} e where e.${near} = ${id} and e.type = 'parent'
+      union all
+      select e.${far}, w.depth + 1 from walk w join ${t.edges} e on e.${near} = w.id and e.type = 'parent' where w.depth < 10)
+    select json_build_object('data', (select json_build_object('id', n.id, 'name', n.name) from ${t.nodes} n where n.id = ${id}),
+      '${label}', (select coalesce(json_agg(json_build_object('id', n.id, 'name', n.name, '_depth', w.depth, '_relationship_type', 'parent') order by w.depth, n.id), '[]')
+        from walk w join ${t.nodes} n on n.id = w.id))::text as answer`);
+}
 
 /** A list answer (`data` and `total`; records or groups) or a hierarchy answer (`data` and `children`). */
 interface ListLike {
   data: Array<Record<string, unknown>> | { id: unknown };
   total?: unknown;
   children?: Array<{ id: unknown; _depth: unknown }>;
+  parent?: Array<{ id: unknown; _depth: unknown }>;
 }
 
 /** What two answers must share to hold the same records: the ids in order and the total, or the walk. */
 function sameRecordsKey(answer: ListLike): { key: string; records: number } {
-  const rows = Array.isArray(answer.data) ? answer.data : (answer.children ?? []);
+  const rows = Array.isArray(answer.data) ? answer.data : (answer.children ?? answer.parent ?? []);
   const walk = Array.isArray(answer.data) ? '' : `${String(answer.data.id)}:`;
   // A record by its id; a group (no id) by its members, in one order of keys.
   const keys = rows.map((row) => row.id ?? Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))));
