@@ -70,8 +70,30 @@ function renderChunks(chunks: readonly unknown[], text: string[], params: unknow
   }
 }
 
+/** Statements marked by `sentRepeatedly`, and their rendering once made. */
+const repeated = new WeakSet<SQL>();
+const keptRenderings = new WeakMap<SQL, RenderedStatement>();
+
+/**
+ * Marks a statement that is built once and then sent unchanged many times (a reused caller
+ * context's guard): it is rendered on its first send only. Later sends get the same text string,
+ * which the prepared-statement lookups have hashed already, and a copy of its values.
+ */
+export function sentRepeatedly(statement: SQL): SQL {
+  repeated.add(statement);
+  return statement;
+}
+
 /** The statement as text with `$n` placeholders and its values, exactly as `dialect` renders it. */
 export function renderStatement(statement: SQL, dialect: PgDialect): RenderedStatement {
+  const kept = keptRenderings.get(statement);
+  if (kept !== undefined) return { sql: kept.sql, params: [...kept.params] };
+  const rendered = renderAnew(statement, dialect);
+  if (repeated.has(statement)) keptRenderings.set(statement, { sql: rendered.sql, params: [...rendered.params] });
+  return rendered;
+}
+
+function renderAnew(statement: SQL, dialect: PgDialect): RenderedStatement {
   if (inlinesParams(statement)) return dialect.sqlToQuery(statement);
   const text: string[] = [];
   const params: unknown[] = [];

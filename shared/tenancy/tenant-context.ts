@@ -20,6 +20,7 @@
 // guard too is a statement of its own, sent with the read, for the same reason as above.
 import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
+import { sentRepeatedly } from '#shared/db/render-sql.ts';
 import { principalColumns, principalFromRow, type PrincipalRow } from '#shared/auth/authenticate.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { TokenClaims } from '#shared/auth/tokens.ts';
@@ -118,6 +119,28 @@ function reuseKey(claims: TokenClaims, hint: TenantHint, roles: RolesGuess | und
   return `${claims.tokenId}\n${hint.host}\n${hint.tenantHeader ?? ''}\n${rolesKey}`;
 }
 
+/** What the guard of a remembered context checks again: its rows' versions, and the token. */
+function contextGuardOf(row: ContextRow, claims: TokenClaims, hint: TenantHint): ContextGuard {
+  const sources = contextSources(hint, sql`${row.id}`, sql`${Number(row.site_id)}`, sql`${Number(row.organization_id)}`);
+  return { sources, version: row.context_version!, tokenId: claims.tokenId, familyId: claims.familyId };
+}
+
+/**
+ * The guard statements of remembered contexts, by their row. The guard depends only on what the
+ * context was remembered under (the token, the host) and on the row, so it is built and rendered once
+ * per remembered context, not on every read it serves.
+ */
+const rememberedGuards = new WeakMap<ContextRow, SQL>();
+
+function rememberedGuardSql(row: ContextRow, claims: TokenClaims, hint: TenantHint): SQL {
+  let statement = rememberedGuards.get(row);
+  if (statement === undefined) {
+    statement = sentRepeatedly(contextGuardSql(contextGuardOf(row, claims, hint)));
+    rememberedGuards.set(row, statement);
+  }
+  return statement;
+}
+
 /**
  * The fused read under a remembered context's guard: its value when the context still stands,
  * undefined when it no longer does or the statement failed (the context is then read anew).
@@ -129,15 +152,13 @@ async function readUnderRememberedContext(
   row: ContextRow,
   fused: SQL,
 ): Promise<{ fused: unknown } | undefined> {
-  const sources = contextSources(hint, sql`${row.id}`, sql`${Number(row.site_id)}`, sql`${Number(row.organization_id)}`);
-  const guard: ContextGuard = { sources, version: row.context_version!, tokenId: claims.tokenId, familyId: claims.familyId };
   try {
     if (db.driver !== 'postgres') {
-      const [answer] = await db.rows<{ holds: boolean; fused: unknown }>(guardedByContextSql(fused, guard));
+      const [answer] = await db.rows<{ holds: boolean; fused: unknown }>(guardedByContextSql(fused, contextGuardOf(row, claims, hint)));
       return answer?.holds === true ? { fused: answer.fused } : undefined;
     }
     // The guard first, then the read, on one connection; the read's value is used only when the guard holds.
-    const [guardSent, readSent] = db.rowsTogether([contextGuardSql(guard), sql`select (${fused}) as fused`]);
+    const [guardSent, readSent] = db.rowsTogether([rememberedGuardSql(row, claims, hint), sql`select (${fused}) as fused`]);
     const [[held], [read]] = await Promise.all([guardSent!, readSent!]);
     return held?.holds === true ? { fused: read?.fused } : undefined;
   } catch {

@@ -6,7 +6,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, integer, pgEnum, pgTable, text } from 'drizzle-orm/pg-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderStatement } from '#shared/db/render-sql.ts';
+import { renderStatement, sentRepeatedly } from '#shared/db/render-sql.ts';
 import { principalStatement } from '#shared/auth/authenticate.ts';
 import { tenantMatchSql } from '#shared/tenancy/resolve-tenant.ts';
 import { standingColumns } from '#shared/tenancy/site-access.ts';
@@ -150,5 +150,20 @@ describe('renderStatement', () => {
     expectSameAsDrizzle(
       sql`select ${standingColumns(sql`t.site_id`, sql.raw('m'), 7)} from (${tenantMatchSql({ host: 'shop.example.com', tenantHeader: 'shop' })}) t`,
     );
+  });
+});
+
+describe('a statement sent repeatedly', () => {
+  it("renders as drizzle does on every send, and one send's values cannot change the next", () => {
+    const statement = sentRepeatedly(sql`select ${1} as a, ${'x'} as b where ${sql`c = ${true}`}`);
+    const expected = dialect.sqlToQuery(statement);
+    const first = renderStatement(statement, dialect);
+    expect(first).toEqual({ sql: expected.sql, params: expected.params });
+    first.params[0] = 99;
+    first.params.push('more');
+    const counting = new CountingDialect();
+    const again = renderStatement(statement, counting);
+    expect(again).toEqual({ sql: expected.sql, params: expected.params });
+    expect(counting.handedOver).toBe(0);
   });
 });

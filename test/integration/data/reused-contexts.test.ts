@@ -84,6 +84,13 @@ describe('record reads under a reused caller context', () => {
     const { result: again, ...sent } = await statementsDuring(app.database.db, () => read(token));
     expect(reusedOnly(sent)).toBe(true);
     expect(again.body).toEqual(first.body);
+    if (app.database.db.driver === 'postgres') {
+      // The guard is built once per remembered context: the next read sends the very same statement.
+      const { result: third, ...next } = await statementsDuring(app.database.db, () => read(token));
+      expect(reusedOnly(next)).toBe(true);
+      expect(third.body).toEqual(first.body);
+      expect(next.statements[0]).toBe(sent.statements[0]);
+    }
     const record = await read(token, site.headers, `${DATA}1/`);
     expect(record.status).toBe(200);
     expect(record.body.data).toMatchObject({ id: 1, title: 'first' });
