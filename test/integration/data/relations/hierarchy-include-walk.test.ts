@@ -2,12 +2,17 @@
 // chains the walk's work (rows its statement's plan produced, from EXPLAIN ANALYZE, never a duration)
 // stays within the graph's size whatever the depth, and on random graphs with soft-deleted records
 // every list is what a breadth-first walk of a model gives: each record once at its smallest depth,
-// never the base record, nothing soft-deleted answered or walked through.
+// never the base record, nothing soft-deleted answered or walked through. A record's walk keeps one
+// generic plan once prepared, so reads are not planned anew each time.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSite } from '#test/support/sites.ts';
 import { startTestApp, type AnyBody, type TestApp } from '#test/support/test-app.ts';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { renderStatement } from '#shared/db/render-sql.ts';
+import { sql } from '#shared/db/sql.ts';
 import { edgesRead, explainedWalk, recursiveWalks, rowsProduced } from '#test/support/query-plans.ts';
+import { statementsDuring } from '#test/support/statement-capture.ts';
 
 type Edge = { from_id: number; to_id: number; type: string };
 
@@ -124,6 +129,45 @@ describe('include= walks of hierarchy tables', () => {
       expect(walk.edges).toBeLessThan(1.5 * edges.length);
       expect(walk.rows).toBeLessThan(2 * (ids.length + edges.length));
     }
+  });
+
+  it("keeps one generic plan for a record's walk, so a read is not planned anew every time", async () => {
+    // Prepare: a chain 1 ← 2 ← 3, and the statement a record's include= sends.
+    const table = await graphTable(
+      TYPES,
+      [1, 2, 3],
+      [
+        { from_id: 2, to_id: 1, type: 'manager' },
+        { from_id: 3, to_id: 2, type: 'manager' },
+      ],
+    );
+    const db = app.runtime.db;
+    const { result: answer, statements } = await statementsDuring(db, () =>
+      call('GET', `${table}data/1/?include=descendants&graph_types=manager&depth=10`),
+    );
+    expect(listed(answer.body.reports)).toEqual([
+      [2, 1, 'manager'],
+      [3, 2, 'manager'],
+    ]);
+    const walk = statements
+      .map((statement) => renderStatement(statement, new PgDialect()))
+      .find((query) => /\bwith recursive\b/i.test(query.sql))!;
+    const literal = (value: unknown) => (value === null ? 'null' : `'${String(value).replaceAll("'", "''")}'`);
+
+    // Act: prepared as the driver prepares it, and run past the five custom plans PostgreSQL makes first.
+    const plans = await db.transaction(async (tx) => {
+      await tx.run(sql.raw(`prepare include_walk as ${walk.sql}`));
+      for (let run = 0; run < 8; run += 1) await tx.rows(sql.raw(`execute include_walk(${walk.params.map(literal).join(', ')})`));
+      const [row] = await tx.rows<{ generic_plans: string | number }>(
+        sql.raw(`select generic_plans from pg_prepared_statements where name = 'include_walk'`),
+      );
+      await tx.run(sql.raw('deallocate include_walk'));
+      return row!;
+    });
+
+    // Assess: the generic plan is kept. With the one root and the one type sent as one-element
+    // arrays, the generic plan was costed at ten times the custom one and never chosen.
+    expect(Number(plans.generic_plans)).toBeGreaterThan(0);
   });
 
   it('walks a long chain into a dense knot with work within the graph size, not edges × levels', async () => {
