@@ -1,12 +1,12 @@
 // What a handler knows about its request: who is calling, where the request came from, and the
 // runtime's ports. Handlers never see the raw API Gateway event.
-import type { SQL } from 'drizzle-orm';
 import { sql } from '#shared/db/sql.ts';
 import { AuthenticationFailedError } from '#shared/errors.ts';
 import type { Principal } from '#shared/auth/principal.ts';
 import type { RequestLog } from '#shared/logger.ts';
 import type { Runtime } from '#shared/runtime/runtime.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
+import type { ContextRead } from '#shared/tenancy/tenant-context.ts';
 
 export interface RequestInfo {
   method: string;
@@ -25,7 +25,7 @@ export interface RequestInfo {
   bearerToken?: string;
 }
 
-export type ContextEstablisher = (fused?: SQL) => Promise<unknown>;
+export type ContextEstablisher = (fused?: ContextRead) => Promise<unknown>;
 
 export class RequestContext {
   principal: Principal | undefined;
@@ -53,17 +53,17 @@ export class RequestContext {
 
   /**
    * Reads caller and site (and checks access) where the pipeline deferred it; `fused` is a scalar
-   * subquery run in the same statement, whose value comes back (undefined when it failed: the
+   * subquery run in the same round trip, whose value comes back (undefined when it failed: the
    * caller then reads the slow way). Once established, a fused subquery runs on its own.
    */
-  async establish(fused?: SQL): Promise<unknown> {
+  async establish(fused?: ContextRead): Promise<unknown> {
     const pending = this.pending;
     if (pending !== undefined) {
       this.pending = undefined;
       return pending(fused);
     }
     if (fused === undefined) return undefined;
-    const [row] = await this.runtime.db.rows<{ fused: unknown }>(sql`select (${fused}) as fused`);
+    const [row] = await this.runtime.db.rows<{ fused: unknown }>(sql`select (${fused.statement}) as fused`);
     return row?.fused;
   }
 

@@ -7,7 +7,7 @@
 // - Only for a route's fused read (tenant-context.ts), never for a write, and never when the
 //   request must be counted in the database (its rate-limit block is used up).
 // - The read goes with a guard, a statement sent just before it on the same connection (inside the
-//   read's own statement on PGlite), and its value is used only when the guard holds: the token is
+//   read's own statement on PGlite, and for a read by key), and its value is used only when the guard holds: the token is
 //   not revoked, and the rows the caller's access comes from are the very rows read before (their
 //   row versions): the user (active, not deleted, staff or superuser, the password's cut-off), the
 //   site, the Host's domain, the caller's membership and its groups, and their site permissions.
@@ -105,28 +105,30 @@ export interface ContextGuard {
 }
 
 /** Whether a reused context still stands: the token is not revoked and its rows are unchanged. */
-function contextHoldsSql(guard: ContextGuard): SQL {
+export function contextHoldsSql(guard: ContextGuard): SQL {
   return sql`not exists(select 1 from platform.revoked_tokens r where r.jti in (${guard.tokenId}, ${guard.familyId ?? null}))
       and ${contextVersionSql(guard.sources)} = ${guard.version}`;
 }
 
 /**
- * The guard as a statement of its own (`holds`), sent with the read on one connection. Its
+ * The guard (`contextHoldsSql`) as a statement of its own, sent with the read on one connection. Its
  * parameters are ids and versions, so PostgreSQL soon runs it on a cached generic plan; fused into
- * the read's statement, it was planned anew with the read's filters on every request (custom plans),
+ * a query's statement, it was planned anew with the query's filters on every request (custom plans),
  * which made the pair cost over a quarter more database time than the read alone (pgbench, shape 1).
  */
-export function contextGuardSql(guard: ContextGuard): SQL {
-  return sql`select ${contextHoldsSql(guard)} as holds`;
+export function contextGuardSql(holds: SQL): SQL {
+  return sql`select ${holds} as holds`;
 }
 
 /**
- * A fused read with the guard of a reused context, in one statement (PGlite, one connection):
- * `holds` tells whether the context still stands, and the read runs only when it does (its value
- * is null otherwise).
+ * A fused read with the guard of a reused context (`contextHoldsSql`), in one statement: `holds`
+ * tells whether the context still stands, and the read runs only when it does (its value is null
+ * otherwise). On PGlite (one connection) for every read; on PostgreSQL for a read by key, whose
+ * statement keeps one generic plan, guard and all, so the guard costs no planning there and spares
+ * the process and the database a statement.
  */
-export function guardedByContextSql(fused: SQL, guard: ContextGuard): SQL {
+export function guardedByContextSql(fused: SQL, holds: SQL): SQL {
   // OFFSET 0 keeps the guard a subquery of its own, evaluated once for both columns.
   return sql`select g.holds, case when g.holds then (${fused}) end as fused
-    from (select ${contextHoldsSql(guard)} as holds offset 0) g`;
+    from (select ${holds} as holds offset 0) g`;
 }

@@ -53,8 +53,14 @@ export async function readableTable(ctx: RequestContext, address: TableAddress):
   return descriptor;
 }
 
+/** What every read to fuse may say of itself. */
+interface FusedReadShape {
+  /** It finds records by their key (tenant-context.ts's ContextRead). */
+  byKey?: boolean;
+}
+
 /** A read to fuse: the statement and the names of its columns. */
-export interface RowsStatement {
+export interface RowsStatement extends FusedReadShape {
   statement: SQL;
   columns: readonly string[];
 }
@@ -63,7 +69,7 @@ export interface RowsStatement {
  * A read that makes the whole answer as JSON text in the database, or '' when it cannot (the caller
  * then reads the ordinary way); its rows are never parsed here only to be serialized again.
  */
-export interface AnswerStatement {
+export interface AnswerStatement extends FusedReadShape {
   answer: SQL;
 }
 
@@ -123,7 +129,10 @@ export async function readWithRememberedTable(
     await ctx.establish();
     return undefined;
   }
-  const fused = await ctx.establish(guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, read));
+  const fused = await ctx.establish({
+    statement: guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, read),
+    byKey: read.byKey === true,
+  });
   if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
     hints.delete(key);
     return undefined;

@@ -6,7 +6,7 @@ import { queryError } from './query/query-error.ts';
 import { readRecord, recordOrNotFound, recordStatement, type DataRecord } from './record-service.ts';
 
 export async function readTableRecord(ctx: RequestContext, address: TableAddress, id: string): Promise<{ data: DataRecord }> {
-  const read = await readWithRememberedTable(ctx, address, (table) => recordStatement(table, id));
+  const read = await readWithRememberedTable(ctx, address, (table) => ({ ...recordStatement(table, id), byKey: true }));
   // populate, format and include belong to a later issue; say so rather than ignore them.
   const [unsupported] = new URLSearchParams(ctx.request.rawQuery);
   if (unsupported !== undefined) throw queryError(unsupported[0], 'is not supported on a single record yet');

@@ -42,12 +42,13 @@ export function rememberRelations(ctx: RequestContext, address: TableAddress, fo
  * Establishes the request's context and, with a usable guess, runs the read `compile` builds from
  * the remembered relations (a statement answering JSON text) in the same round trip. Undefined when
  * there was no usable guess or it was stale: the caller then reads the ordinary way (the context is
- * established either way).
+ * established either way). `byKey`: the read finds one record by its key (tenant-context.ts's ContextRead).
  */
 export async function readWithRememberedRelations(
   ctx: RequestContext,
   address: TableAddress,
   compile: (found: FoundRelations) => SQL,
+  byKey = false,
 ): Promise<{ found: FoundRelations; answer: string } | undefined> {
   const key = hintKey(ctx, address);
   const hint = hints.get(key);
@@ -61,7 +62,10 @@ export async function readWithRememberedRelations(
     await ctx.establish();
     return undefined;
   }
-  const fused = await ctx.establish(guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, { answer }));
+  const fused = await ctx.establish({
+    statement: guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, { answer }),
+    byKey,
+  });
   if (typeof fused !== 'string' || fused === '' || ctx.site.schemaName !== hint.schemaName) {
     hints.delete(key);
     return undefined;

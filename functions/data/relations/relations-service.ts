@@ -186,10 +186,15 @@ export async function readWithRelations(
 ): Promise<Record<string, unknown> | JsonText> {
   const db = ctx.runtime.db;
   let parsed: RelationalRecord | undefined;
-  const fused = await readWithRememberedRelations(ctx, address, (found) => {
-    parsed = parseRelationalRecord(found, id, query, settings);
-    return parsed.statement;
-  });
+  const fused = await readWithRememberedRelations(
+    ctx,
+    address,
+    (found) => {
+      parsed = parseRelationalRecord(found, id, query, settings);
+      return parsed.statement;
+    },
+    true,
+  );
   let found: FoundRelations;
   let text: string;
   if (fused !== undefined) {

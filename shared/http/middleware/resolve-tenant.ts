@@ -9,12 +9,11 @@
 // On routes that name an app, the caller's role grants there are read in the same statement when the
 // host's site schema is known from an earlier request (`schemaGuesses`); the guess is checked
 // against the site the statement resolves, and a wrong or missing one costs the separate read.
-import type { SQL } from 'drizzle-orm';
 import { BadRequestError, ForbiddenError, NotFoundError } from '#shared/errors.ts';
 import { appSlugOfRoute, holdsAnyRole, rolePermissionsInApp } from '#shared/tenancy/role-grants.ts';
 import { effectiveSitePermissions, rememberStanding, siteStanding } from '#shared/tenancy/site-access.ts';
 import { resolveTenant, type TenantHint, type TenantLookup } from '#shared/tenancy/resolve-tenant.ts';
-import { signedInTenantContext, type RolesGuess } from '#shared/tenancy/tenant-context.ts';
+import { signedInTenantContext, type ContextRead, type RolesGuess } from '#shared/tenancy/tenant-context.ts';
 import type { Tenant } from '#shared/tenancy/tenant.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { AnyRoute } from '../route.ts';
@@ -109,7 +108,7 @@ async function establishSignedIn(
   route: AnyRoute,
   params: unknown,
   limits: Counting,
-  fused?: SQL,
+  fused?: ContextRead,
 ): Promise<unknown> {
   const { db } = ctx.runtime;
   let context: Awaited<ReturnType<typeof signedInTenantContext>>;
@@ -157,7 +156,7 @@ export function resolveTenantMiddleware(): ApiMiddleware {
         return;
       }
       const limits: Counting = { counting: callerCounting(request), enforce: () => enforceRateLimit(request) };
-      const establish = (fused?: SQL) => establishSignedIn(ctx, claims, hint, route, state.input?.params, limits, fused);
+      const establish = (fused?: ContextRead) => establishSignedIn(ctx, claims, hint, route, state.input?.params, limits, fused);
       if (route.deferContext === true) ctx.defer(establish);
       else await establish();
     },

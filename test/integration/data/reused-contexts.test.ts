@@ -1,6 +1,8 @@
 // A caller's context, read for one record read, serves their next reads under a guard sent with the
 // read (shared/tenancy/context-reuse.ts). The reuse window is set far longer than any test
-// here takes, so every second read below goes the reused way. Changes made straight in the database
+// here takes, so every second read below goes the reused way. Every case runs on a list and on a
+// record by its key: on PostgreSQL the guard of a list is a statement of its own, and the guard of
+// a record read by key is inside the read's statement. Changes made straight in the database
 // stand for changes made through another process (another Lambda instance): no write request passes
 // through this one to forget the context, so only the guard can notice them. Rate limits are off so
 // that no read has to be counted in the database (a counted read never reuses a context).
@@ -16,7 +18,12 @@ import { defineNotes as defineNotesTable, NOTES_DATA } from '#test/support/notes
 const DATA = NOTES_DATA;
 const dialect = new PgDialect();
 
-describe('record reads under a reused caller context', () => {
+const SHAPES = [
+  { shape: 'a list', path: DATA, guardInside: false },
+  { shape: 'a record by its key', path: `${DATA}1/`, guardInside: true },
+];
+
+describe.each(SHAPES)('record reads under a reused caller context: $shape', ({ path: readPath, guardInside }) => {
   let app: TestApp;
   let admin: string;
   let site: { slug: string; organization: string; headers: Record<string, string> };
@@ -34,18 +41,18 @@ describe('record reads under a reused caller context', () => {
     return (await app.login(username, USER_PASSWORD)).access;
   }
 
-  const read = (token: string, headers = site.headers, path = DATA) => app.request('GET', path, { token, headers });
+  const read = (token: string, headers = site.headers, path = readPath) => app.request('GET', path, { token, headers });
 
   /**
    * Whether a request sent only the guarded read of a reused context, in one round trip: on
-   * PostgreSQL the guard and the read as two statements sent together on one connection, on PGlite
-   * (one connection) the read inside the guard's statement. Never the caller-and-site statement
-   * (its lateral site lookup).
+   * PostgreSQL the guard and a list as two statements sent together on one connection, and on
+   * PGlite (one connection) or for a record by its key the read inside the guard's statement. Never
+   * the caller-and-site statement (its lateral site lookup).
    */
   function reusedOnly({ statements, together }: { statements: SQL[]; together: SQL[][] }): boolean {
     const texts = statements.map((statement) => dialect.sqlToQuery(statement).sql);
     if (texts.some((text) => text.includes('left join lateral'))) return false;
-    if (app.database.db.driver !== 'postgres') return texts.length === 1 && texts[0]!.includes('g.holds');
+    if (app.database.db.driver !== 'postgres' || guardInside) return texts.length === 1 && texts[0]!.includes('g.holds');
     return texts.length === 2 && together.length === 1 && together[0]!.length === 2 && texts[0]!.endsWith(' as holds');
   }
 
@@ -84,7 +91,7 @@ describe('record reads under a reused caller context', () => {
     const { result: again, ...sent } = await statementsDuring(app.database.db, () => read(token));
     expect(reusedOnly(sent)).toBe(true);
     expect(again.body).toEqual(first.body);
-    if (app.database.db.driver === 'postgres') {
+    if (app.database.db.driver === 'postgres' && !guardInside) {
       // The guard is built once per remembered context: the next read sends the very same statement.
       const { result: third, ...next } = await statementsDuring(app.database.db, () => read(token));
       expect(reusedOnly(next)).toBe(true);
@@ -94,6 +101,9 @@ describe('record reads under a reused caller context', () => {
     const record = await read(token, site.headers, `${DATA}1/`);
     expect(record.status).toBe(200);
     expect(record.body.data).toMatchObject({ id: 1, title: 'first' });
+    // A key no record has answers 404 the reused way too.
+    const missing = await read(token, site.headers, `${DATA}999/`);
+    expect(missing.status).toBe(404);
   });
 
   it('refuses a token revoked in the database after a read', async () => {
