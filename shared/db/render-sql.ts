@@ -36,6 +36,11 @@ function escapeName(name: string): string {
 function renderChunks(chunks: readonly unknown[], text: string[], params: unknown[]): void {
   for (const chunk of chunks) {
     if (chunk === undefined) continue;
+    const filled = chunk instanceof SQL ? filledTemplates.get(chunk) : undefined;
+    if (filled !== undefined) {
+      appendFilled(filled, text, params);
+      continue;
+    }
     // A function is a pgEnum (rendered as its name), never a value.
     if (typeof chunk === 'function') throw NEEDS_DRIZZLE;
     if (chunk === null || typeof chunk !== 'object') {
@@ -70,6 +75,62 @@ function renderChunks(chunks: readonly unknown[], text: string[], params: unknow
   }
 }
 
+/**
+ * A statement rendered once and sent again and again with other values in some of its places (a
+ * record read by its key, each time another key): its text is the same string every time, which the
+ * prepared-statement lookups hash once, and nothing is built or rendered but the values.
+ */
+export interface StatementTemplate {
+  sql: string;
+  params: readonly unknown[];
+  /** Where the varying value goes among `params`. */
+  slots: readonly number[];
+}
+
+const PLACEHOLDER = /\$(\d+)/g;
+
+/**
+ * The template of `statement`, built with `standIn` wherever the varying value goes; undefined when
+ * it cannot be one: `standIn` bound nowhere, or text with a `$n` that is not its own placeholder,
+ * which could not be renumbered where the template is nested.
+ */
+export function templateOf(statement: SQL, standIn: string, dialect: PgDialect): StatementTemplate | undefined {
+  const { sql: text, params } = renderAnew(statement, dialect);
+  const slots = params.flatMap((param, index) => (param === standIn ? [index] : []));
+  const numbers = [...text.matchAll(PLACEHOLDER)].map((match) => Number(match[1]));
+  if (slots.length === 0 || numbers.length !== params.length || numbers.some((number, index) => number !== index + 1)) return undefined;
+  return { sql: text, params, slots };
+}
+
+/** Statements made from a template, with the value they were made for. */
+const filledTemplates = new WeakMap<SQL, { template: StatementTemplate; value: string }>();
+
+/**
+ * The template's statement with `value` in its slots. Its text is rendered from the template alone;
+ * anything else that reads its chunks (drizzle's renderer, a test that reads statements) gets them
+ * from `build(value)`, made only then.
+ */
+export function filledTemplate(template: StatementTemplate, value: string, build: (value: string) => SQL): SQL {
+  const statement = new SQL([]);
+  let chunks: SQL['queryChunks'] | undefined;
+  Object.defineProperty(statement, 'queryChunks', {
+    get: () => {
+      chunks ??= build(value).queryChunks;
+      return chunks;
+    },
+  });
+  filledTemplates.set(statement, { template, value });
+  return statement;
+}
+
+/** A filled template's text and values, numbered on from the values before it. */
+function appendFilled({ template, value }: { template: StatementTemplate; value: string }, text: string[], params: unknown[]): void {
+  const offset = params.length;
+  text.push(offset === 0 ? template.sql : template.sql.replace(PLACEHOLDER, (_, number: string) => `$${Number(number) + offset}`));
+  for (const param of template.params) params.push(param);
+  for (const slot of template.slots) params[offset + slot] = value;
+}
+
 /** Statements marked by `sentRepeatedly`, and their rendering once made. */
 const repeated = new WeakSet<SQL>();
 const keptRenderings = new WeakMap<SQL, RenderedStatement>();
@@ -94,6 +155,13 @@ export function renderStatement(statement: SQL, dialect: PgDialect): RenderedSta
 }
 
 function renderAnew(statement: SQL, dialect: PgDialect): RenderedStatement {
+  const filled = filledTemplates.get(statement);
+  if (filled !== undefined) {
+    const text: string[] = [];
+    const params: unknown[] = [];
+    appendFilled(filled, text, params);
+    return { sql: text[0]!, params };
+  }
   if (inlinesParams(statement)) return dialect.sqlToQuery(statement);
   const text: string[] = [];
   const params: unknown[] = [];

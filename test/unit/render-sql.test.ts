@@ -6,7 +6,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, integer, pgEnum, pgTable, text } from 'drizzle-orm/pg-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderStatement, sentRepeatedly } from '#shared/db/render-sql.ts';
+import { filledTemplate, renderStatement, sentRepeatedly, templateOf } from '#shared/db/render-sql.ts';
 import { principalStatement } from '#shared/auth/authenticate.ts';
 import { tenantMatchSql } from '#shared/tenancy/resolve-tenant.ts';
 import { standingColumns } from '#shared/tenancy/site-access.ts';
@@ -165,5 +165,51 @@ describe('a statement sent repeatedly', () => {
     const again = renderStatement(statement, counting);
     expect(again).toEqual({ sql: expected.sql, params: expected.params });
     expect(counting.handedOver).toBe(0);
+  });
+});
+
+describe('a statement template', () => {
+  const STAND_IN = '\u0000stand-in';
+  // A key bound in two places, among other values, and nested as the record reads nest it.
+  const build = (key: string) =>
+    sql`select ${sql`r.record from t where t.id = ${key}::text::int and t.kind = ${'a'}`}, (select count(*) from e where e.to_id = ${key}::text::int and e.depth < ${10})`;
+
+  it('renders, filled with any value, exactly as the statement built with that value', () => {
+    const template = templateOf(build(STAND_IN), STAND_IN, dialect)!;
+    expect(template.slots).toEqual([0, 2]);
+    fc.assert(
+      fc.property(fc.string(), (key) => {
+        const counting = new CountingDialect();
+        const rendered = renderStatement(filledTemplate(template, key, build), counting);
+        expect(rendered).toEqual({ sql: dialect.sqlToQuery(build(key)).sql, params: dialect.sqlToQuery(build(key)).params });
+        expect(counting.handedOver).toBe(0);
+      }),
+    );
+  });
+
+  it('renumbers its values where it is nested after others, and drizzle reads it as built', () => {
+    const template = templateOf(build(STAND_IN), STAND_IN, dialect)!;
+    const filled = filledTemplate(template, '42', build);
+    const outer = (inner: SQL) => sql`select ${'before'} as x, (${inner}) as y where ${sql`z = ${7}`}`;
+    const expected = dialect.sqlToQuery(outer(build('42')));
+    expect(renderStatement(outer(filled), dialect)).toEqual({ sql: expected.sql, params: expected.params });
+    // Drizzle (and anything else reading the chunks) gets the statement built with the value.
+    expect(dialect.sqlToQuery(outer(filled))).toEqual(expected);
+  });
+
+  it('keeps one fill from changing another, or the template', () => {
+    const template = templateOf(build(STAND_IN), STAND_IN, dialect)!;
+    const first = renderStatement(filledTemplate(template, '1', build), dialect);
+    first.params[0] = 'changed';
+    const second = renderStatement(filledTemplate(template, '2', build), dialect);
+    expect(second.params).toEqual(['2', 'a', '2', 10]);
+    expect(template.params).toEqual([STAND_IN, 'a', STAND_IN, 10]);
+  });
+
+  it('is refused where it could not be filled or renumbered safely', () => {
+    // The stand-in bound nowhere.
+    expect(templateOf(build('1'), STAND_IN, dialect)).toBeUndefined();
+    // Text holding a `$n` of its own (not one of its placeholders).
+    expect(templateOf(sql`select '$1' || ${STAND_IN}`, STAND_IN, dialect)).toBeUndefined();
   });
 });

@@ -8,10 +8,13 @@
 import type { SQL } from 'drizzle-orm';
 import type { Row } from '#shared/db/database.ts';
 import type { RequestContext } from '#shared/http/request-context.ts';
+import type { ContextRead } from '#shared/tenancy/tenant-context.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
 import { loadTableDescriptor } from '../tables/table-lookup.ts';
 import type { DatatableRow } from '../tables/table-repository.ts';
-import { guardedReadSql } from './fused-read-sql.ts';
+import { guardedReadByKeySql, guardedReadSql, type RememberedTableRow } from './fused-read-sql.ts';
+import { detailSql } from './record-sql.ts';
+import { keyText } from './record-service.ts';
 import { assertReachesReferenceSource } from '../relations/reference-service.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';
 
@@ -53,14 +56,8 @@ export async function readableTable(ctx: RequestContext, address: TableAddress):
   return descriptor;
 }
 
-/** What every read to fuse may say of itself. */
-interface FusedReadShape {
-  /** It finds records by their key (tenant-context.ts's ContextRead). */
-  byKey?: boolean;
-}
-
 /** A read to fuse: the statement and the names of its columns. */
-export interface RowsStatement extends FusedReadShape {
+export interface RowsStatement {
   statement: SQL;
   columns: readonly string[];
 }
@@ -69,7 +66,7 @@ export interface RowsStatement extends FusedReadShape {
  * A read that makes the whole answer as JSON text in the database, or '' when it cannot (the caller
  * then reads the ordinary way); its rows are never parsed here only to be serialized again.
  */
-export interface AnswerStatement extends FusedReadShape {
+export interface AnswerStatement {
   answer: SQL;
 }
 
@@ -96,47 +93,69 @@ export type FusedResult =
   | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
 
 /**
- * Establishes the request's context and runs the read (built by `compile` from the remembered
- * descriptor) in the same round trip. Answers the descriptor and the read's rows or answer text, or
- * undefined when there was no usable guess: the caller then reads the ordinary way (the context is
- * established either way). `compile` may throw on bad input; that too is left to the ordinary way,
- * so a caller without access learns nothing from a query's errors.
+ * Establishes the request's context and runs the read `compile` makes from the remembered table in
+ * the same round trip: the read and the text its statement answered, or undefined when there was no
+ * usable guess (the caller then reads the ordinary way; the context is established either way).
+ * `compile` may throw on bad input; that too is left to the ordinary way, so a caller without access
+ * learns nothing from a query's errors.
  */
-export async function readWithRememberedTable(
+async function readUnderHint<T>(
   ctx: RequestContext,
   address: TableAddress,
-  compile: (descriptor: TableDescriptor) => RowsStatement,
-): Promise<{ descriptor: TableDescriptor; rows: Row[] } | undefined>;
-export async function readWithRememberedTable(
-  ctx: RequestContext,
-  address: TableAddress,
-  compile: (descriptor: TableDescriptor) => FusedRead,
-): Promise<FusedResult | undefined>;
+  compile: (hint: TableHint, row: RememberedTableRow) => { read: T; statement: ContextRead },
+): Promise<{ hint: TableHint; read: T; text: string } | undefined> {
+  const key = hintKey(ctx, address);
+  const hint = hints.get(key);
+  let compiled: { read: T; statement: ContextRead } | undefined;
+  try {
+    compiled = hint === undefined ? undefined : compile(hint, { ...hint, appSlug: address.app_slug, name: address.name });
+  } catch {
+    compiled = undefined;
+  }
+  if (hint === undefined || compiled === undefined) {
+    await ctx.establish();
+    return undefined;
+  }
+  const fused = await ctx.establish(compiled.statement);
+  if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
+    hints.delete(key);
+    return undefined;
+  }
+  return { hint, read: compiled.read, text: fused };
+}
+
+/** A read (built by `compile` from the remembered descriptor) with the caller's context: `readUnderHint`. */
 export async function readWithRememberedTable(
   ctx: RequestContext,
   address: TableAddress,
   compile: (descriptor: TableDescriptor) => FusedRead,
 ): Promise<FusedResult | undefined> {
-  const key = hintKey(ctx, address);
-  const hint = hints.get(key);
-  let read: FusedRead | undefined;
-  try {
-    read = hint === undefined ? undefined : compile(hint.descriptor);
-  } catch {
-    read = undefined;
-  }
-  if (hint === undefined || read === undefined) {
-    await ctx.establish();
-    return undefined;
-  }
-  const fused = await ctx.establish({
-    statement: guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, read),
-    byKey: read.byKey === true,
+  const found = await readUnderHint(ctx, address, (hint, row) => {
+    const read = compile(hint.descriptor);
+    return { read, statement: { statement: guardedReadSql(row, read) } };
   });
-  if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
-    hints.delete(key);
-    return undefined;
-  }
-  if ('answer' in read) return { descriptor: hint.descriptor, answer: fused === '' ? undefined : fused };
-  return { descriptor: hint.descriptor, rows: rowsOf(read.columns, fused) };
+  if (found === undefined) return undefined;
+  const { hint, read, text } = found;
+  if ('answer' in read) return { descriptor: hint.descriptor, answer: text === '' ? undefined : text };
+  return { descriptor: hint.descriptor, rows: rowsOf(read.columns, text) };
+}
+
+/** The one column of a record's detail statement (record-sql.ts's `detailSql`). */
+const DETAIL_COLUMNS = ['record'];
+
+/**
+ * One record by its key with the caller's context (`readUnderHint`): its statement made once per
+ * remembered table and filled in with each key (fused-read-sql.ts's `guardedReadByKeySql`).
+ */
+export async function readRecordWithRememberedTable(
+  ctx: RequestContext,
+  address: TableAddress,
+  id: string,
+): Promise<{ descriptor: TableDescriptor; rows: Row[] } | undefined> {
+  const found = await readUnderHint(ctx, address, (hint, row) => {
+    const detail = (key: string) => ({ statement: detailSql(hint.descriptor, key), columns: DETAIL_COLUMNS });
+    const statement = guardedReadByKeySql(hint, row, 'detail', keyText(hint.descriptor, id), detail);
+    return { read: undefined, statement: { statement, byKey: true } };
+  });
+  return found === undefined ? undefined : { descriptor: found.hint.descriptor, rows: rowsOf(DETAIL_COLUMNS, found.text) };
 }

@@ -103,19 +103,15 @@ function singleKey(table: TableDescriptor): FieldDescriptor {
 }
 
 /** The key as bound text, or a 404 when it cannot even be a key of this table. */
-function keyText(table: TableDescriptor, id: string): string {
+export function keyText(table: TableDescriptor, id: string): string {
   const parsed = parseScalar(singleKey(table), id);
   if (parsed === undefined) throw notFound(table, id);
   return parsed;
 }
 
+/** A record by its key; a key that cannot be one of this table is a 404. */
 export async function readRecord(db: Queryable, table: TableDescriptor, id: string): Promise<DataRecord> {
-  return recordOrNotFound(table, id, await db.rows(recordStatement(table, id).statement));
-}
-
-/** The statement behind a record's detail and its column; a key that cannot be one of this table is a 404. */
-export function recordStatement(table: TableDescriptor, id: string): { statement: SQL; columns: string[] } {
-  return { statement: detailSql(table, keyText(table, id)), columns: ['record'] };
+  return recordOrNotFound(table, id, await db.rows(detailSql(table, keyText(table, id))));
 }
 
 export function recordOrNotFound(table: TableDescriptor, id: string, rows: Row[]): DataRecord {

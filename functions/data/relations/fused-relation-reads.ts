@@ -7,7 +7,8 @@
 import type { SQL } from 'drizzle-orm';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { hintKey, type TableAddress } from '../records/fused-reads.ts';
-import { guardedReadSql } from '../records/fused-read-sql.ts';
+import { guardedReadByKeySql, guardedReadSql, type RememberedTableRow } from '../records/fused-read-sql.ts';
+import type { ContextRead } from '#shared/tenancy/tenant-context.ts';
 import type { AppRelations, RelationTable } from './relation-graph.ts';
 import { BoundedMap } from '#shared/bounded-map.ts';
 
@@ -39,33 +40,44 @@ export function rememberRelations(ctx: RequestContext, address: TableAddress, fo
 }
 
 /**
+ * A read to fuse, a statement answering JSON text: a list's, or one record's by its key (`key` as
+ * bound), whose statement is made once per `shape` and filled in with each key (fused-read-sql.ts's
+ * `guardedReadByKeySql`).
+ */
+export type RelationalRead = { answer: SQL } | { byKey: { key: string; shape: string; answer: (key: string) => SQL } };
+
+function guardedStatement(hint: RelationsHint, row: RememberedTableRow, read: RelationalRead): ContextRead {
+  if ('answer' in read) return { statement: guardedReadSql(row, read) };
+  const { key, shape, answer } = read.byKey;
+  return { statement: guardedReadByKeySql(hint, row, shape, key, (value) => ({ answer: answer(value) })), byKey: true };
+}
+
+/**
  * Establishes the request's context and, with a usable guess, runs the read `compile` builds from
- * the remembered relations (a statement answering JSON text) in the same round trip. Undefined when
- * there was no usable guess or it was stale: the caller then reads the ordinary way (the context is
- * established either way). `byKey`: the read finds one record by its key (tenant-context.ts's ContextRead).
+ * the remembered relations in the same round trip. Undefined when there was no usable guess or it
+ * was stale: the caller then reads the ordinary way (the context is established either way).
  */
 export async function readWithRememberedRelations(
   ctx: RequestContext,
   address: TableAddress,
-  compile: (found: FoundRelations) => SQL,
-  byKey = false,
+  compile: (found: FoundRelations) => RelationalRead,
 ): Promise<{ found: FoundRelations; answer: string } | undefined> {
   const key = hintKey(ctx, address);
   const hint = hints.get(key);
-  let answer: SQL | undefined;
+  let statement: ContextRead | undefined;
   try {
-    answer = hint === undefined ? undefined : compile(hint.found);
+    statement =
+      hint === undefined
+        ? undefined
+        : guardedStatement(hint, { ...hint, appSlug: address.app_slug, name: address.name }, compile(hint.found));
   } catch {
-    answer = undefined;
+    statement = undefined;
   }
-  if (hint === undefined || answer === undefined) {
+  if (hint === undefined || statement === undefined) {
     await ctx.establish();
     return undefined;
   }
-  const fused = await ctx.establish({
-    statement: guardedReadSql({ ...hint, appSlug: address.app_slug, name: address.name }, { answer }),
-    byKey,
-  });
+  const fused = await ctx.establish(statement);
   if (typeof fused !== 'string' || fused === '' || ctx.site.schemaName !== hint.schemaName) {
     hints.delete(key);
     return undefined;

@@ -8,7 +8,7 @@ import { sql } from '#shared/db/sql.ts';
 import type { Queryable } from '#shared/db/database.ts';
 import { parseExactJson } from '#shared/json/exact-json.ts';
 import { recordText, recordTextWith, softDeleteCondition } from '../records/query/compile.ts';
-import { castTo, parseScalar, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
+import { castTo, ROW, tableSql, typedValue } from '../records/query/field-sql.ts';
 import { queryError } from '../records/query/query-error.ts';
 import type { FilterCondition } from '../records/query/filters.ts';
 import type { TableDescriptor } from '../tables/table-descriptor.ts';
@@ -160,9 +160,10 @@ function includedListSql(nodes: TableDescriptor, id: string, direction: Directio
  * One record's answer as one statement's text: `{"data": record}` and, with `include=`, per selected
  * type its list under its inverse label (descendants) or its name (ancestors), flat and ordered by
  * depth; the text `null` when the record is not there (or not visible). `record` is the record's
- * statement (its one column the record's JSON text, a 404 already for a key this table cannot have).
+ * statement (its one column the record's JSON text) and `key` its key as bound (parsed already: a
+ * key this table cannot have is a 404 before this).
  */
-export function recordAnswerSql(record: SQL, id: string, plan: HierarchyPlan | undefined): SQL {
+export function recordAnswerSql(record: SQL, key: string, plan: HierarchyPlan | undefined): SQL {
   const lists = new Map<string, SQL>();
   const directions: Direction[] =
     plan?.include === undefined ? [] : plan.include === 'both' ? ['descendants', 'ancestors'] : [plan.include];
@@ -173,7 +174,7 @@ export function recordAnswerSql(record: SQL, id: string, plan: HierarchyPlan | u
         label,
         plan!.depth === 0
           ? sql`'[]'`
-          : sql`coalesce((${includedListSql(plan!.table.nodes, keyOf(plan!, id), direction, type.name, plan!.depth)}), '[]')`,
+          : sql`coalesce((${includedListSql(plan!.table.nodes, key, direction, type.name, plan!.depth)}), '[]')`,
       );
     }
   }
@@ -195,12 +196,6 @@ type WalkRow = {
 
 function parsed(text: string): DataRecord {
   return (typeof text === 'string' ? parseExactJson(text) : text) as DataRecord;
-}
-
-function keyOf(plan: HierarchyPlan, id: string): string {
-  const value = parseScalar(keyFieldOf(plan.table.nodes), id);
-  if (value === undefined) throw new Error('the record was read by this key already');
-  return value;
 }
 
 /**

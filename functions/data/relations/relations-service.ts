@@ -7,7 +7,8 @@ import type { Config } from '#shared/config.ts';
 import type { SQL } from 'drizzle-orm';
 import type { RequestContext } from '#shared/http/request-context.ts';
 import { JsonText } from '#shared/http/reply.ts';
-import { recordOrNotFound, recordStatement } from '../records/record-service.ts';
+import { keyText, recordOrNotFound } from '../records/record-service.ts';
+import { detailSql } from '../records/record-sql.ts';
 import { listAnswerOfText, nextPageUrl, planAnswer, type ListAnswer } from '../records/record-list.ts';
 import { listSql } from '../records/query/compile.ts';
 import { appTablesFingerprint } from '../records/fused-read-sql.ts';
@@ -120,7 +121,7 @@ export async function listWithRelations(
   let parsed: RelationalList | undefined;
   const fused = await readWithRememberedRelations(ctx, address, (found) => {
     parsed = parseRelationalList(found, query, settings);
-    return listSql(found.base.descriptor, parsed.plan);
+    return { answer: listSql(found.base.descriptor, parsed.plan) };
   });
   let text: string;
   if (fused !== undefined) {
@@ -148,7 +149,9 @@ export interface GraphAnswer extends Omit<ListAnswer, 'data'> {
 interface RelationalRecord {
   nodes: PopulateNode[];
   graph: HierarchyPlan | undefined;
-  statement: SQL;
+  /** The record's key as bound, and its answer's statement for any key. */
+  key: string;
+  answer: (key: string) => SQL;
 }
 
 function parseRelationalRecord(
@@ -167,8 +170,13 @@ function parseRelationalRecord(
   }
   const nodes = populate.plan(settings.populateMaxDepth);
   const graph = hierarchy.plan(base, 'record', settings.hierarchyDefaultDepth);
-  const record = recordStatement(base.descriptor, id).statement;
-  return { nodes, graph, statement: recordAnswerSql(record, id, graph?.format === 'tree' ? undefined : graph) };
+  const included = graph?.format === 'tree' ? undefined : graph;
+  return {
+    nodes,
+    graph,
+    key: keyText(base.descriptor, id),
+    answer: (key) => recordAnswerSql(detailSql(base.descriptor, key), key, included),
+  };
 }
 
 /**
@@ -186,15 +194,12 @@ export async function readWithRelations(
 ): Promise<Record<string, unknown> | JsonText> {
   const db = ctx.runtime.db;
   let parsed: RelationalRecord | undefined;
-  const fused = await readWithRememberedRelations(
-    ctx,
-    address,
-    (found) => {
-      parsed = parseRelationalRecord(found, id, query, settings);
-      return parsed.statement;
-    },
-    true,
-  );
+  const fused = await readWithRememberedRelations(ctx, address, (found) => {
+    parsed = parseRelationalRecord(found, id, query, settings);
+    // Besides the key, the statement depends on the query as given, in its order, and the settings.
+    const shape = JSON.stringify([settings.hierarchyDefaultDepth, settings.populateMaxDepth, query]);
+    return { byKey: { key: parsed.key, shape, answer: parsed.answer } };
+  });
   let found: FoundRelations;
   let text: string;
   if (fused !== undefined) {
@@ -202,7 +207,7 @@ export async function readWithRelations(
   } else {
     found = await foundRelations(ctx, address);
     parsed = parseRelationalRecord(found, id, query, settings);
-    const [row] = await db.rows<{ answer: string }>(parsed.statement);
+    const [row] = await db.rows<{ answer: string }>(parsed.answer(parsed.key));
     text = row!.answer;
   }
   // The record's own 404 (its statement answered no row).
