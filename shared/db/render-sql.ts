@@ -6,6 +6,7 @@
 // pass with plain `instanceof`. Anything else (tables, columns, placeholders, aliased or inlined
 // SQL, objects of another drizzle copy) hands the whole statement back to drizzle, so the result is
 // always the text and values drizzle itself would produce (render-sql.test.ts holds both to it).
+import { randomUUID } from 'node:crypto';
 import { Name, Param, Placeholder, SQL, StringChunk } from 'drizzle-orm';
 import type { PgDialect } from 'drizzle-orm/pg-core';
 
@@ -102,8 +103,14 @@ export function templateOf(statement: SQL, standIn: string, dialect: PgDialect):
   return { sql: text, params, slots };
 }
 
-/** Statements made from a template, with the value they were made for. */
-const filledTemplates = new WeakMap<SQL, { template: StatementTemplate; value: string }>();
+/** A statement made from a template: the template, the value it was made for, and how it is built. */
+interface FilledTemplate {
+  template: StatementTemplate;
+  value: string;
+  build: (value: string) => SQL;
+}
+
+const filledTemplates = new WeakMap<SQL, FilledTemplate>();
 
 /**
  * The template's statement with `value` in its slots. Its text is rendered from the template alone;
@@ -119,12 +126,39 @@ export function filledTemplate(template: StatementTemplate, value: string, build
       return chunks;
     },
   });
-  filledTemplates.set(statement, { template, value });
+  filledTemplates.set(statement, { template, value, build });
   return statement;
 }
 
+/** Where a filled template's value stands while a template around it is made: no value can be this text. */
+const NESTED_STAND_IN = `\u0000${randomUUID()}`;
+
+/**
+ * `around(inner)`; when `inner` was filled from a template, the whole is made a template too, once
+ * per inner template (kept in `made`), and filled in with inner's value, so a statement wrapped
+ * around a templated read is not rendered anew either. `around` must make the same statement for
+ * the same argument as long as `made` is kept.
+ */
+export function aroundTemplate(
+  inner: SQL,
+  around: (inner: SQL) => SQL,
+  made: WeakMap<StatementTemplate, StatementTemplate | null>,
+  dialect: PgDialect,
+): SQL {
+  const filled = filledTemplates.get(inner);
+  if (filled === undefined) return around(inner);
+  const { template: innerTemplate, value, build } = filled;
+  let template = made.get(innerTemplate);
+  if (template === undefined) {
+    template = templateOf(around(filledTemplate(innerTemplate, NESTED_STAND_IN, build)), NESTED_STAND_IN, dialect) ?? null;
+    made.set(innerTemplate, template);
+  }
+  if (template === null) return around(inner);
+  return filledTemplate(template, value, (nested) => around(filledTemplate(innerTemplate, nested, build)));
+}
+
 /** A filled template's text and values, numbered on from the values before it. */
-function appendFilled({ template, value }: { template: StatementTemplate; value: string }, text: string[], params: unknown[]): void {
+function appendFilled({ template, value }: FilledTemplate, text: string[], params: unknown[]): void {
   const offset = params.length;
   text.push(offset === 0 ? template.sql : template.sql.replace(PLACEHOLDER, (_, number: string) => `$${Number(number) + offset}`));
   for (const param of template.params) params.push(param);

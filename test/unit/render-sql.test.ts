@@ -6,7 +6,14 @@ import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, integer, pgEnum, pgTable, text } from 'drizzle-orm/pg-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filledTemplate, renderStatement, sentRepeatedly, templateOf } from '#shared/db/render-sql.ts';
+import {
+  aroundTemplate,
+  filledTemplate,
+  renderStatement,
+  sentRepeatedly,
+  templateOf,
+  type StatementTemplate,
+} from '#shared/db/render-sql.ts';
 import { principalStatement } from '#shared/auth/authenticate.ts';
 import { tenantMatchSql } from '#shared/tenancy/resolve-tenant.ts';
 import { standingColumns } from '#shared/tenancy/site-access.ts';
@@ -204,6 +211,26 @@ describe('a statement template', () => {
     const second = renderStatement(filledTemplate(template, '2', build), dialect);
     expect(second.params).toEqual(['2', 'a', '2', 10]);
     expect(template.params).toEqual([STAND_IN, 'a', STAND_IN, 10]);
+  });
+
+  it('makes a statement wrapped around a filled one a template too, filled with the same value', () => {
+    const template = templateOf(build(STAND_IN), STAND_IN, dialect)!;
+    const around = (inner: SQL) => sql`select g.ok, case when g.ok then (${inner}) end from (select ${'guard'} = ${'guard'} as ok) g`;
+    const made = new WeakMap<StatementTemplate, StatementTemplate | null>();
+    for (const key of ['1', '2', "o'neil", '$1']) {
+      const counting = new CountingDialect();
+      const statement = aroundTemplate(filledTemplate(template, key, build), around, made, dialect);
+      const expected = dialect.sqlToQuery(around(build(key)));
+      expect(renderStatement(statement, counting)).toEqual({ sql: expected.sql, params: expected.params });
+      expect(counting.handedOver).toBe(0);
+      // Read by drizzle, it is the statement built around the statement built with the key.
+      expect(dialect.sqlToQuery(statement)).toEqual(expected);
+    }
+    const wrapped = made.get(template)!;
+    expect(wrapped.slots).toEqual([0, 2]);
+    // A statement not made from a template is wrapped as it is.
+    const plain = build('3');
+    expect(renderStatement(aroundTemplate(plain, around, made, dialect), dialect)).toEqual(renderStatement(around(plain), dialect));
   });
 
   it('is refused where it could not be filled or renumbered safely', () => {
