@@ -23,10 +23,7 @@ export interface TableAddress {
   name: string;
 }
 
-interface TableHint {
-  schemaName: string;
-  tableId: number;
-  schemaHash: string;
+interface TableHint extends RememberedHint {
   descriptor: TableDescriptor;
 }
 
@@ -56,22 +53,6 @@ export async function readableTable(ctx: RequestContext, address: TableAddress):
   return descriptor;
 }
 
-/** A read to fuse: the statement and the names of its columns. */
-export interface RowsStatement {
-  statement: SQL;
-  columns: readonly string[];
-}
-
-/**
- * A read that makes the whole answer as JSON text in the database, or '' when it cannot (the caller
- * then reads the ordinary way); its rows are never parsed here only to be serialized again.
- */
-export interface AnswerStatement {
-  answer: SQL;
-}
-
-export type FusedRead = RowsStatement | AnswerStatement;
-
 /** Rows back from the column-wise arrays of `guardedReadSql` (no rows: every array is null). */
 function rowsOf(columns: readonly string[], text: string): Row[] {
   const values = JSON.parse(text) as Array<unknown[] | null>;
@@ -87,57 +68,60 @@ function rowsOf(columns: readonly string[], text: string): Row[] {
   return rows;
 }
 
-/** What a fused read found: the statement's rows, or the answer's text (undefined when it had none). */
-export type FusedResult =
-  | { descriptor: TableDescriptor; rows: Row[] }
-  | { descriptor: TableDescriptor; rows?: undefined; answer: string | undefined };
+/** What every remembered guess holds: the schema it was made in and the table row it was made from. */
+export interface RememberedHint {
+  schemaName: string;
+  tableId: number;
+  schemaHash: string;
+  appTables?: string;
+}
 
 /**
- * Establishes the request's context and runs the read `compile` makes from the remembered table in
- * the same round trip: the read and the text its statement answered, or undefined when there was no
- * usable guess (the caller then reads the ordinary way; the context is established either way).
- * `compile` may throw on bad input; that too is left to the ordinary way, so a caller without access
- * learns nothing from a query's errors.
+ * Establishes the request's context and runs the read `compile` makes from the guess `hints` holds
+ * for the address, in the same round trip: the guess and the text its statement answered, or
+ * undefined when there was no usable guess or it was stale (the caller then reads the ordinary way;
+ * the context is established either way). `compile` may throw on bad input; that too is left to the
+ * ordinary way, so a caller without access learns nothing from a query's errors.
  */
-async function readUnderHint<T>(
+export async function readUnderHint<H extends RememberedHint>(
   ctx: RequestContext,
   address: TableAddress,
-  compile: (hint: TableHint, row: RememberedTableRow) => { read: T; statement: ContextRead },
-): Promise<{ hint: TableHint; read: T; text: string } | undefined> {
+  hints: Map<string, H>,
+  compile: (hint: H, row: RememberedTableRow) => ContextRead,
+): Promise<{ hint: H; text: string } | undefined> {
   const key = hintKey(ctx, address);
   const hint = hints.get(key);
-  let compiled: { read: T; statement: ContextRead } | undefined;
+  let statement: ContextRead | undefined;
   try {
-    compiled = hint === undefined ? undefined : compile(hint, { ...hint, appSlug: address.app_slug, name: address.name });
+    statement = hint === undefined ? undefined : compile(hint, { ...hint, appSlug: address.app_slug, name: address.name });
   } catch {
-    compiled = undefined;
+    statement = undefined;
   }
-  if (hint === undefined || compiled === undefined) {
+  if (hint === undefined || statement === undefined) {
     await ctx.establish();
     return undefined;
   }
-  const fused = await ctx.establish(compiled.statement);
+  const fused = await ctx.establish(statement);
   if (typeof fused !== 'string' || ctx.site.schemaName !== hint.schemaName) {
     hints.delete(key);
     return undefined;
   }
-  return { hint, read: compiled.read, text: fused };
+  return { hint, text: fused };
 }
 
-/** A read (built by `compile` from the remembered descriptor) with the caller's context: `readUnderHint`. */
+/**
+ * A list (its statement made by `compile` from the remembered descriptor, answering the whole text)
+ * with the caller's context: `readUnderHint`. The answer is undefined when the statement had none.
+ */
 export async function readWithRememberedTable(
   ctx: RequestContext,
   address: TableAddress,
-  compile: (descriptor: TableDescriptor) => FusedRead,
-): Promise<FusedResult | undefined> {
-  const found = await readUnderHint(ctx, address, (hint, row) => {
-    const read = compile(hint.descriptor);
-    return { read, statement: { statement: guardedReadSql(row, read) } };
-  });
-  if (found === undefined) return undefined;
-  const { hint, read, text } = found;
-  if ('answer' in read) return { descriptor: hint.descriptor, answer: text === '' ? undefined : text };
-  return { descriptor: hint.descriptor, rows: rowsOf(read.columns, text) };
+  compile: (descriptor: TableDescriptor) => SQL,
+): Promise<{ descriptor: TableDescriptor; answer: string | undefined } | undefined> {
+  const found = await readUnderHint(ctx, address, hints, (hint, row) => ({
+    statement: guardedReadSql(row, { answer: compile(hint.descriptor) }),
+  }));
+  return found === undefined ? undefined : { descriptor: found.hint.descriptor, answer: found.text === '' ? undefined : found.text };
 }
 
 /** The one column of a record's detail statement (record-sql.ts's `detailSql`). */
@@ -152,10 +136,9 @@ export async function readRecordWithRememberedTable(
   address: TableAddress,
   id: string,
 ): Promise<{ descriptor: TableDescriptor; rows: Row[] } | undefined> {
-  const found = await readUnderHint(ctx, address, (hint, row) => {
+  const found = await readUnderHint(ctx, address, hints, (hint, row) => {
     const detail = (key: string) => ({ statement: detailSql(hint.descriptor, key), columns: DETAIL_COLUMNS });
-    const statement = guardedReadByKeySql(hint, row, 'detail', keyText(hint.descriptor, id), detail);
-    return { read: undefined, statement: { statement, byKey: true } };
+    return { statement: guardedReadByKeySql(hint, row, 'detail', keyText(hint.descriptor, id), detail), byKey: true };
   });
   return found === undefined ? undefined : { descriptor: found.hint.descriptor, rows: rowsOf(DETAIL_COLUMNS, found.text) };
 }

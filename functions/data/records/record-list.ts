@@ -36,9 +36,9 @@ export async function listTableRecords(ctx: RequestContext, address: TableAddres
   let plan: ListPlan | undefined;
   const fused = await readWithRememberedTable(ctx, address, (table) => {
     plan = parseListQuery(table, query);
-    return { answer: listSql(table, plan) };
+    return listSql(table, plan);
   });
-  if (fused !== undefined && fused.rows === undefined && fused.answer !== undefined) {
+  if (fused?.answer !== undefined) {
     return new JsonText(await listAnswer(ctx.runtime.db, fused.descriptor, plan!, partsOf(fused.answer), links));
   }
   return new JsonText(await listAnswerOf(ctx.runtime.db, await readableTable(ctx, address), query, links));

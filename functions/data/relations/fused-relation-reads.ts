@@ -6,7 +6,7 @@
 // costs one more round trip, never a wrong answer, and a query's errors are left to the ordinary way.
 import type { SQL } from 'drizzle-orm';
 import type { RequestContext } from '#shared/http/request-context.ts';
-import { hintKey, type TableAddress } from '../records/fused-reads.ts';
+import { hintKey, readUnderHint, type RememberedHint, type TableAddress } from '../records/fused-reads.ts';
 import { guardedReadByKeySql, guardedReadSql, type RememberedTableRow } from '../records/fused-read-sql.ts';
 import type { ContextRead } from '#shared/tenancy/tenant-context.ts';
 import type { AppRelations, RelationTable } from './relation-graph.ts';
@@ -21,10 +21,7 @@ export interface FoundRelations {
   sourceApp?: string;
 }
 
-interface RelationsHint {
-  schemaName: string;
-  tableId: number;
-  schemaHash: string;
+interface RelationsHint extends RememberedHint {
   appTables: string;
   found: FoundRelations;
 }
@@ -53,34 +50,16 @@ function guardedStatement(hint: RelationsHint, row: RememberedTableRow, read: Re
 }
 
 /**
- * Establishes the request's context and, with a usable guess, runs the read `compile` builds from
- * the remembered relations in the same round trip. Undefined when there was no usable guess or it
- * was stale: the caller then reads the ordinary way (the context is established either way).
+ * A read `compile` builds from the remembered relations, with the caller's context: fused-reads.ts's
+ * `readUnderHint`. Undefined when there was no usable guess or it was stale: the caller then reads
+ * the ordinary way.
  */
 export async function readWithRememberedRelations(
   ctx: RequestContext,
   address: TableAddress,
   compile: (found: FoundRelations) => RelationalRead,
 ): Promise<{ found: FoundRelations; answer: string } | undefined> {
-  const key = hintKey(ctx, address);
-  const hint = hints.get(key);
-  let statement: ContextRead | undefined;
-  try {
-    statement =
-      hint === undefined
-        ? undefined
-        : guardedStatement(hint, { ...hint, appSlug: address.app_slug, name: address.name }, compile(hint.found));
-  } catch {
-    statement = undefined;
-  }
-  if (hint === undefined || statement === undefined) {
-    await ctx.establish();
-    return undefined;
-  }
-  const fused = await ctx.establish(statement);
-  if (typeof fused !== 'string' || fused === '' || ctx.site.schemaName !== hint.schemaName) {
-    hints.delete(key);
-    return undefined;
-  }
-  return { found: hint.found, answer: fused };
+  const read = await readUnderHint(ctx, address, hints, (hint, row) => guardedStatement(hint, row, compile(hint.found)));
+  // Every relational statement answers text; none ('') is a guess gone wrong as well.
+  return read === undefined || read.text === '' ? undefined : { found: read.hint.found, answer: read.text };
 }
